@@ -1,0 +1,254 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ldanalyze/ldanalyze/internal/render"
+	"github.com/ldanalyze/ldanalyze/pkg/ingest"
+	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/window"
+	"github.com/urfave/cli/v2"
+)
+
+func kneeCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "knee",
+		Usage:     "find the knee, the ceiling and the SLO capacity of a k6 run",
+		ArgsUsage: "FILE... (k6 CSV or JSON output, plain/gzip/zstd; several files are one distributed run; - is stdin)",
+		Flags: append([]cli.Flag{
+			&cli.DurationFlag{Name: "window", Aliases: []string{"w"}, Value: 30 * time.Second, Usage: "window width (whole seconds, not finer than the file's time resolution)"},
+			&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Value: "http_req_duration", Usage: "the Trend metric whose latency is analysed (any Trend, custom ones too)"},
+			&cli.StringSliceFlag{Name: "by", Usage: "split windows by these tags, e.g. --by name or --by name,status"},
+			&cli.StringFlag{Name: "percentiles", Value: "50,90,95,99", Usage: "percentiles per window, comma-separated (k6's definition)"},
+			&cli.StringFlag{Name: "slo", Usage: "latency objective in k6 threshold syntax, e.g. 'p95<500ms' or 'p(99)<800'"},
+			&cli.DurationFlag{Name: "ramp-step", Value: 10 * time.Second, Usage: "width of the load levels a continuous ramp is cut into"},
+		}, outputFlags()...),
+		Action: func(c *cli.Context) error { return e.knee(c) },
+	}
+}
+
+// kneeReport is the JSON document of `knee`: the knee.Result plus the
+// per-tag windows and the input counts.
+type kneeReport struct {
+	*knee.Result
+	Groups []groupRow    `json:"groups,omitempty"`
+	Input  inputSummary `json:"input"`
+}
+
+type groupRow struct {
+	Start       time.Time         `json:"start"`
+	Tags        map[string]string `json:"tags"`
+	Count       uint64            `json:"count"`
+	Rate        knee.F            `json:"rate"`
+	Mean        knee.F            `json:"mean"`
+	Min         knee.F            `json:"min"`
+	Max         knee.F            `json:"max"`
+	Percentiles map[string]knee.F `json:"percentiles"`
+	Failed      uint64            `json:"failed"`
+}
+
+func (e *env) knee(c *cli.Context) error {
+	paths := c.Args().Slice()
+	if len(paths) == 0 {
+		return usageError{fmt.Errorf("knee: no input files: give one or more k6 output files, or - for stdin")}
+	}
+	pcts, err := parsePercentiles(c.String("percentiles"))
+	if err != nil {
+		return usageError{err}
+	}
+	opt := knee.Options{
+		WindowNS:    int64(c.Duration("window")),
+		RampStepNS:  int64(c.Duration("ramp-step")),
+		Percentiles: pcts,
+	}
+	if opt.WindowNS <= 0 || opt.RampStepNS < int64(time.Second) {
+		return usageError{fmt.Errorf("knee: --window and --ramp-step must be at least 1s")}
+	}
+	if s := c.String("slo"); s != "" {
+		if opt.SLO, err = knee.ParseSLO(s); err != nil {
+			return usageError{err}
+		}
+	}
+	metric := c.String("metric")
+	by := splitList(c.StringSlice("by"))
+	w, format, closeOut, err := e.output(c)
+	if err != nil {
+		return err
+	}
+	col := knee.NewCollector(metric)
+	consumers := []func(*ingest.Sample){col.Add}
+	var agg *window.Aggregator
+	if len(by) > 0 {
+		agg, err = window.New(window.Options{Metric: metric, WidthNS: opt.WindowNS, By: by, Percentiles: pcts})
+		if err != nil {
+			closeOut()
+			return usageError{err}
+		}
+		consumers = append(consumers, agg.Add)
+	}
+	st, rerr := readAll(paths, e.stdin, consumers...)
+	reportStats(e.stderr, st)
+	if rerr != nil {
+		closeOut()
+		return rerr
+	}
+	res, err := knee.Analyze(col, st.ResolutionNS, opt)
+	if err != nil {
+		closeOut()
+		return fmt.Errorf("%s: %w", strings.Join(paths, ", "), err)
+	}
+	rep := kneeReport{Result: res, Input: summarizeInput(paths, st)}
+	var rows []window.Row
+	if agg != nil {
+		rows = agg.Close()
+		rep.Groups = groupRows(rows, by, pcts)
+	}
+	switch format {
+	case render.JSON:
+		err = render.WriteJSON(w, rep)
+	case render.CSV:
+		if agg != nil {
+			err = byGrid(rows, by, pcts).Write(w, format)
+		} else {
+			err = levelGrid(res.Windows, res, pcts, true).Write(w, format)
+		}
+	default:
+		err = writeKneeText(w, format, &rep, rows, by, pcts)
+	}
+	if cerr := closeOut(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// parsePercentiles reads "50,90,95,99" (also "p95", "p(99.9)").
+func parsePercentiles(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range splitList([]string{s}) {
+		f = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(f, "p"), "("), ")")
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil || v <= 0 || v > 100 {
+			return nil, fmt.Errorf("--percentiles: %q is not a percentile in (0, 100]", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func groupRows(rows []window.Row, by []string, pcts []float64) []groupRow {
+	out := make([]groupRow, len(rows))
+	for i, r := range rows {
+		g := groupRow{Start: time.Unix(0, r.StartNS).UTC(), Tags: map[string]string{}, Count: r.Count, Rate: knee.F(r.Rate),
+			Mean: knee.F(r.Mean), Min: knee.F(r.Min), Max: knee.F(r.Max), Failed: r.Failed, Percentiles: map[string]knee.F{}}
+		for j, k := range by {
+			g.Tags[k] = r.Tags[j]
+		}
+		for j, p := range pcts {
+			g.Percentiles[knee.PercentileName(p)] = knee.F(r.Percentiles[j])
+		}
+		out[i] = g
+	}
+	return out
+}
+
+// num formats a number for a table: NaN as "-", otherwise with digits
+// suited to its size.
+func num(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "-"
+	case v == math.Trunc(v) && math.Abs(v) < 1e15:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case math.Abs(v) >= 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case math.Abs(v) >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// csvNum formats a number for CSV output: full precision, NaN as empty.
+func csvNum(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+func pct(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return strconv.FormatFloat(100*v, 'f', 1, 64) + "%"
+}
+
+// byGrid is the per-window, per-tag table. Its first columns are the ones
+// shared/bench compares: window (unix s), the --by tags, count, the
+// percentiles, failed.
+func byGrid(rows []window.Row, by []string, pcts []float64) *render.Grid {
+	g := &render.Grid{Header: append([]string{"window"}, by...)}
+	g.Header = append(g.Header, "count")
+	for _, p := range pcts {
+		g.Header = append(g.Header, knee.PercentileName(p))
+	}
+	g.Header = append(g.Header, "failed", "rate", "mean", "min", "max")
+	for _, r := range rows {
+		row := []string{strconv.FormatInt(r.StartNS/1e9, 10)}
+		row = append(row, r.Tags...)
+		row = append(row, strconv.FormatUint(r.Count, 10))
+		for _, v := range r.Percentiles {
+			row = append(row, csvNum(v))
+		}
+		row = append(row, strconv.FormatUint(r.Failed, 10), csvNum(r.Rate), csvNum(r.Mean), csvNum(r.Min), csvNum(r.Max))
+		g.Rows = append(g.Rows, row)
+	}
+	return g
+}
+
+// levelGrid is a table of holds, ramp steps or windows.
+func levelGrid(ls []knee.Level, res *knee.Result, pcts []float64, machine bool) *render.Grid {
+	f := num
+	if machine {
+		f = csvNum
+	}
+	g := &render.Grid{Header: []string{"start", "seconds", "offered (" + res.OfferedUnit + ")", "completed req/s", "req/s", "errors", "dropped/s", "VUs"}}
+	if machine {
+		g.Header = []string{"start", "seconds", "offered", "completed_rps", "requests_rps", "error_rate", "dropped_per_s", "vus", "count", "mean_ms", "min_ms", "max_ms"}
+	}
+	for _, p := range pcts {
+		h := knee.PercentileName(p)
+		if machine {
+			h += "_ms"
+		} else {
+			h += " ms"
+		}
+		g.Header = append(g.Header, h)
+	}
+	g.Header = append(g.Header, "verdict")
+	for _, l := range ls {
+		start := l.Start.Format(time.RFC3339)
+		if !machine {
+			start = "+" + num(l.Start.Sub(res.Start.Truncate(time.Second)).Seconds()) + "s"
+		}
+		row := []string{start, f(l.Seconds), f(float64(l.Offered)), f(float64(l.CompletedRPS)), f(float64(l.RequestsRPS))}
+		if machine {
+			row = append(row, f(float64(l.ErrorRate)))
+		} else {
+			row = append(row, pct(float64(l.ErrorRate)))
+		}
+		row = append(row, f(float64(l.DroppedPerS)), f(float64(l.VUs)))
+		if machine {
+			row = append(row, strconv.FormatUint(l.Count, 10), f(float64(l.MeanMS)), f(float64(l.MinMS)), f(float64(l.MaxMS)))
+		}
+		for _, p := range pcts {
+			row = append(row, f(float64(l.Percentiles[knee.PercentileName(p)])))
+		}
+		row = append(row, l.Verdict)
+		g.Rows = append(g.Rows, row)
+	}
+	return g
+}

@@ -1,0 +1,277 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// TruncatedError reports a compressed stream that ended before its end
+// marker (a k6 process that was killed leaves such a .gz) or whose checksum
+// failed. Readers treat it as the end of input plus a warning.
+type TruncatedError struct {
+	File string
+	Err  error
+}
+
+func (e *TruncatedError) Error() string {
+	return fmt.Sprintf("%s: compressed stream cut short (%v)", e.File, e.Err)
+}
+
+func (e *TruncatedError) Unwrap() error { return e.Err }
+
+// Format is a detected input format.
+type Format string
+
+// The input formats Open recognises from content.
+const (
+	FormatK6CSV  Format = "k6-csv"
+	FormatK6JSON Format = "k6-json"
+)
+
+// Open opens one input for reading samples. path "-" reads stdin. The
+// compression (gzip, zstd) is detected from magic bytes, not from the name,
+// and so is the format (k6 CSV or k6 JSON lines). It returns an error that
+// names the file when it cannot be opened or its format is unknown.
+func Open(path string, stdin io.Reader) (Reader, error) {
+	var (
+		src    io.Reader
+		closer io.Closer
+		name   = path
+	)
+	if path == "-" {
+		if stdin == nil {
+			return nil, errors.New("-: no standard input")
+		}
+		src, name = stdin, "-"
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		src, closer = f, f
+	}
+	r, cl, err := decompress(src, name)
+	if err != nil {
+		if closer != nil {
+			closer.Close()
+		}
+		return nil, err
+	}
+	if cl != nil {
+		closer = multiCloser{cl, closer}
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	format, err := sniff(br, name)
+	if err != nil {
+		if closer != nil {
+			closer.Close()
+		}
+		return nil, err
+	}
+	var rd Reader
+	switch format {
+	case FormatK6CSV:
+		var c *CSVReader
+		c, err = NewCSVReader(br, name)
+		rd = c
+	case FormatK6JSON:
+		rd = NewK6JSONReader(br, name)
+	default:
+		err = fmt.Errorf("%s: %s input is not supported yet", name, format)
+	}
+	if err != nil {
+		if closer != nil {
+			closer.Close()
+		}
+		return nil, err
+	}
+	return &closingReader{Reader: rd, closer: closer}, nil
+}
+
+// decompress wraps r in a decompressor chosen by magic bytes.
+func decompress(r io.Reader, name string) (io.Reader, io.Closer, error) {
+	br := bufio.NewReaderSize(r, 256<<10)
+	magic, err := br.Peek(4)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		if len(magic) == 0 {
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	switch {
+	case len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: gzip header: %w", name, err)
+		}
+		return &damageReader{r: zr, name: name}, zr, nil
+	case len(magic) >= 4 && bytes.Equal(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: zstd header: %w", name, err)
+		}
+		return &damageReader{r: zr, name: name}, closeFunc(func() error { zr.Close(); return nil }), nil
+	}
+	return br, nil, nil
+}
+
+// sniff tells the format from the first bytes.
+func sniff(br *bufio.Reader, name string) (Format, error) {
+	head, _ := br.Peek(512)
+	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
+	switch {
+	case len(t) == 0:
+		return FormatK6CSV, nil // NewCSVReader reports the empty file
+	case t[0] == '{':
+		return FormatK6JSON, nil
+	case bytes.HasPrefix(head, []byte("PAR1")):
+		return "", fmt.Errorf("%s: a Parquet file: not supported yet", name)
+	case bytes.Contains(firstLine(t), []byte("metric_name")):
+		return FormatK6CSV, nil
+	}
+	for _, ch := range t[:min(len(t), 64)] {
+		if ch < 0x09 || (ch > 0x0d && ch < 0x20) {
+			return "", fmt.Errorf("%s: unknown binary format: want a k6 CSV or JSON output, plain, gzip or zstd", name)
+		}
+	}
+	return FormatK6CSV, nil // let the CSV reader name the missing columns
+}
+
+func firstLine(b []byte) []byte {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
+
+// damageReader turns the errors of a cut or corrupt compressed stream into
+// a *TruncatedError, so readers keep what came before it.
+type damageReader struct {
+	r    io.Reader
+	name string
+}
+
+func (d *damageReader) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	if err != nil && err != io.EOF {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.Is(err, zstd.ErrMagicMismatch) {
+			err = &TruncatedError{File: d.name, Err: err}
+		}
+	}
+	return n, err
+}
+
+type closeFunc func() error
+
+func (f closeFunc) Close() error { return f() }
+
+type multiCloser []io.Closer
+
+func (m multiCloser) Close() error {
+	var first error
+	for _, c := range m {
+		if c == nil {
+			continue
+		}
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+type closingReader struct {
+	Reader
+	closer io.Closer
+}
+
+func (c *closingReader) Close() error {
+	if c.closer == nil {
+		return nil
+	}
+	return c.closer.Close()
+}
+
+// OpenAll opens every path and returns them as one stream: the files of a
+// distributed k6 run (one per execution segment) are one run. Each sample
+// keeps its Source. On error the files already opened are closed.
+func OpenAll(paths []string, stdin io.Reader) (Reader, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("no input files: give one or more k6 output files, or - for standard input")
+	}
+	rs := make([]Reader, 0, len(paths))
+	for _, p := range paths {
+		r, err := Open(p, stdin)
+		if err != nil {
+			for _, o := range rs {
+				o.Close()
+			}
+			return nil, err
+		}
+		rs = append(rs, r)
+	}
+	if len(rs) == 1 {
+		return rs[0], nil
+	}
+	return &MultiReader{rs: rs}, nil
+}
+
+// MultiReader reads several readers one after the other as one stream.
+type MultiReader struct {
+	rs   []Reader
+	i    int
+	done Stats
+	err  error
+}
+
+// NewMultiReader returns a reader of rs in order.
+func NewMultiReader(rs ...Reader) *MultiReader { return &MultiReader{rs: rs} }
+
+// Next advances to the next sample of the current reader, moving to the
+// next reader at the end of each one.
+func (m *MultiReader) Next() bool {
+	for m.i < len(m.rs) && m.err == nil {
+		r := m.rs[m.i]
+		if r.Next() {
+			return true
+		}
+		if err := r.Err(); err != nil {
+			m.err = err
+		}
+		m.done.merge(r.Stats())
+		m.i++
+	}
+	return false
+}
+
+// Sample returns the current sample.
+func (m *MultiReader) Sample() *Sample { return m.rs[m.i].Sample() }
+
+// Err returns the first error of any reader.
+func (m *MultiReader) Err() error { return m.err }
+
+// Stats returns the counts of every reader so far.
+func (m *MultiReader) Stats() Stats {
+	st := m.done
+	if m.i < len(m.rs) {
+		st.merge(m.rs[m.i].Stats())
+	}
+	return st
+}
+
+// Close closes every reader.
+func (m *MultiReader) Close() error {
+	var first error
+	for _, r := range m.rs {
+		if err := r.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}

@@ -1,0 +1,443 @@
+package knee
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/ldanalyze/ldanalyze/pkg/sketch"
+)
+
+// Workload models (k6 docs, "Open and closed models").
+const (
+	// Open is an arrival-rate executor: iterations start on a schedule
+	// whatever the system does.
+	Open = "open"
+	// Closed is a VU executor: each VU starts its next iteration only when
+	// the last one ended, so a slow system is sent less work.
+	Closed = "closed"
+)
+
+// Options tune Analyze. The zero value works: every field has a default.
+type Options struct {
+	// WindowNS is the output window width in ns (default 30 s). Windows are
+	// aligned to multiples of the width since the Unix epoch.
+	WindowNS int64
+	// RampStepNS is the width of the load levels a continuous ramp (no
+	// holds) is cut into for the knee (default 10 s).
+	RampStepNS int64
+	// MinHoldNS is the shortest plateau counted as a hold (default 5 s).
+	MinHoldNS int64
+	// Percentiles adds these percentiles (in percent) to every level.
+	Percentiles []float64
+	// Follow is the share of the offered load that must complete for a
+	// level to "follow" it (default 0.95; closed model: 0.90 of the
+	// throughput extrapolated linearly from the lowest levels).
+	Follow float64
+	// LatencyFactor: a level's p95 above this multiple of the low-load p95
+	// is a latency jump (default 3).
+	LatencyFactor float64
+	// ErrorLimit is the error rate above which a level sheds load
+	// (default 0.05).
+	ErrorLimit float64
+	// SLO, when set, asks for the highest load level meeting it.
+	SLO *SLO
+}
+
+func (o *Options) defaults() {
+	if o.WindowNS <= 0 {
+		o.WindowNS = 30e9
+	}
+	if o.RampStepNS <= 0 {
+		o.RampStepNS = 10e9
+	}
+	if o.MinHoldNS <= 0 {
+		o.MinHoldNS = 5e9
+	}
+	if o.Follow <= 0 {
+		o.Follow = 0.95
+	}
+	if o.LatencyFactor <= 0 {
+		o.LatencyFactor = 3
+	}
+	if o.ErrorLimit <= 0 {
+		o.ErrorLimit = 0.05
+	}
+}
+
+// Result is the knee analysis of one run. See the JSON contract in the
+// project README; field names there are the json tags here.
+type Result struct {
+	Metric string `json:"metric"`
+	// Model is Open or Closed; ModelEvidence says why.
+	Model         string `json:"model"`
+	ModelEvidence string `json:"model_evidence"`
+	// OfferedUnit is "iterations/s" (open) or "VUs" (closed).
+	OfferedUnit string `json:"offered_unit"`
+	// RequestsPerIteration is http_reqs ÷ iterations over the run.
+	RequestsPerIteration F         `json:"requests_per_iteration"`
+	Start                time.Time `json:"start"`
+	End                  time.Time `json:"end"`
+	// DurationS is the run's span in seconds at the file's resolution
+	// (last second − first second + 1 for whole-second files).
+	DurationS F `json:"duration_s"`
+	// ResolutionS is the coarsest timestamp resolution of the input, s.
+	ResolutionS F `json:"resolution_s"`
+	// WindowS is the window width, s.
+	WindowS float64 `json:"window_s"`
+	Windows []Level `json:"windows"`
+	Holds   []Level `json:"holds"`
+	// Levels names what the knee was decided on: "holds", or "ramp" when
+	// the run had fewer than three holds and was cut into RampSteps.
+	Levels    string  `json:"levels"`
+	RampSteps []Level `json:"ramp_steps,omitempty"`
+	Knee      *Knee   `json:"knee"`
+	Ceiling   *Ceiling `json:"ceiling"`
+	SLO       *SLOResult `json:"slo"`
+	Overall   Overall  `json:"overall"`
+	// PercentileMethod states how percentiles were computed.
+	PercentileMethod string   `json:"percentile_method"`
+	Warnings         []string `json:"warnings"`
+}
+
+// Knee is the last load level where the system still kept up.
+type Knee struct {
+	Offered      F      `json:"offered"`
+	CompletedRPS F      `json:"completed_rps"`
+	P95MS        F      `json:"p95_ms"`
+	Method       string `json:"method"`
+	// Next is what broke at the level after the knee.
+	Next string `json:"next,omitempty"`
+}
+
+// Ceiling is the highest sustained goodput while the system did not shed
+// much of its load.
+type Ceiling struct {
+	CompletedRPS F `json:"completed_rps"`
+	// Low and High bound CompletedRPS: a 95 % t interval of the mean of
+	// the per-second goodput pooled over the plateau levels.
+	Low  F `json:"low"`
+	High F `json:"high"`
+	// Offered is the offered load at the median plateau level.
+	Offered F `json:"offered"`
+	// ErrorRate at the ceiling level.
+	ErrorRate F `json:"error_rate"`
+	// Reached is false when completed load still followed the offered load
+	// at the highest level: the ceiling is then at least this.
+	Reached bool `json:"reached"`
+	// PeakCompletedRPS is the highest goodput of any level, errors or not;
+	// when it exceeds the ceiling only while the system rejects a large
+	// share, the served mix shifted to cheap requests: it is not capacity.
+	PeakCompletedRPS F `json:"peak_completed_rps"`
+	PeakErrorRate    F `json:"peak_error_rate"`
+	Note             string `json:"note,omitempty"`
+}
+
+// Overall is the whole run of the metric, all samples, as k6's end-of-test
+// summary computes it.
+type Overall struct {
+	Count  uint64 `json:"count"`
+	MeanMS F      `json:"mean_ms"`
+	MinMS  F      `json:"min_ms"`
+	MaxMS  F      `json:"max_ms"`
+	P50MS  F      `json:"p50_ms"`
+	P90MS  F      `json:"p90_ms"`
+	P95MS  F      `json:"p95_ms"`
+	P99MS  F      `json:"p99_ms"`
+	// Successful-only percentiles (expected_response=true).
+	OKCount uint64 `json:"ok_count"`
+	OKP95MS F      `json:"ok_p95_ms"`
+	// Requests, Failed and rates over the run (NaN for a run shorter than
+	// its resolution).
+	Requests   uint64 `json:"requests"`
+	Failed     uint64 `json:"failed"`
+	ErrorRate  F      `json:"error_rate"`
+	RPS        F      `json:"rps"`
+	Iterations uint64 `json:"iterations"`
+	Dropped    uint64 `json:"dropped_iterations"`
+	MaxVUs     F      `json:"max_vus"`
+	// Exact is true when the percentiles are exact, false when they come
+	// from the histogram (relative error ≤ sketch.RelativeError).
+	Exact bool `json:"exact"`
+}
+
+// ErrNoSamples is returned when the input has no sample of the metric.
+var ErrNoSamples = errors.New("no samples")
+
+type analysis struct {
+	c           *Collector
+	p           *perSecond
+	opt         Options
+	model       string
+	hasHTTP     bool
+	reqsPerIter float64
+	res         *Result
+}
+
+// Analyze computes the knee analysis from a filled Collector. resolutionNS
+// is the input's timestamp resolution (ingest.Stats.ResolutionNS). It
+// returns an error wrapping ErrNoSamples when the metric never occurs, and
+// an error when the window is finer than the resolution.
+func Analyze(c *Collector, resolutionNS int64, opt Options) (*Result, error) {
+	opt.defaults()
+	if resolutionNS > 0 && opt.WindowNS < resolutionNS {
+		return nil, fmt.Errorf("window %v is finer than the input's time resolution %v: choose --window %v or more",
+			time.Duration(opt.WindowNS), time.Duration(resolutionNS), time.Duration(resolutionNS))
+	}
+	if opt.WindowNS%1e9 != 0 {
+		return nil, fmt.Errorf("window %v: want a whole number of seconds (the analysis works on 1 s series)", time.Duration(opt.WindowNS))
+	}
+	if !c.metricSeen {
+		return nil, fmt.Errorf("metric %q: %w (use --metric with a Trend the file has, e.g. http_req_duration)", c.metric, ErrNoSamples)
+	}
+	a := &analysis{c: c, p: c.dense(), opt: opt, hasHTTP: c.hasHTTP}
+	r := &Result{Metric: c.metric, WindowS: float64(opt.WindowNS) / 1e9, Holds: []Level{}, Windows: []Level{}, Warnings: []string{}}
+	a.res = r
+	r.Start = time.Unix(0, c.minNS).UTC()
+	r.End = time.Unix(0, c.maxNS).UTC()
+	if resolutionNS <= 0 {
+		resolutionNS = 1
+	}
+	r.ResolutionS = F(float64(resolutionNS) / 1e9)
+	r.Overall = a.overall()
+	r.PercentileMethod = fmt.Sprintf("k6's definition (linear interpolation between order statistics at q·(n−1)); exact up to %d values per window, beyond that a log-linear histogram with relative error ≤ %.3f %%", sketch.ExactLimit, sketch.RelativeError*100)
+	if !c.overallOK.Exact() || !c.overall.Exact() {
+		r.Overall.Exact = false
+	}
+
+	span := float64(c.maxNS-c.minNS) / 1e9
+	if span < float64(resolutionNS)/1e9 || len(a.p.reqs) < 2 {
+		r.DurationS = F(span)
+		r.Model, r.OfferedUnit = Closed, "VUs"
+		r.ModelEvidence = "run too short to tell"
+		r.Levels = "none"
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the run lasts %.3g s, less than two seconds of data at the file's %v resolution: no rates, windows or knee, only whole-run figures", span, time.Duration(resolutionNS)))
+		return r, nil
+	}
+	r.DurationS = F(float64(len(a.p.reqs)))
+	a.detectModel()
+	r.Model = a.model
+	if a.model == Open {
+		r.OfferedUnit = "iterations/s"
+	} else {
+		r.OfferedUnit = "VUs"
+	}
+	r.RequestsPerIteration = F(a.reqsPerIter)
+	if !c.hasExpected && c.hasHTTP {
+		r.Warnings = append(r.Warnings, "no expected_response tag (k6 < v0.31 or tag disabled): success is status 1–399")
+	}
+
+	r.Windows = a.windows()
+	holds := a.holds()
+	r.Holds = holds
+	levels := holds
+	r.Levels = "holds"
+	if len(holds) < 3 {
+		r.Levels = "ramp"
+		r.RampSteps = a.rampSteps()
+		levels = r.RampSteps
+	}
+	a.judge(levels)
+	r.Knee = a.knee(levels)
+	r.Ceiling = a.ceiling(levels)
+	if opt.SLO != nil {
+		r.SLO = a.slo(levels, opt.SLO)
+	}
+	if r.Levels == "ramp" {
+		// Verdicts on holds too (a ramp with one or two holds).
+		a.judge(r.Holds)
+	}
+	return r, nil
+}
+
+func (a *analysis) overall() Overall {
+	c := a.c
+	o := Overall{
+		Count: c.overall.Count(), MeanMS: F(c.overall.Mean()), MinMS: F(c.overall.Min()), MaxMS: F(c.overall.Max()),
+		P50MS: F(c.overall.Quantile(0.5)), P90MS: F(c.overall.Quantile(0.9)), P95MS: F(c.overall.Quantile(0.95)), P99MS: F(c.overall.Quantile(0.99)),
+		OKCount: c.overallOK.Count(), OKP95MS: F(c.overallOK.Quantile(0.95)), Exact: c.overall.Exact(),
+	}
+	var reqs, ok, iters, dropped float64
+	maxV := math.NaN()
+	for i := range a.p.reqs {
+		reqs += a.p.reqs[i]
+		ok += a.p.ok[i]
+		iters += a.p.iterations[i]
+		dropped += a.p.dropped[i]
+		if a.p.hasVUs && !(a.p.vus[i] <= maxV) {
+			maxV = a.p.vus[i]
+		}
+	}
+	o.Requests, o.Failed = uint64(reqs), uint64(reqs-ok)
+	o.Iterations, o.Dropped = uint64(iters), uint64(dropped)
+	o.ErrorRate = F(math.NaN())
+	if reqs > 0 {
+		o.ErrorRate = F((reqs - ok) / reqs)
+	}
+	o.RPS = F(math.NaN())
+	if n := len(a.p.reqs); n >= 2 {
+		o.RPS = F(reqs / float64(n))
+	}
+	o.MaxVUs = F(maxV)
+	if iters > 0 && reqs > 0 {
+		a.reqsPerIter = reqs / iters
+	} else {
+		a.reqsPerIter = 1
+	}
+	return o
+}
+
+// detectModel tells open from closed. Arrival-rate executors are the only
+// ones that emit dropped_iterations while running; VU executors drive the
+// vus gauge up to vus_max (ramping-vus initialises every VU of its largest
+// stage at the start; constant-vus has vus = vus_max), while an
+// arrival-rate executor's vus counts busy VUs, which stay below the
+// allocated vus_max unless iterations are dropped.
+func (a *analysis) detectModel() {
+	p := a.p
+	var dropped, maxV, maxM float64
+	for i := range p.reqs {
+		dropped += p.dropped[i]
+		maxV = math.Max(maxV, p.vus[i])
+		maxM = math.Max(maxM, p.vusMax[i])
+	}
+	switch {
+	case dropped > 0:
+		a.model = Open
+		a.res.ModelEvidence = fmt.Sprintf("%.0f dropped_iterations: only arrival-rate executors drop iterations", dropped)
+	case !p.hasVUs:
+		a.model = Closed
+		a.res.ModelEvidence = "no vus gauge in the input; assumed closed"
+		a.res.Warnings = append(a.res.Warnings, "no vus samples: the workload model could not be detected and is assumed closed")
+	case maxM > 0 && maxV >= 0.95*maxM:
+		a.model = Closed
+		a.res.ModelEvidence = fmt.Sprintf("vus reached vus_max (%.0f of %.0f), as VU executors do", maxV, maxM)
+	default:
+		a.model = Open
+		a.res.ModelEvidence = fmt.Sprintf("vus (busy VUs) peaked at %.0f of %.0f allocated and no iteration was dropped: an arrival-rate executor with spare VUs", maxV, maxM)
+	}
+}
+
+// offeredSeries is the per-second offered load used to find holds.
+func (a *analysis) offeredSeries() []float64 {
+	p := a.p
+	x := make([]float64, len(p.reqs))
+	for i := range x {
+		if a.model == Closed {
+			x[i] = p.vus[i]
+			continue
+		}
+		growth := 0.0
+		if p.hasVUs && i > 0 {
+			growth = p.vus[i] - p.vus[i-1]
+		}
+		x[i] = p.iterations[i] + p.dropped[i] + growth
+	}
+	return x
+}
+
+// holds finds the plateaus of offered load at the resolution of seconds:
+// optimal partitioning into constant pieces (PELT), then pieces at least
+// MinHold long whose trend over the piece is small beside its level. The
+// first and last second of each piece (which mix two levels) are dropped.
+func (a *analysis) holds() []Level {
+	x := a.offeredSeries()
+	sigma := noiseSigma(x)
+	med := slices.Clone(x)
+	slices.Sort(med)
+	sigma = math.Max(sigma, math.Max(0.5, 0.01*median(med)))
+	pen := 3 * sigma * sigma * math.Log(float64(len(x))+1)
+	starts := segments(x, pen, 2)
+	minHold := int(a.opt.MinHoldNS / 1e9)
+	var out []Level
+	for k, s := range starts {
+		e := len(x)
+		if k+1 < len(starts) {
+			e = starts[k+1]
+		}
+		i0, i1 := s+1, e-1
+		if s == 0 {
+			i0 = s
+		}
+		if e == len(x) {
+			i1 = e
+		}
+		if i1-i0 < minHold {
+			continue
+		}
+		seg := x[i0:i1]
+		var mean float64
+		for _, v := range seg {
+			mean += v
+		}
+		mean /= float64(len(seg))
+		if mean <= 0 {
+			continue
+		}
+		drift := math.Abs(slope(seg)) * float64(len(seg))
+		if drift > math.Max(0.05*mean, 2*sigma/math.Sqrt(float64(len(seg)))+1) {
+			continue
+		}
+		out = append(out, a.aggregate(i0, i1, a.opt.Percentiles))
+	}
+	// Merge neighbouring holds at the same level (a piece split by noise).
+	merged := out[:0]
+	for _, h := range out {
+		if n := len(merged); n > 0 {
+			prev := &merged[n-1]
+			if h.i0-prev.i1 <= 2 && math.Abs(float64(h.Offered-prev.Offered)) <= 0.03*float64(prev.Offered)+0.5 {
+				*prev = a.aggregate(prev.i0, h.i1, a.opt.Percentiles)
+				continue
+			}
+		}
+		merged = append(merged, h)
+	}
+	return merged
+}
+
+// rampSteps cuts the run into RampStep levels, aligned to its first second.
+func (a *analysis) rampSteps() []Level {
+	w := int(a.opt.RampStepNS / 1e9)
+	n := len(a.p.reqs)
+	var out []Level
+	for i0 := 0; i0 < n; i0 += w {
+		i1 := min(i0+w, n)
+		if i1-i0 < max(2, w/2) {
+			continue
+		}
+		out = append(out, a.aggregate(i0, i1, a.opt.Percentiles))
+	}
+	return out
+}
+
+// windows aggregates epoch-aligned windows of WindowNS; the first and last
+// are partial when the run does not start or end on a boundary, and their
+// rates are per second of data.
+func (a *analysis) windows() []Level {
+	w := a.opt.WindowNS / 1e9
+	n := int64(len(a.p.reqs))
+	var out []Level
+	first := a.p.start - mod(a.p.start, w)
+	for ws := first; ws < a.p.start+n; ws += w {
+		i0 := max(0, ws-a.p.start)
+		i1 := min(n, ws+w-a.p.start)
+		l := a.aggregate(int(i0), int(i1), a.opt.Percentiles)
+		l.Start = time.Unix(ws, 0).UTC()
+		l.End = time.Unix(ws+w, 0).UTC()
+		out = append(out, l)
+	}
+	return out
+}
+
+func mod(a, b int64) int64 {
+	m := a % b
+	if m < 0 {
+		m += b
+	}
+	return m
+}
+
+func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

@@ -1,0 +1,188 @@
+// Package knee finds where a load test's system stopped keeping up: it
+// recovers the load schedule (holds) from the data, measures offered and
+// completed load and latency per hold or window, and names the knee, the
+// ceiling and the SLO capacity, with a verdict per hold.
+//
+// Method: research/methods.md §1 (load-testing definition, hold recovery,
+// per-hold rules, hinge regression for continuous ramps).
+package knee
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/ldanalyze/ldanalyze/pkg/ingest"
+	"github.com/ldanalyze/ldanalyze/pkg/sketch"
+)
+
+// Collector accumulates a run's samples into per-second series: requests by
+// outcome, iterations, dropped iterations, the vus/vus_max gauges and a
+// latency sketch of the chosen metric. Seconds are the finest level the
+// default k6 CSV carries, and holds are found at that resolution whatever
+// the window width.
+//
+// Memory grows with the run's duration in seconds (one small record and
+// one sketch per second), not with its rows.
+type Collector struct {
+	metric  string
+	secs    map[int64]*second
+	sources map[string]int
+
+	overall     sketch.Sketch
+	overallOK   sketch.Sketch
+	metricSeen  bool
+	hasExpected bool
+	hasHTTP     bool
+
+	minNS, maxNS int64
+	any          bool
+	rows         int64
+
+	iterDur sketch.Sketch
+	vusMax  float64
+}
+
+type second struct {
+	reqs, ok   uint64
+	byStatus   map[string]uint64
+	transport  uint64 // status 0 / empty status with an error
+	iterations uint64
+	dropped    uint64
+	metricN    uint64
+	lat        sketch.Sketch // successful samples of the metric
+	vus        []gauge       // per source
+	vusMax     []gauge
+}
+
+type gauge struct {
+	sum float64
+	n   int
+}
+
+// NewCollector returns a Collector for the latency metric (a Trend such as
+// "http_req_duration").
+func NewCollector(metric string) *Collector {
+	return &Collector{metric: metric, secs: map[int64]*second{}, sources: map[string]int{}}
+}
+
+func (c *Collector) sec(ns int64) *second {
+	k := ns / 1e9
+	if ns < 0 && ns%1e9 != 0 {
+		k--
+	}
+	s := c.secs[k]
+	if s == nil {
+		s = &second{}
+		c.secs[k] = s
+	}
+	return s
+}
+
+func (c *Collector) source(name string) int {
+	i, ok := c.sources[name]
+	if !ok {
+		i = len(c.sources)
+		c.sources[name] = i
+	}
+	return i
+}
+
+// success tells whether a request sample is a successful response:
+// expected_response=true, or where that tag is absent (k6 < v0.31 or a
+// custom response callback), a status from 1 to 399.
+func (c *Collector) success(t *ingest.Tags) (ok, known bool) {
+	if v, has := t.Get("expected_response"); has {
+		c.hasExpected = true
+		return v == "true", true
+	}
+	if st, has := t.Get("status"); has {
+		n, err := strconv.Atoi(st)
+		return err == nil && n > 0 && n < 400, true
+	}
+	return true, false
+}
+
+// Add adds one sample.
+func (c *Collector) Add(s *ingest.Sample) {
+	c.rows++
+	if !c.any || s.TimeNS < c.minNS {
+		c.minNS = s.TimeNS
+	}
+	if !c.any || s.TimeNS > c.maxNS {
+		c.maxNS = s.TimeNS
+	}
+	c.any = true
+	switch s.Metric {
+	case c.metric:
+		c.metricSeen = true
+		c.overall.Add(s.Value)
+		sc := c.sec(s.TimeNS)
+		sc.metricN++
+		if ok, _ := c.success(&s.Tags); ok {
+			sc.lat.Add(s.Value)
+			c.overallOK.Add(s.Value)
+		}
+		if s.Metric != "http_reqs" {
+			return
+		}
+	}
+	switch s.Metric {
+	case "http_reqs":
+		c.hasHTTP = true
+		sc := c.sec(s.TimeNS)
+		n := uint64(math.Max(1, math.Round(s.Value)))
+		sc.reqs += n
+		ok, _ := c.success(&s.Tags)
+		if ok {
+			sc.ok += n
+			return
+		}
+		st, _ := s.Tags.Get("status")
+		if st == "" {
+			st = "0"
+		}
+		if st == "0" {
+			sc.transport += n
+		}
+		if sc.byStatus == nil {
+			sc.byStatus = map[string]uint64{}
+		}
+		sc.byStatus[st] += n
+	case "iterations":
+		c.sec(s.TimeNS).iterations += uint64(math.Max(1, math.Round(s.Value)))
+	case "iteration_duration":
+		c.iterDur.Add(s.Value)
+	case "dropped_iterations":
+		c.sec(s.TimeNS).dropped += uint64(math.Max(1, math.Round(s.Value)))
+	case "vus":
+		sc := c.sec(s.TimeNS)
+		i := c.source(s.Source)
+		for len(sc.vus) <= i {
+			sc.vus = append(sc.vus, gauge{})
+		}
+		sc.vus[i].sum += s.Value
+		sc.vus[i].n++
+	case "vus_max":
+		sc := c.sec(s.TimeNS)
+		i := c.source(s.Source)
+		for len(sc.vusMax) <= i {
+			sc.vusMax = append(sc.vusMax, gauge{})
+		}
+		sc.vusMax[i].sum += s.Value
+		sc.vusMax[i].n++
+	}
+}
+
+// gaugeTotal is the sum over sources of each source's mean in the second
+// (VU gauges of the instances of a distributed run add up); ok is false
+// when no source reported.
+func gaugeTotal(gs []gauge) (float64, bool) {
+	t, any := 0.0, false
+	for _, g := range gs {
+		if g.n > 0 {
+			t += g.sum / float64(g.n)
+			any = true
+		}
+	}
+	return t, any
+}

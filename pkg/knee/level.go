@@ -1,0 +1,141 @@
+package knee
+
+import (
+	"math"
+	"time"
+
+	"github.com/ldanalyze/ldanalyze/pkg/jsonnum"
+	"github.com/ldanalyze/ldanalyze/pkg/sketch"
+)
+
+// F is a JSON-safe float (NaN and ±Inf encode as null).
+type F = jsonnum.Float
+
+// Level is the aggregate of a span of seconds at one load level: a hold, a
+// window or a ramp step. Rates are per second of the span, durations in ms
+// (the unit of k6 time trends), ratios 0–1.
+type Level struct {
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// Seconds is the span's length in seconds of data.
+	Seconds float64 `json:"seconds"`
+	// Offered is the offered load: iterations started per second in an
+	// open model (completed + dropped + growth of in-flight), mean VUs in a
+	// closed model (see Result.OfferedUnit).
+	Offered F `json:"offered"`
+	// OfferedRPS is the offered load in requests per second (open model:
+	// Offered × requests per iteration; closed model: NaN).
+	OfferedRPS F `json:"offered_rps"`
+	// CompletedRPS is successful responses per second (goodput).
+	CompletedRPS F `json:"completed_rps"`
+	// RequestsRPS is all responses per second, errors included.
+	RequestsRPS F `json:"requests_rps"`
+	// ErrorRate is failed ÷ all requests, 0–1.
+	ErrorRate F `json:"error_rate"`
+	// DroppedPerS is dropped_iterations per second.
+	DroppedPerS F `json:"dropped_per_s"`
+	// VUs is the mean of the vus gauge.
+	VUs F `json:"vus"`
+	// Count is the number of successful samples of the metric.
+	Count uint64 `json:"count"`
+	// Mean, Min, Max of the successful samples of the metric, ms.
+	MeanMS F `json:"mean_ms"`
+	MinMS  F `json:"min_ms"`
+	MaxMS  F `json:"max_ms"`
+	// P50MS, P95MS, P99MS are k6-style percentiles of the successful
+	// samples of the metric, ms.
+	P50MS F `json:"p50_ms"`
+	P90MS F `json:"p90_ms"`
+	P95MS F `json:"p95_ms"`
+	P99MS F `json:"p99_ms"`
+	// Percentiles holds the --percentiles values, keyed "p95", "p99.9".
+	Percentiles map[string]F `json:"percentiles,omitempty"`
+	// Verdict is headroom, saturated or overloaded (holds and ramp steps).
+	Verdict string `json:"verdict,omitempty"`
+	// Reason says which rule set the verdict.
+	Reason string `json:"reason,omitempty"`
+
+	lat *sketch.Sketch
+	i0  int // first second index (for internal use)
+	i1  int // one past the last
+}
+
+// Verdicts of a level.
+const (
+	Headroom   = "headroom"
+	Saturated  = "saturated"
+	Overloaded = "overloaded"
+)
+
+// aggregate builds the level of seconds [i0, i1) of p.
+func (a *analysis) aggregate(i0, i1 int, pcts []float64) Level {
+	p := a.p
+	l := Level{i0: i0, i1: i1, lat: &sketch.Sketch{}}
+	l.Start = time.Unix(p.start+int64(i0), 0).UTC()
+	l.End = time.Unix(p.start+int64(i1), 0).UTC()
+	secs := float64(i1 - i0)
+	l.Seconds = secs
+	var reqs, ok, errs, dropped, iters, vus float64
+	for i := i0; i < i1; i++ {
+		reqs += p.reqs[i]
+		ok += p.ok[i]
+		errs += p.errs[i]
+		dropped += p.dropped[i]
+		iters += p.iterations[i]
+		vus += p.vus[i]
+		l.lat.Merge(p.lat[i])
+	}
+	nan := F(math.NaN())
+	l.RequestsRPS = F(reqs / secs)
+	l.CompletedRPS = F(ok / secs)
+	if !a.hasHTTP {
+		l.CompletedRPS = F(iters / secs)
+		l.RequestsRPS = nan
+	}
+	l.ErrorRate = nan
+	if reqs > 0 {
+		l.ErrorRate = F(errs / reqs)
+	} else if !a.hasHTTP {
+		l.ErrorRate = 0
+	}
+	l.DroppedPerS = F(dropped / secs)
+	l.VUs = nan
+	if p.hasVUs {
+		l.VUs = F(vus / secs)
+	}
+	if a.model == Open {
+		// started = completed + dropped + growth of in-flight iterations
+		// (the vus gauge of an arrival-rate executor counts busy VUs).
+		growth := 0.0
+		if p.hasVUs {
+			before := 0.0
+			if i0 > 0 {
+				before = p.vus[i0-1]
+			}
+			growth = p.vus[i1-1] - before
+		}
+		started := iters + dropped + growth
+		l.Offered = F(math.Max(0, started) / secs)
+		l.OfferedRPS = F(float64(l.Offered) * a.reqsPerIter)
+	} else {
+		l.Offered = l.VUs
+		l.OfferedRPS = nan
+	}
+	l.Count = l.lat.Count()
+	l.MeanMS, l.MinMS, l.MaxMS = F(l.lat.Mean()), F(l.lat.Min()), F(l.lat.Max())
+	l.P50MS, l.P90MS = F(l.lat.Quantile(0.50)), F(l.lat.Quantile(0.90))
+	l.P95MS, l.P99MS = F(l.lat.Quantile(0.95)), F(l.lat.Quantile(0.99))
+	if len(pcts) > 0 {
+		l.Percentiles = make(map[string]F, len(pcts))
+		for _, q := range pcts {
+			l.Percentiles[PercentileName(q)] = F(l.lat.Quantile(q / 100))
+		}
+	}
+	return l
+}
+
+// PercentileName names a percentile the way k6 summaries do without
+// parentheses: 95 → "p95", 99.9 → "p99.9".
+func PercentileName(p float64) string {
+	return "p" + trimFloat(p)
+}

@@ -1,0 +1,66 @@
+package knee
+
+import (
+	"slices"
+
+	"github.com/ldanalyze/ldanalyze/pkg/sketch"
+)
+
+// perSecond is the dense per-second view of a run, from its first second to
+// its last.
+type perSecond struct {
+	start      int64 // unix second of index 0
+	reqs, ok   []float64
+	errs       []float64
+	transport  []float64
+	iterations []float64
+	dropped    []float64
+	vus        []float64 // carried forward over seconds without a sample
+	vusMax     []float64
+	hasVUs     bool
+	lat        []*sketch.Sketch
+	status     []map[string]uint64
+}
+
+func (c *Collector) dense() *perSecond {
+	keys := make([]int64, 0, len(c.secs))
+	for k := range c.secs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	p := &perSecond{}
+	if len(keys) == 0 {
+		return p
+	}
+	p.start = keys[0]
+	n := int(keys[len(keys)-1]-keys[0]) + 1
+	p.reqs, p.ok, p.errs, p.transport = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	p.iterations, p.dropped = make([]float64, n), make([]float64, n)
+	p.vus, p.vusMax = make([]float64, n), make([]float64, n)
+	p.lat = make([]*sketch.Sketch, n)
+	p.status = make([]map[string]uint64, n)
+	lastV, lastM := 0.0, 0.0
+	for i := range n {
+		s := c.secs[p.start+int64(i)]
+		if s == nil {
+			p.lat[i] = &sketch.Sketch{}
+			p.vus[i], p.vusMax[i] = lastV, lastM
+			continue
+		}
+		p.reqs[i], p.ok[i] = float64(s.reqs), float64(s.ok)
+		p.errs[i] = float64(s.reqs - s.ok)
+		p.transport[i] = float64(s.transport)
+		p.iterations[i], p.dropped[i] = float64(s.iterations), float64(s.dropped)
+		if v, ok := gaugeTotal(s.vus); ok {
+			lastV = v
+			p.hasVUs = true
+		}
+		if v, ok := gaugeTotal(s.vusMax); ok {
+			lastM = v
+		}
+		p.vus[i], p.vusMax[i] = lastV, lastM
+		p.lat[i] = &s.lat
+		p.status[i] = s.byStatus
+	}
+	return p
+}
