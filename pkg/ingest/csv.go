@@ -32,11 +32,11 @@ type CSVReader struct {
 	name string
 	r    io.Reader
 
-	buf      []byte
-	pos, end int
-	eof      bool
-	readErr  error
-	line     int64 // line number of the next record
+	buf       []byte
+	pos, end  int
+	eof       bool
+	readErr   error
+	line      int64 // line number of the next record
 	truncated bool
 
 	fields  [][]byte
@@ -156,7 +156,12 @@ func (c *CSVReader) Next() bool {
 		line := c.line
 		fields, ok, err := c.record()
 		if err != nil {
-			c.st.record(&SyntaxError{File: c.name, Line: line, Msg: err.Error()})
+			se := &SyntaxError{File: c.name, Line: line, Msg: err.Error()}
+			var ce *colError
+			if errors.As(err, &ce) {
+				se.Column, se.Msg = ce.col, ce.msg
+			}
+			c.st.record(se)
 			continue
 		}
 		if !ok {
@@ -360,6 +365,14 @@ func (c *CSVReader) split(line []byte) [][]byte {
 
 var errNeedMore = errors.New("need more input")
 
+// colError is a record-level syntax error at a known column.
+type colError struct {
+	col int
+	msg string
+}
+
+func (e *colError) Error() string { return fmt.Sprintf("column %d: %s", e.col, e.msg) }
+
 // splitQuoted parses one RFC 4180 record from b (as Go's encoding/csv
 // writes it: a field is quoted when it holds a comma, a quote, a CR or LF,
 // or starts with a space; quotes inside are doubled). It returns the bytes
@@ -425,9 +438,9 @@ func (c *CSVReader) splitQuoted(b []byte, atEOF bool) (fields [][]byte, n, lines
 					if !atEOF {
 						return nil, 0, 0, errNeedMore
 					}
-					return nil, len(b), lines + 1, fmt.Errorf("column %d: extraneous character %q after a quoted field", i-lineStart+1, b[i])
+					return nil, len(b), lines + 1, &colError{i - lineStart + 1, fmt.Sprintf("extraneous character %q after a quoted field", b[i])}
 				}
-				return nil, i + end + 1, lines + 1, fmt.Errorf("column %d: extraneous character %q after a quoted field", i-lineStart+1, b[i])
+				return nil, i + end + 1, lines + 1, &colError{i - lineStart + 1, fmt.Sprintf("extraneous character %q after a quoted field", b[i])}
 			}
 		}
 		// Unquoted field.
@@ -439,9 +452,9 @@ func (c *CSVReader) splitQuoted(b []byte, atEOF bool) (fields [][]byte, n, lines
 					if !atEOF {
 						return nil, 0, 0, errNeedMore
 					}
-					return nil, len(b), lines + 1, fmt.Errorf("column %d: bare quote in an unquoted field", j-lineStart+1)
+					return nil, len(b), lines + 1, &colError{j - lineStart + 1, "bare quote in an unquoted field"}
 				}
-				return nil, j + end + 1, lines + 1, fmt.Errorf("column %d: bare quote in an unquoted field", j-lineStart+1)
+				return nil, j + end + 1, lines + 1, &colError{j - lineStart + 1, "bare quote in an unquoted field"}
 			}
 			j++
 		}

@@ -92,12 +92,12 @@ type Result struct {
 	Holds   []Level `json:"holds"`
 	// Levels names what the knee was decided on: "holds", or "ramp" when
 	// the run had fewer than three holds and was cut into RampSteps.
-	Levels    string  `json:"levels"`
-	RampSteps []Level `json:"ramp_steps,omitempty"`
-	Knee      *Knee   `json:"knee"`
-	Ceiling   *Ceiling `json:"ceiling"`
+	Levels    string     `json:"levels"`
+	RampSteps []Level    `json:"ramp_steps,omitempty"`
+	Knee      *Knee      `json:"knee"`
+	Ceiling   *Ceiling   `json:"ceiling"`
 	SLO       *SLOResult `json:"slo"`
-	Overall   Overall  `json:"overall"`
+	Overall   Overall    `json:"overall"`
 	// PercentileMethod states how percentiles were computed.
 	PercentileMethod string   `json:"percentile_method"`
 	Warnings         []string `json:"warnings"`
@@ -131,8 +131,8 @@ type Ceiling struct {
 	// PeakCompletedRPS is the highest goodput of any level, errors or not;
 	// when it exceeds the ceiling only while the system rejects a large
 	// share, the served mix shifted to cheap requests: it is not capacity.
-	PeakCompletedRPS F `json:"peak_completed_rps"`
-	PeakErrorRate    F `json:"peak_error_rate"`
+	PeakCompletedRPS F      `json:"peak_completed_rps"`
+	PeakErrorRate    F      `json:"peak_error_rate"`
 	Note             string `json:"note,omitempty"`
 }
 
@@ -358,13 +358,9 @@ func (a *analysis) holds() []Level {
 		if k+1 < len(starts) {
 			e = starts[k+1]
 		}
+		// The first and last second of a piece mix two levels; those of
+		// the run are partial seconds.
 		i0, i1 := s+1, e-1
-		if s == 0 {
-			i0 = s
-		}
-		if e == len(x) {
-			i1 = e
-		}
 		if i1-i0 < minHold {
 			continue
 		}

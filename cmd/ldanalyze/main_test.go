@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// runCLI runs the command in-process and returns stdout, stderr and the
+// exit code.
+func runCLI(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), append([]string{"ldanalyze"}, args...), strings.NewReader(stdin), &out, &errb)
+	code := exitCode(err, &errb)
+	return out.String(), errb.String(), code
+}
+
+// golden compares got with testdata/golden/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/ldanalyze -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (run with -update after checking):\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+const td = "../../testdata/k6/"
+
+func TestKneeGolden(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"knee_breakpoint.txt", []string{"knee", td + "breakpoint.csv.gz"}},
+		{"knee_breakpoint_slo.md", []string{"knee", "--format", "markdown", "--slo", "p95<100ms", td + "breakpoint.csv.gz"}},
+		{"knee_rfc3339_by_name.csv", []string{"knee", "--by", "name", "--window", "2s", "--format", "csv", td + "timefmt_rfc3339_nano.csv"}},
+		{"knee_rfc3339.json", []string{"knee", "--format", "json", "--window", "1s", td + "timefmt_rfc3339_nano.csv"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, code := runCLI(t, "", c.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			golden(t, c.name, out)
+		})
+	}
+}
+
+// TestKneeJSONContract checks the names the issue fixes for the JSON output.
+func TestKneeJSONContract(t *testing.T) {
+	out, errOut, code := runCLI(t, "", "knee", "--format", "json", "--slo", "p(95)<100", td+"breakpoint.csv.gz")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"model", "offered_unit", "windows", "holds", "knee", "ceiling", "slo", "overall", "input"} {
+		if _, ok := doc[k]; !ok {
+			t.Errorf("no %q", k)
+		}
+	}
+	hold := doc["holds"].([]any)[0].(map[string]any)
+	for _, k := range []string{"start", "end", "offered", "completed_rps", "error_rate", "p50_ms", "p95_ms", "p99_ms", "verdict"} {
+		if _, ok := hold[k]; !ok {
+			t.Errorf("holds[0] has no %q", k)
+		}
+	}
+	if doc["model"] != "open" || doc["offered_unit"] != "iterations/s" {
+		t.Errorf("model %v unit %v", doc["model"], doc["offered_unit"])
+	}
+	for _, k := range []string{"expr", "max_offered"} {
+		if _, ok := doc["slo"].(map[string]any)[k]; !ok {
+			t.Errorf("slo has no %q", k)
+		}
+	}
+}
+
+// TestExitCodes: usage and input errors exit 2 with a message that names
+// the problem.
+func TestExitCodes(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		in   string
+		want string
+	}{
+		{[]string{"knee"}, "", "no input files"},
+		{[]string{"knee", "missing.csv"}, "", "missing.csv"},
+		{[]string{"knee", "--format", "xml", td + "timefmt_rfc3339_nano.csv"}, "", `unknown --format "xml"`},
+		{[]string{"knee", "--slo", "p95", td + "timefmt_rfc3339_nano.csv"}, "", `SLO "p95"`},
+		{[]string{"knee", "--metric", "nope", td + "timefmt_rfc3339_nano.csv"}, "", `metric "nope": no samples`},
+		{[]string{"knee", "-"}, "", "-: empty file"},
+		{[]string{"knee", "--window", "500ms", "-"}, "metric_name,timestamp,metric_value\nhttp_req_duration,1796004151,1\nhttp_req_duration,1796004153,1\n", "finer than the input's time resolution 1s"},
+	} {
+		_, errOut, code := runCLI(t, c.in, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+// TestMalformedLinesReported: skipped lines are counted on stderr with
+// file:line:column, and the valid rows are analysed.
+func TestMalformedLinesReported(t *testing.T) {
+	in := "metric_name,timestamp,metric_value,expected_response\n" +
+		"http_req_duration,1796004151,10,true\nhttp_reqs,1796004151,1,true\n" +
+		"http_req_duration,1796004152,x,true\n" +
+		"http_req_duration,1796004153,30,true\nhttp_reqs,1796004153,1,true\n"
+	out, errOut, code := runCLI(t, in, "knee", "--format", "json", "-")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	if !strings.Contains(errOut, "skipped 1 malformed line(s) of 5 read; first: -:4:30: metric_value \"x\": want a number") {
+		t.Errorf("stderr %q", errOut)
+	}
+	var doc struct {
+		Overall struct{ Count int } `json:"overall"`
+		Input   struct{ Skipped int } `json:"input"`
+	}
+	json.Unmarshal([]byte(out), &doc)
+	if doc.Overall.Count != 2 || doc.Input.Skipped != 1 {
+		t.Errorf("count %d skipped %d", doc.Overall.Count, doc.Input.Skipped)
+	}
+}
+
+// TestREADMECommands runs the README's first command in-process (the
+// second, go test ./..., is this test run).
+func TestREADMECommands(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```sh\n(.*?)```").FindSubmatch(b)
+	if m == nil {
+		t.Fatal("README has no sh block")
+	}
+	lines := strings.Split(strings.TrimSpace(string(m[1])), "\n")
+	if len(lines) < 2 || !strings.HasPrefix(lines[1], "go test ./...") {
+		t.Fatalf("README's second command is not the test command: %q", lines)
+	}
+	first := strings.Fields(strings.SplitN(lines[0], "#", 2)[0])
+	if len(first) < 4 || strings.Join(first[:3], " ") != "go run ./cmd/ldanalyze" {
+		t.Fatalf("README's first command: %q", lines[0])
+	}
+	args := first[3:]
+	for i, a := range args {
+		if strings.HasPrefix(a, "testdata/") {
+			args[i] = "../../" + a
+		}
+	}
+	out, errOut, code := runCLI(t, "", args...)
+	if code != 0 || !strings.Contains(out, "Knee: ") || !strings.Contains(out, "Ceiling: ") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}

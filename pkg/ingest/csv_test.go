@@ -1,0 +1,350 @@
+package ingest
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const hdr = "metric_name,timestamp,metric_value,check,error,error_code,expected_response,group,method,name,proto,scenario,service,status,subproto,tls_version,url,extra_tags,metadata\n"
+
+func readString(t *testing.T, in string) ([]Sample, Stats) {
+	t.Helper()
+	r, err := NewCSVReader(strings.NewReader(in), "t.csv")
+	if err != nil {
+		t.Fatalf("NewCSVReader: %v", err)
+	}
+	var out []Sample
+	for r.Next() {
+		s := *r.Sample()
+		s.Tags.Values = append([]string(nil), s.Tags.Values...)
+		out = append(out, s)
+	}
+	if err := r.Err(); err != nil {
+		t.Fatalf("Err: %v", err)
+	}
+	return out, r.Stats()
+}
+
+func TestCSVDefaultHeader(t *testing.T) {
+	in := hdr +
+		"http_reqs,1796004429,1.000000,,,,true,,GET,search,HTTP/1.1,breakpoint,,200,,,search,,\n" +
+		"http_req_duration,1796004429,6.653599,,,,true,,GET,search,HTTP/1.1,breakpoint,,200,,,search,flow=browse&testid=x,vu=1&iter=0&trace_id=t1-0\n"
+	got, st := readString(t, in)
+	if len(got) != 2 || st.Rows != 2 || st.Skipped != 0 {
+		t.Fatalf("got %d samples, stats %+v", len(got), st)
+	}
+	s := got[1]
+	if s.Metric != "http_req_duration" || s.Value != 6.653599 || s.TimeNS != 1796004429e9 {
+		t.Errorf("sample = %+v", s)
+	}
+	for k, want := range map[string]string{"name": "search", "status": "200", "scenario": "breakpoint", "flow": "browse", "testid": "x", "trace_id": "t1-0", "vu": "1"} {
+		if v, ok := s.Tags.Get(k); !ok || v != want {
+			t.Errorf("Tags.Get(%q) = %q, %v; want %q", k, v, ok, want)
+		}
+	}
+	if _, ok := s.Tags.Get("group"); ok {
+		t.Error("empty group column must read as absent")
+	}
+	if st.ResolutionNS != 1e9 {
+		t.Errorf("resolution = %d, want 1e9 (unix seconds)", st.ResolutionNS)
+	}
+}
+
+// TestCSVHeaders checks every header k6 has shipped (research/k6-formats.md
+// §1.2) and restricted/extended --system-tags: columns map by name.
+func TestCSVHeaders(t *testing.T) {
+	for _, h := range []string{
+		"metric_name,timestamp,metric_value,check,error,error_code,group,method,name,proto,status,subproto,tls_version,url,extra_tags",                                    // v0.26
+		"metric_name,timestamp,metric_value,check,error,error_code,group,method,name,proto,scenario,status,subproto,tls_version,url,extra_tags",                           // v0.27
+		"metric_name,timestamp,metric_value,check,error,error_code,group,method,name,proto,scenario,service,status,subproto,tls_version,url,extra_tags",                   // v0.30
+		"metric_name,timestamp,metric_value,check,error,error_code,expected_response,group,method,name,proto,scenario,service,status,subproto,tls_version,url,extra_tags", // v0.31
+		strings.TrimSuffix(hdr, "\n"),                                                       // v0.41 – v2.x
+		"metric_name,timestamp,metric_value,name,status,extra_tags,metadata",                // --system-tags name,status
+		"metric_name,timestamp,metric_value,ip,name,ocsp_status,status,extra_tags,metadata", // extended
+		"timestamp,metric_value,metric_name,status,name",                                    // reordered, no extra_tags
+	} {
+		cols := strings.Split(h, ",")
+		vals := make([]string, len(cols))
+		for i, c := range cols {
+			switch c {
+			case "metric_name":
+				vals[i] = "http_reqs"
+			case "timestamp":
+				vals[i] = "1619922931"
+			case "metric_value":
+				vals[i] = "1.000000"
+			case "name":
+				vals[i] = "menu"
+			case "status":
+				vals[i] = "503"
+			case "extra_tags":
+				vals[i] = "a=b"
+			}
+		}
+		got, st := readString(t, h+"\n"+strings.Join(vals, ",")+"\n")
+		if len(got) != 1 || st.Skipped != 0 {
+			t.Errorf("%s: %d samples, %d skipped", h, len(got), st.Skipped)
+			continue
+		}
+		s := got[0]
+		n, _ := s.Tags.Get("name")
+		stt, _ := s.Tags.Get("status")
+		if s.Metric != "http_reqs" || s.TimeNS != 1619922931e9 || s.Value != 1 || n != "menu" || stt != "503" {
+			t.Errorf("%s: sample %+v", h, s)
+		}
+	}
+}
+
+// TestCSVTimeFormats covers the six K6_CSV_TIME_FORMAT encodings
+// (research/k6-formats.md §1.4); the expected instants are hand-converted.
+func TestCSVTimeFormats(t *testing.T) {
+	want := time.Date(2026, 11, 30, 2, 2, 31, 351736931, time.UTC)
+	for _, c := range []struct {
+		ts     string
+		ns     int64
+		res    int64
+		format string
+	}{
+		{"1796004151", 1796004151e9, 1e9, "unix"},
+		{"1796004151351", 1796004151351e6, 1e6, "unix_milli"},
+		{"1796004151351736", 1796004151351736e3, 1e3, "unix_micro"},
+		{"1796004151351736931", want.UnixNano(), 1, "unix_nano"},
+		{"2026-11-30T02:02:31Z", 1796004151e9, 1e9, "rfc3339"},
+		{"2026-11-30T04:02:31+02:00", 1796004151e9, 1e9, "rfc3339 with offset"},
+		{"2026-11-30T02:02:31.351736931Z", want.UnixNano(), 1, "rfc3339_nano"},
+		{"2026-11-30T02:02:31.35Z", 1796004151350e6, 1e7, "rfc3339_nano, trailing zeros trimmed"},
+	} {
+		got, st := readString(t, hdr+"vus,"+c.ts+",3.000000,,,,,,,,,,,,,,,,\n")
+		if len(got) != 1 {
+			t.Errorf("%s: %d samples, errors %v", c.format, len(got), st.Errors)
+			continue
+		}
+		if got[0].TimeNS != c.ns || st.ResolutionNS != c.res {
+			t.Errorf("%s %q: time %d res %d, want %d res %d", c.format, c.ts, got[0].TimeNS, st.ResolutionNS, c.ns, c.res)
+		}
+	}
+}
+
+// TestCSVErrors checks the exact messages of malformed lines, and that the
+// read goes on past them.
+func TestCSVErrors(t *testing.T) {
+	in := hdr +
+		"http_reqs,1796004429,1.000000,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,,\n" +
+		"http_reqs,17960x4429,1.000000,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,,\n" +
+		"http_reqs,1796004429,abc,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,,\n" +
+		"http_reqs,1796004429,1.0\n" +
+		",1796004429,1.000000,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,,\n" +
+		"http_reqs,1796004429,NaN,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,,\n" +
+		"checks,1796004429,1.000000,\"a \"\"quoted\"\", check\",,,,,,,,s,,,,,,,\n" +
+		"checks,1796004429,1.000000,\"bad\"x,,,,,,,,s,,,,,,,\n" +
+		"http_reqs,1796004430,1.000000,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,,\n"
+	got, st := readString(t, in)
+	if len(got) != 3 {
+		t.Fatalf("got %d samples, want 3 (errors %v)", len(got), st.Errors)
+	}
+	if c, _ := got[1].Tags.Get("check"); c != `a "quoted", check` {
+		t.Errorf("quoted check = %q", c)
+	}
+	want := []string{
+		`t.csv:3:11: timestamp "17960x4429": want unix seconds/ms/µs/ns digits or RFC 3339 (2006-01-02T15:04:05.999999999Z07:00)`,
+		`t.csv:4:22: metric_value "abc": want a number`,
+		`t.csv:5: want 19 fields as in the header, got 3`,
+		`t.csv:6:1: empty metric_name`,
+		`t.csv:7:22: metric_value "NaN": want a finite number`,
+		`t.csv:9:33: extraneous character 'x' after a quoted field`,
+	}
+	if st.Skipped != int64(len(want)) {
+		t.Errorf("skipped %d, want %d", st.Skipped, len(want))
+	}
+	for i, e := range st.Errors {
+		if i < len(want) && e.Error() != want[i] {
+			t.Errorf("error %d = %q\n want %q", i, e.Error(), want[i])
+		}
+	}
+}
+
+func TestCSVBadHeader(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                  "t.csv: empty file: want a k6 CSV header (metric_name,timestamp,metric_value,...)",
+		"time,value\n1,2\n": `t.csv:1: not a k6 CSV header: no metric_name, timestamp, metric_value column (first field "time"); want metric_name,timestamp,metric_value,<tags>,extra_tags[,metadata]`,
+		"metric_name,timestamp,metric_value,name,name\n": `t.csv:1:41: duplicate column "name" in the header`,
+	} {
+		_, err := NewCSVReader(strings.NewReader(in), "t.csv")
+		if err == nil || err.Error() != want {
+			t.Errorf("%q: err = %v\n want %s", in, err, want)
+		}
+	}
+}
+
+// TestCSVQuotedMultiline: encoding/csv quotes a field with a newline; the
+// record spans lines and the next record's line number counts them.
+func TestCSVQuotedMultiline(t *testing.T) {
+	in := hdr + "checks,1796004429,0.000000,\"two\nlines\",,,,,,,,s,,,,,,,\r\n" + "http_reqs,1796004429,1.000000,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,,\n" + "x,y\n"
+	got, st := readString(t, in)
+	if len(got) != 2 {
+		t.Fatalf("%d samples", len(got))
+	}
+	if c, _ := got[0].Tags.Get("check"); c != "two\nlines" {
+		t.Errorf("check = %q", c)
+	}
+	if len(st.Errors) != 1 || st.Errors[0].Line != 5 {
+		t.Errorf("errors = %v, want one at line 5", st.Errors)
+	}
+}
+
+// TestCSVSmallBuffer reads through a reader that returns one byte at a
+// time, so every record crosses a buffer refill.
+func TestCSVSmallBuffer(t *testing.T) {
+	in := hdr + strings.Repeat("checks,1796004429,1.000000,\"a, b\",,,,,,,,s,,,,,,,\nhttp_reqs,1796004429,1.000000,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,,\n", 50)
+	r, err := NewCSVReader(oneByte{strings.NewReader(in)}, "t.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for r.Next() {
+		n++
+	}
+	if n != 100 || r.Stats().Skipped != 0 {
+		t.Errorf("read %d rows, %d skipped; want 100, 0", n, r.Stats().Skipped)
+	}
+}
+
+type oneByte struct{ r *strings.Reader }
+
+func (o oneByte) Read(p []byte) (int, error) { return o.r.Read(p[:min(1, len(p))]) }
+
+// TestTruncatedGzip: a .gz cut short (a killed k6) is read up to the cut;
+// the partial last line is dropped, not parsed as a shorter number.
+func TestTruncatedGzip(t *testing.T) {
+	var plain bytes.Buffer
+	plain.WriteString(hdr)
+	for i := range 5000 {
+		fmt.Fprintf(&plain, "http_req_duration,%d,%d.123456,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,,\n", 1796004429+i/100, 100+i%7)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(plain.Bytes())
+	zw.Close()
+	cut := gz.Bytes()[:gz.Len()*2/3]
+	path := filepath.Join(t.TempDir(), "cut.csv") // the name does not say gzip
+	if err := os.WriteFile(path, cut, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	n := 0
+	for r.Next() {
+		if v := r.Sample().Value; v < 100 || v > 107 {
+			t.Fatalf("row %d value %v: a cut number was parsed", n, v)
+		}
+		n++
+	}
+	st := r.Stats()
+	if r.Err() != nil || !st.Truncated || len(st.Warnings) != 1 {
+		t.Fatalf("err %v truncated %v warnings %v", r.Err(), st.Truncated, st.Warnings)
+	}
+	if n < 1000 || n >= 5000 {
+		t.Errorf("read %d rows of a two-thirds file", n)
+	}
+	if !strings.Contains(st.Warnings[0], "compressed stream cut short") {
+		t.Errorf("warning = %q", st.Warnings[0])
+	}
+}
+
+// TestOpenAllStdin: several inputs are one stream and - is stdin; each
+// sample knows its source.
+func TestOpenAllStdin(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.csv")
+	os.WriteFile(a, []byte(hdr+"http_reqs,1796004429,1.000000,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,,\n"), 0o644)
+	stdin := strings.NewReader(hdr + "http_reqs,1796004430,1.000000,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,,\nbad\n")
+	r, err := OpenAll([]string{a, "-"}, stdin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var srcs []string
+	for r.Next() {
+		srcs = append(srcs, r.Sample().Source)
+	}
+	if strings.Join(srcs, " ") != a+" -" || r.Stats().Rows != 2 || r.Stats().Skipped != 1 {
+		t.Errorf("sources %v stats %+v", srcs, r.Stats())
+	}
+	if _, err := OpenAll([]string{filepath.Join(dir, "missing.csv")}, nil); err == nil || !strings.Contains(err.Error(), "missing.csv") {
+		t.Errorf("missing file: %v", err)
+	}
+	bin := filepath.Join(dir, "bin")
+	os.WriteFile(bin, []byte{0, 1, 2, 3, 4, 5}, 0o644)
+	if _, err := Open(bin, nil); err == nil || !strings.Contains(err.Error(), "unknown binary format") {
+		t.Errorf("binary file: %v", err)
+	}
+}
+
+// TestCorpusCSV reads every CSV of the shared corpus: no skipped line and
+// the row counts its README gives.
+func TestCorpusCSV(t *testing.T) {
+	rows := map[string]int64{ // from shared/corpus/k6/README.md
+		"closed_ramp.csv": 160112, "open_ramp.csv.gz": 350776, "breakpoint.csv.gz": 325555,
+		"custom_metrics_unix_milli.csv": 96982, "timefmt_rfc3339_nano.csv": 1424,
+	}
+	files, _ := filepath.Glob("../../../shared/corpus/*/*.csv*")
+	if len(files) == 0 {
+		t.Skip("shared corpus not found")
+	}
+	for _, f := range files {
+		r, err := Open(f, nil)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		for r.Next() {
+		}
+		st := r.Stats()
+		r.Close()
+		if r.Err() != nil || st.Skipped != 0 || st.Truncated {
+			t.Errorf("%s: err %v skipped %d %v", f, r.Err(), st.Skipped, st.Errors)
+		}
+		if want, ok := rows[filepath.Base(f)]; ok && st.Rows != want {
+			t.Errorf("%s: %d rows, want %d", f, st.Rows, want)
+		}
+	}
+}
+
+func TestParsePairs(t *testing.T) {
+	m := ParsePairs("testid=a&flow=b=c&&novalue")
+	if len(m) != 3 || m["testid"] != "a" || m["flow"] != "b=c" || m["novalue"] != "" {
+		t.Errorf("ParsePairs = %v", m)
+	}
+}
+
+// FuzzCSV: no input may panic, and every row read or skipped is counted.
+func FuzzCSV(f *testing.F) {
+	f.Add([]byte(hdr + "http_reqs,1796004429,1.000000,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,a=b,vu=1\n"))
+	f.Add([]byte("metric_name,timestamp,metric_value\nx,2026-11-30T02:02:31.5+01:00,-1e3\n\"q\"\"\",1,2\n"))
+	f.Add([]byte("metric_name,timestamp,metric_value,check\nchecks,1,1,\"multi\nline\"\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := NewCSVReader(bytes.NewReader(data), "f.csv")
+		if err != nil {
+			return
+		}
+		lines := int64(bytes.Count(data, []byte{'\n'})) + 1
+		for r.Next() {
+			s := r.Sample()
+			if s.Metric == "" || s.Value != s.Value {
+				t.Fatalf("bad sample %+v", s)
+			}
+		}
+		st := r.Stats()
+		if st.Rows+st.Skipped > lines {
+			t.Fatalf("rows %d + skipped %d > %d lines", st.Rows, st.Skipped, lines)
+		}
+	})
+}
