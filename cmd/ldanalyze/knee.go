@@ -35,7 +35,7 @@ func kneeCommand(e *env) *cli.Command {
 // per-tag windows and the input counts.
 type kneeReport struct {
 	*knee.Result
-	Groups []groupRow    `json:"groups,omitempty"`
+	Groups []groupRow   `json:"groups,omitempty"`
 	Input  inputSummary `json:"input"`
 }
 

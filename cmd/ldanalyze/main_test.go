@@ -137,7 +137,7 @@ func TestMalformedLinesReported(t *testing.T) {
 		t.Errorf("stderr %q", errOut)
 	}
 	var doc struct {
-		Overall struct{ Count int } `json:"overall"`
+		Overall struct{ Count int }   `json:"overall"`
 		Input   struct{ Skipped int } `json:"input"`
 	}
 	json.Unmarshal([]byte(out), &doc)
