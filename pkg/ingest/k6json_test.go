@@ -1,0 +1,481 @@
+package ingest
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"hash/maphash"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// corpusK6 and corpusPublic are the shared corpora, relative to this
+// package's directory; tests that need them skip when they are absent.
+var (
+	corpusK6     = filepath.Join("..", "..", "..", "shared", "corpus", "k6")
+	corpusPublic = filepath.Join("..", "..", "..", "shared", "corpus", "public")
+)
+
+func corpusFile(t testing.TB, dir, name string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("corpus file %s not available: %v", p, err)
+	}
+	return p
+}
+
+// tagString renders a sample's non-empty tags as sorted "k=v" pairs, with
+// metadata marked "@k=v", so that samples of CSV and JSON compare.
+func tagString(s *Sample) string {
+	var pairs []string
+	s.Tags.Each(func(k, v string, meta bool) {
+		if meta {
+			k = "@" + k
+		}
+		pairs = append(pairs, k+"="+v)
+	})
+	slices.Sort(pairs)
+	return strings.Join(pairs, "&")
+}
+
+type flatSample struct {
+	Metric string
+	TimeNS int64
+	Value  float64
+	Tags   string
+}
+
+func readAllJSON(t *testing.T, src string) ([]flatSample, *K6JSONReader) {
+	t.Helper()
+	r := NewK6JSONReader(strings.NewReader(src), "test.json")
+	var out []flatSample
+	for r.Next() {
+		s := r.Sample()
+		out = append(out, flatSample{s.Metric, s.TimeNS, s.Value, tagString(s)})
+	}
+	if err := r.Err(); err != nil {
+		t.Fatalf("Err: %v", err)
+	}
+	return out, r
+}
+
+func TestK6JSONEnvelopes(t *testing.T) {
+	// Lines in the shapes of the corpus files named in each case.
+	src := strings.Join([]string{
+		// old envelope (k6-jsonl-v0.32-trello-cypress.json)
+		`{"type":"Metric","data":{"name":"vus","type":"gauge","contains":"default","tainted":null,"thresholds":[],"submetrics":null,"sub":{"name":"","parent":"","suffix":"","tags":null}},"metric":"vus"}`,
+		`{"type":"Point","data":{"time":"2021-05-01T23:04:29.867322-04:00","value":1,"tags":null},"metric":"vus"}`,
+		// new envelope (open_ramp.json.gz)
+		`{"type":"Metric","data":{"name":"http_req_duration","type":"trend","contains":"time","thresholds":[{"threshold":"p(95)<500","abortOnFail":true,"delayAbortEval":""},"avg<100"],"submetrics":[{"name":"http_req_duration{expected_response:true}","suffix":"expected_response:true","tags":{"expected_response":"true"}}]},"metric":"http_req_duration"}`,
+		`{"metric":"http_req_duration","type":"Point","data":{"time":"2026-11-30T02:04:18.444175485Z","value":16.786114,"tags":{"expected_response":"true","flow":"x","group":"","method":"POST","name":"order","status":"200"},"metadata":{"vu":"7","iter":"42"}}}`,
+		// key order free, spaces, a +07:00 offset with 7 digits (ticket-reserve)
+		` { "data" : { "value" : 3.5e2 , "time" : "2024-08-05T15:24:42.6728867+07:00" , "tags" : { } } , "type" : "Point" , "metric" : "http_req_duration" } `,
+		// an escaped tag value takes the encoding/json path
+		`{"metric":"checks","type":"Point","data":{"time":"2026-11-30T02:04:18Z","value":0,"tags":{"check":"say \"hi\" \u00e9"}}}`,
+		"",
+	}, "\n")
+	got, r := readAllJSON(t, src)
+	want := []flatSample{
+		// 2021-05-01T23:04:29.867322-04:00 = 2021-05-02T03:04:29.867322Z = 1619924669.867322 s
+		{"vus", 1619924669867322000, 1, ""},
+		// 2026-11-30T02:04:18Z = 1796004258 s
+		{"http_req_duration", 1796004258444175485, 16.786114, "@iter=42&@vu=7&expected_response=true&flow=x&method=POST&name=order&status=200"},
+		// 2024-08-05T08:24:42.6728867Z = 1722846282.6728867 s
+		{"http_req_duration", 1722846282672886700, 350, ""},
+		{"checks", 1796004258000000000, 0, `check=say "hi" é`},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("samples:\n got %+v\nwant %+v", got, want)
+	}
+	st := r.Stats()
+	if st.Rows != 4 || st.Skipped != 0 || st.ResolutionNS != 1 {
+		t.Errorf("stats rows=%d skipped=%d resolution=%d, want 4, 0, 1 (9 fraction digits)", st.Rows, st.Skipped, st.ResolutionNS)
+	}
+	m := r.Metrics()
+	if mi := m["http_req_duration"]; mi.Type != "trend" || mi.Contains != "time" || !slices.Equal(mi.Thresholds, []string{"p(95)<500", "avg<100"}) ||
+		!slices.Equal(mi.Submetrics, []string{"http_req_duration{expected_response:true}"}) || mi.Line != 3 {
+		t.Errorf("Metrics()[http_req_duration] = %+v", mi)
+	}
+	if mi := m["vus"]; mi.Type != "gauge" || mi.Contains != "default" || len(mi.Thresholds) != 0 {
+		t.Errorf("Metrics()[vus] = %+v", mi)
+	}
+	// "checks" was never declared: kept, with one warning.
+	if len(st.Warnings) != 1 || !strings.Contains(st.Warnings[0], `test.json:6: a Point of metric "checks" comes before any Metric line`) {
+		t.Errorf("warnings = %q", st.Warnings)
+	}
+}
+
+func TestK6JSONTagsAPI(t *testing.T) {
+	src := `{"metric":"m","type":"Point","data":{"time":"2026-11-30T02:04:18Z","value":1,"tags":{"zeta":"1","status":"200","group":""},"metadata":{"vu":"3"}}}
+{"metric":"m","type":"Point","data":{"time":"2026-11-30T02:04:18Z","value":2,"tags":{"name":"menu"}}}
+`
+	r := NewK6JSONReader(strings.NewReader(src), "t.json")
+	if !r.Next() {
+		t.Fatal("no first sample")
+	}
+	s := r.Sample()
+	for _, c := range []struct {
+		key, v string
+		ok     bool
+	}{{"status", "200", true}, {"zeta", "1", true}, {"group", "", false}, {"vu", "3", true}, {"name", "", false}, {"nope", "", false}} {
+		if v, ok := s.Tags.Get(c.key); v != c.v || ok != c.ok {
+			t.Errorf("first Get(%q) = %q, %v; want %q, %v", c.key, v, ok, c.v, c.ok)
+		}
+	}
+	if s.Tags.Metadata != "vu=3" {
+		t.Errorf("Metadata = %q, want vu=3", s.Tags.Metadata)
+	}
+	zeta := slices.Index(s.Tags.Keys, "zeta")
+	if zeta < len(k6DefaultTagColumns) {
+		t.Errorf("new key zeta at column %d, want after the %d default columns", zeta, len(k6DefaultTagColumns))
+	}
+	if !r.Next() {
+		t.Fatal("no second sample")
+	}
+	s = r.Sample()
+	if s.Tags.Keys[zeta] != "zeta" || s.Tags.Values[zeta] != "" {
+		t.Errorf("column %d on the second sample = %q=%q, want zeta= (stable index, value reset)", zeta, s.Tags.Keys[zeta], s.Tags.Values[zeta])
+	}
+	if v, _ := s.Tags.Get("status"); v != "" {
+		t.Errorf("status leaked from the previous sample: %q", v)
+	}
+	if s.Tags.Metadata != "" {
+		t.Errorf("Metadata leaked: %q", s.Tags.Metadata)
+	}
+}
+
+func TestK6JSONErrors(t *testing.T) {
+	good := `{"metric":"m","type":"Point","data":{"time":"2026-11-30T02:04:18Z","value":1,"tags":{}}}`
+	tests := []struct {
+		line, want string
+	}{
+		{`{"metric":"m","type":"Point","data":{"time":"2026-11-30T02:04:18Z","val`, "t.json:1:71: invalid JSON (line ends inside a JSON value): want one k6 JSON output object per line"},
+		{`{"metric":"m","type":"Point","data":{"time":"2026-11-30T02:04:18Z","value":NaN}}`, "t.json:1:76: invalid JSON (invalid character 'N' looking for beginning of value): want one k6 JSON output object per line"},
+		{`{"metric":"m","type":"Point","data":{"time":"2026-11-30T02:04:18Z","value":"1"}}`, "t.json:1:78: Point data: value is a JSON string, want a number"},
+		{`{"metric":"m","type":"Point","data":{"time":"yesterday","value":1}}`, `t.json:1:45: time "yesterday": want RFC 3339, e.g. "2006-01-02T15:04:05.999999999Z07:00"`},
+		{`{"metric":"m","type":"Point","data":{"time":"2026-11-30T02:04:18Z"}}`, "t.json:1:30: Point without data.value: want a number"},
+		{`{"metric":"m","type":"Point","data":{"value":1}}`, "t.json:1:30: Point without data.time: want an RFC 3339 time"},
+		{`{"type":"Point","data":{"time":"2026-11-30T02:04:18Z","value":1}}`, `t.json:1: Point without a "metric" name`},
+		{`{"metric":"m","type":"Sample","data":{}}`, `t.json:1:15: unknown line type "Sample": want "Point" or "Metric"`},
+		{`{"metric":"m"}`, `t.json:1: no "type": want a k6 JSON output line with "type":"Point" or "type":"Metric"`},
+		{`[1,2]`, "t.json:1:1: invalid JSON (the value is a JSON array, want an object): want one k6 JSON output object per line"},
+		{`{"metric":"m","type":"Point","data":{"time":"0001-01-01T00:00:00Z","value":1}}`, `t.json:1:45: time "0001-01-01T00:00:00Z": year out of the range 1678–2261 that nanoseconds since 1970 can hold`},
+		{`{"metric":"m","type":"Point","data":{"time":"2026-11-30T02:04:18Z","value":1,"tags":{"a":1}}}`, "t.json:1:90: Point data: tags holds a JSON number, want string values"},
+	}
+	for _, tc := range tests {
+		r := NewK6JSONReader(strings.NewReader(tc.line+"\n"+good+"\n"), "t.json")
+		n := 0
+		for r.Next() {
+			n++
+		}
+		st := r.Stats()
+		if n != 1 || st.Skipped != 1 || len(st.Errors) != 1 {
+			t.Errorf("%s: read %d, skipped %d; want 1 read after the bad line, 1 skipped", tc.line, n, st.Skipped)
+			continue
+		}
+		if got := st.Errors[0].Error(); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.line, got, tc.want)
+		}
+	}
+}
+
+// TestK6JSONTruncatedGzip cuts a gzip of a real file in half: the lines
+// before the cut are read, the half line is a recorded error, and Stats says
+// Truncated.
+func TestK6JSONTruncatedGzip(t *testing.T) {
+	data, err := os.ReadFile(corpusFile(t, corpusPublic, "k6-jsonl-2024-ticket-reserve.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(data)
+	zw.Close()
+	cut := filepath.Join(t.TempDir(), "cut.json.gz")
+	if err := os.WriteFile(cut, buf.Bytes()[:buf.Len()/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(cut, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	n := 0
+	for r.Next() {
+		n++
+	}
+	st := r.Stats()
+	if r.Err() != nil || !st.Truncated || n == 0 || n >= 1408 || len(st.Warnings) == 0 {
+		t.Errorf("err=%v truncated=%v read=%d warnings=%q; want nil, true, 0<n<1408, a warning", r.Err(), st.Truncated, n, st.Warnings)
+	}
+}
+
+// TestK6JSONPublic reads every public JSON lines file and checks the counts
+// and figures its README gives.
+func TestK6JSONPublic(t *testing.T) {
+	tests := []struct {
+		file       string
+		points     int64
+		resolution int64
+		metrics    int
+	}{
+		// README §2: 17 Metric + 3,510 Point lines, microsecond fractions.
+		{"k6-jsonl-v0.32-trello-cypress.json", 3510, 1000, 17},
+		// README §4: 16 Metric + 1,408 Point, 6 or 7 fraction digits.
+		{"k6-jsonl-2024-ticket-reserve.json", 1408, 100, 16},
+		// README §6: 16 Metric + 833 Point, nanoseconds.
+		{"k6-jsonl-2024-load-template.json", 833, 1, 16},
+		// README §8: 16 Metric + 802 Point, nanoseconds.
+		{"k6-jsonl-v0.5x-finance.json", 802, 1, 16},
+	}
+	for _, tc := range tests {
+		r, err := Open(corpusFile(t, corpusPublic, tc.file), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r.Next() {
+		}
+		st := r.Stats()
+		if r.Err() != nil || st.Rows != tc.points || st.Skipped != 0 || st.ResolutionNS != tc.resolution || len(st.Warnings) != 0 {
+			t.Errorf("%s: err=%v rows=%d skipped=%d resolution=%d warnings=%q; want rows %d, resolution %d", tc.file, r.Err(), st.Rows, st.Skipped, st.ResolutionNS, st.Warnings, tc.points, tc.resolution)
+		}
+		r.Close()
+		j := NewK6JSONReader(mustOpen(t, filepath.Join(corpusPublic, tc.file)), tc.file)
+		for j.Next() {
+		}
+		if got := len(j.Metrics()); got != tc.metrics {
+			t.Errorf("%s: %d metrics declared, want %d", tc.file, got, tc.metrics)
+		}
+	}
+}
+
+func mustOpen(t *testing.T, p string) *os.File {
+	t.Helper()
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// k6Quantile is k6's TrendSink.P: linear interpolation at i = p·(n−1) over
+// the sorted values (metrics/sink.go).
+func k6Quantile(sorted []float64, p float64) float64 {
+	i := p * float64(len(sorted)-1)
+	lo := int(math.Floor(i))
+	if lo+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[lo] + (i-float64(lo))*(sorted[lo+1]-sorted[lo])
+}
+
+func trendOf(t *testing.T, path, metric string) []float64 {
+	t.Helper()
+	r, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var v []float64
+	for r.Next() {
+		if s := r.Sample(); s.Metric == metric {
+			v = append(v, s.Value)
+		}
+	}
+	slices.Sort(v)
+	return v
+}
+
+// TestK6JSONPercentilesMatchSummary: the values read from the JSON give
+// exactly the figures k6 printed in the paired summary export.
+func TestK6JSONPercentilesMatchSummary(t *testing.T) {
+	// k6-summary-export-2024-ticket-reserve.json, http_req_duration;
+	// public README §5. Tolerance 1e-6 ms (the summary prints 6-9 digits).
+	v := trendOf(t, corpusFile(t, corpusPublic, "k6-jsonl-2024-ticket-reserve.json"), "http_req_duration")
+	if len(v) != 100 {
+		t.Fatalf("ticket-reserve http_req_duration n = %d, want 100", len(v))
+	}
+	var sum float64
+	for _, x := range v {
+		sum += x
+	}
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"avg", sum / 100, 3264.992537},
+		{"med", k6Quantile(v, 0.5), 3390.69845},
+		{"p90", k6Quantile(v, 0.9), 4030.33387},
+		{"p95", k6Quantile(v, 0.95), 4101.811365},
+	} {
+		if math.Abs(c.got-c.want) > 1e-6 {
+			t.Errorf("ticket-reserve %s = %.9f, want %.9f (summary export)", c.name, c.got, c.want)
+		}
+	}
+	// k6-jsonl-v0.32-trello-cypress.json: public README §2 gives n=300,
+	// med=5.3260, p90=10.9087, p95=15.4324 (4 decimals, tolerance 5e-5).
+	v = trendOf(t, corpusFile(t, corpusPublic, "k6-jsonl-v0.32-trello-cypress.json"), "http_req_duration")
+	if len(v) != 300 {
+		t.Fatalf("trello http_req_duration n = %d, want 300", len(v))
+	}
+	for _, c := range []struct {
+		p, want float64
+	}{{0.5, 5.3260}, {0.9, 10.9087}, {0.95, 15.4324}} {
+		if got := k6Quantile(v, c.p); math.Abs(got-c.want) > 5e-5 {
+			t.Errorf("trello p%g = %.5f, want %.4f", c.p*100, got, c.want)
+		}
+	}
+}
+
+// sampleMultiset counts the samples of a file by (metric, time truncated to
+// the second, value rounded to the CSV's 6 decimals, tags); it keys by a
+// 64-bit hash to keep 350k samples cheap.
+func sampleMultiset(t *testing.T, path string) (map[uint64]int, int64) {
+	t.Helper()
+	r, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	m := map[uint64]int{}
+	var h maphash.Hash
+	h.SetSeed(fixedSeed)
+	for r.Next() {
+		s := r.Sample()
+		h.Reset()
+		fmt.Fprintf(&h, "%s|%d|%d|%s", s.Metric, s.TimeNS/1e9, int64(math.Round(s.Value*1e6)), tagString(s))
+		m[h.Sum64()]++
+	}
+	if r.Err() != nil {
+		t.Fatal(r.Err())
+	}
+	return m, r.Stats().Rows
+}
+
+var fixedSeed = maphash.MakeSeed()
+
+// TestOpenRampCSVEqualsJSON: open_ramp.csv.gz and open_ramp.json.gz are one
+// k6 run written twice (corpus README (b)+(c)); both readers must return the
+// same 350,776 samples.
+func TestOpenRampCSVEqualsJSON(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 350,776 samples twice")
+	}
+	csvSet, csvRows := sampleMultiset(t, corpusFile(t, corpusK6, "open_ramp.csv.gz"))
+	jsonSet, jsonRows := sampleMultiset(t, corpusFile(t, corpusK6, "open_ramp.json.gz"))
+	if csvRows != 350776 || jsonRows != 350776 {
+		t.Fatalf("rows: csv %d, json %d; want 350,776 each (corpus README)", csvRows, jsonRows)
+	}
+	diff := 0
+	for k, n := range csvSet {
+		if jsonSet[k] != n {
+			diff++
+		}
+	}
+	if diff != 0 || len(csvSet) != len(jsonSet) {
+		t.Errorf("%d of %d distinct CSV samples differ in count from the JSON (%d distinct)", diff, len(csvSet), len(jsonSet))
+	}
+}
+
+// TestParseJSONTime checks the hand parser against time.Parse.
+func TestParseJSONTime(t *testing.T) {
+	for _, s := range []string{
+		"2026-11-30T02:04:18.444175485Z", "2021-05-01T23:04:28.866972-04:00", "2024-08-05T15:24:42.6728867+07:00",
+		"2024-02-29T23:59:59Z", "2000-03-01T00:00:00.1+00:00", "1970-01-01T00:00:00Z", "1969-12-31T23:59:59.999999999Z",
+		"1678-01-01T00:00:00Z", "2261-12-31T23:59:59.999999999Z", "2024-08-05T15:24:42.6728867+23:59", "2100-02-28T12:00:00-00:30",
+	} {
+		ns, _, err := parseJSONTime([]byte(s))
+		want, perr := time.Parse(time.RFC3339Nano, s)
+		if err != nil || perr != nil || ns != want.UnixNano() {
+			t.Errorf("%s: got %d, %v; time.Parse %d, %v", s, ns, err, want.UnixNano(), perr)
+		}
+	}
+	for _, s := range []string{"2023-02-29T00:00:00Z", "2026-11-30T24:00:00Z", "2026-11-30T02:04:18", "2026-11-30 02:04:18Z", "2026-11-30T02:04:18.Z"} {
+		if _, _, err := parseJSONTime([]byte(s)); err == nil {
+			t.Errorf("%s: no error", s)
+		}
+	}
+}
+
+// FuzzJSON feeds arbitrary lines to the reader (it must never panic and
+// must count every non-blank line as a sample, a Metric or a skip) and
+// checks the fast scanner against the encoding/json path: whenever the fast
+// path accepts a line, encoding/json must accept it with the same sample.
+func FuzzJSON(f *testing.F) {
+	f.Add([]byte(`{"metric":"http_reqs","type":"Point","data":{"time":"2026-11-30T02:04:18.444175485Z","value":1,"tags":{"expected_response":"true","group":"","method":"POST"}}}`))
+	f.Add([]byte(`{"type":"Point","data":{"time":"2021-05-01T23:04:28.866972-04:00","value":3.763,"tags":null},"metric":"vus"}`))
+	f.Add([]byte(`{"type":"Metric","data":{"name":"vus","type":"gauge","contains":"default","tainted":null,"thresholds":["value<3"],"submetrics":null,"sub":{"name":"","parent":"","suffix":"","tags":null}},"metric":"vus"}`))
+	f.Add([]byte(`{"metric":"m","type":"Point","data":{"time":"2024-08-05T15:24:42.6728867+07:00","value":-0.5e-3,"tags":{"a":"é"},"metadata":{"vu":"1"}}}`))
+	f.Add([]byte("{\"metric\":\"m\",\"type\":\"Point\",\"data\":{\"time\":\"2026-11-30T02:04:18Z\",\"value\":1}}\n{\"metric\""))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := NewK6JSONReader(bytes.NewReader(data), "f.json")
+		for r.Next() {
+			s := r.Sample()
+			if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
+				t.Fatalf("non-finite value %v", s.Value)
+			}
+			_ = tagString(s)
+		}
+		if r.Err() != nil {
+			t.Fatalf("Err on in-memory input: %v", r.Err())
+		}
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			line = bytes.TrimRight(line, " \t\r")
+			fast := NewK6JSONReader(nil, "f.json")
+			if !fast.scanPoint(line) {
+				continue
+			}
+			fastErr := fast.fastSample(line, 1)
+			slow := NewK6JSONReader(nil, "f.json")
+			isPoint, slowErr := slow.slowLine(line, 1)
+			if (fastErr == nil) != (slowErr == nil && isPoint) {
+				t.Fatalf("%q: fast error %v, slow point=%v error %v", line, fastErr, isPoint, slowErr)
+			}
+			if fastErr != nil {
+				continue
+			}
+			a, b := fast.Sample(), slow.Sample()
+			if a.Metric != b.Metric || a.TimeNS != b.TimeNS || math.Float64bits(a.Value) != math.Float64bits(b.Value) ||
+				tagString(a) != tagString(b) || pairsCanon(a.Tags.Metadata) != pairsCanon(b.Tags.Metadata) {
+				t.Fatalf("%q:\nfast %+v\nslow %+v", line, *a, *b)
+			}
+		}
+	})
+}
+
+// pairsCanon is a canonical form of a "k=v&k=v" field for tests.
+func pairsCanon(s string) string {
+	m := ParsePairs(s)
+	var pairs []string
+	for k, v := range m {
+		pairs = append(pairs, k+"="+v)
+	}
+	slices.Sort(pairs)
+	return strings.Join(pairs, "&")
+}
+
+// BenchmarkK6JSON reads open_ramp.json.gz (350,776 points).
+func BenchmarkK6JSON(b *testing.B) {
+	p := corpusFile(b, corpusK6, "open_ramp.json.gz")
+	var rows int64
+	for b.Loop() {
+		r, err := Open(p, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for r.Next() {
+		}
+		st := r.Stats()
+		r.Close()
+		rows += st.Rows
+		b.SetBytes(st.Bytes)
+	}
+	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+}
