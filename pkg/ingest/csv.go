@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 )
@@ -26,81 +28,165 @@ import (
 // unix_milli (11–13), unix_micro (14–16), unix_nano (17–19), rfc3339 and
 // rfc3339_nano (any fraction length and zone offset).
 //
-// Memory is bounded by the longest record (at most maxRecord bytes) and the
-// interned tag values; rows need not be in time order.
+// Parsing runs on every core: one goroutine reads (and, under Open,
+// decompresses) the input and cuts it into chunks of whole records (a
+// newline inside a quoted field is not a cut: quote parity is tracked), a
+// worker per core parses chunks, and Next hands out their samples in file
+// order. Tag columns are not decoded until asked for (Tags.Get), since most
+// analyses read tags of few rows. Memory is bounded by the chunks in flight
+// (about (2·cores+4) × 1 MiB) plus the interned tag values; rows need not be
+// in time order.
 type CSVReader struct {
 	name string
-	r    io.Reader
+	cols *csvCols
 
-	buf       []byte
-	pos, end  int
-	eof       bool
-	readErr   error
-	line      int64 // line number of the next record
-	truncated bool
+	order chan *csvBatch
+	stop  chan struct{}
+	once  sync.Once
 
-	fields  [][]byte
-	offsets []int // byte offset of each field in its line, for columns
-	scratch []byte
+	cur *csvBatch
+	idx int
 
-	idxMetric, idxTime, idxValue, idxExtra, idxMeta int
-	tagIdx                                          []int
-	width                                           int
-
-	in *interner
-	s  Sample
-
-	lastTS   []byte
-	lastTSNS int64
-	lastRes  int64
-
+	s   Sample
+	row lazyRow
 	st  Stats
 	err error
 }
 
+// csvCols is the header's mapping of columns.
+type csvCols struct {
+	width                                           int
+	idxMetric, idxTime, idxValue, idxExtra, idxMeta int
+	tagIdx                                          []int
+	keys                                            []string
+	// fast is set when metric_name, timestamp and metric_value are the
+	// first three columns, as k6 always writes them.
+	fast bool
+}
+
+// csvRec is one parsed record of a chunk. It holds one pointer (the
+// interned metric name), which keeps the garbage collector's work small.
+type csvRec struct {
+	metric     string
+	ts         int64
+	val        float64
+	start, end int32 // the raw record is chunk[start:end]
+	quoted     int32 // index into csvBatch.quoted, or -1
+}
+
+type csvBatch struct {
+	chunk     []byte
+	buf       *[]byte // the pooled buffer behind chunk
+	firstLine int64
+	quotes    bool
+	recs      []csvRec
+	quoted    [][]string // unescaped fields of quoted records
+	errs      []*SyntaxError
+	maxRes    int64
+	ready     chan struct{}
+
+	final     bool // the last batch: end-of-input facts below
+	readErr   error
+	warnings  []string
+	truncated bool
+	bytes     int64
+}
+
 const (
-	csvBufSize = 256 << 10
-	maxRecord  = 16 << 20
+	chunkSize = 1 << 20
+	maxRecord = 16 << 20
 )
+
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b }}
+
+var batchPool = sync.Pool{New: func() any { return &csvBatch{} }}
+
+// newBatch returns a batch from the pool, keeping its record slice.
+func newBatch(chunk []byte, buf *[]byte, firstLine int64) *csvBatch {
+	b := batchPool.Get().(*csvBatch)
+	recs := b.recs[:0]
+	*b = csvBatch{chunk: chunk, buf: buf, firstLine: firstLine, ready: make(chan struct{}), recs: recs}
+	return b
+}
+
+// release returns the batch and its chunk to their pools once its samples
+// are no longer referenced.
+func (b *csvBatch) release() {
+	if b.buf != nil && cap(*b.buf) == chunkSize {
+		chunkPool.Put(b.buf)
+	}
+	b.chunk, b.buf, b.quoted, b.errs = nil, nil, nil, nil
+	batchPool.Put(b)
+}
 
 var errUnterminated = errors.New("unterminated quoted field")
 
-// NewCSVReader reads the header of a k6 CSV from r and returns a reader of
-// its samples. name is used in errors and in Sample.Source. It returns an
-// error when the header cannot be read or lacks one of metric_name,
-// timestamp and metric_value.
+// NewCSVReader reads the header of a k6 CSV from r and starts reading its
+// samples. name is used in errors and in Sample.Source. It returns an error
+// when the header cannot be read or lacks one of metric_name, timestamp and
+// metric_value. Call Close to stop the reading goroutines early.
 func NewCSVReader(r io.Reader, name string) (*CSVReader, error) {
-	c := &CSVReader{
-		name: name, r: r, buf: make([]byte, csvBufSize), line: 1,
-		idxExtra: -1, idxMeta: -1, in: newInterner(),
-	}
-	c.s.Source = name
-	fields, ok, err := c.record()
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		if c.readErr != nil {
-			return nil, fmt.Errorf("%s: %w", name, c.readErr)
+	// Read up to the end of the header line.
+	head := make([]byte, 0, 4096)
+	var rerr error
+	nl := -1
+	for nl < 0 {
+		if len(head) == cap(head) {
+			if len(head) >= maxRecord {
+				return nil, &SyntaxError{File: name, Line: 1, Msg: fmt.Sprintf("header longer than %d bytes", maxRecord)}
+			}
+			head = append(head, make([]byte, len(head))...)[:len(head)]
 		}
+		n, err := r.Read(head[len(head):cap(head)])
+		head = head[:len(head)+n]
+		nl = bytes.IndexByte(head, '\n')
+		if err != nil {
+			rerr = err
+			break
+		}
+	}
+	var te *TruncatedError
+	if rerr != nil && rerr != io.EOF && !errors.As(rerr, &te) {
+		return nil, fmt.Errorf("%s: %w", name, rerr)
+	}
+	line := head
+	rest := []byte(nil)
+	if nl >= 0 {
+		line, rest = head[:nl], head[nl+1:]
+	}
+	line = bytes.TrimSuffix(bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")), []byte{'\r'})
+	if len(bytes.TrimSpace(line)) == 0 {
 		return nil, fmt.Errorf("%s: empty file: want a k6 CSV header (metric_name,timestamp,metric_value,...)", name)
 	}
-	if len(fields) > 0 {
-		fields[0] = bytes.TrimPrefix(fields[0], []byte("\xef\xbb\xbf"))
+	var sc splitter
+	fields, offs, _, _, err := sc.splitQuoted(line, true)
+	if err != nil {
+		return nil, &SyntaxError{File: name, Line: 1, Msg: "header: " + err.Error()}
 	}
-	if err := c.header(fields); err != nil {
-		return nil, err
+	cols, herr := parseHeader(fields, offs, name)
+	if herr != nil {
+		return nil, herr
 	}
+	c := &CSVReader{name: name, cols: cols, order: make(chan *csvBatch, 2*runtime.GOMAXPROCS(0)+2), stop: make(chan struct{})}
+	c.s.Source = name
+	c.s.Tags.keys = cols.keys
+	c.s.Tags.lazy = &c.row
+	c.row.init(cols)
+	var final error
+	if rerr != nil {
+		final = rerr
+	}
+	go c.produce(r, rest, final)
 	return c, nil
 }
 
-func (c *CSVReader) header(fields [][]byte) error {
-	c.idxMetric, c.idxTime, c.idxValue = -1, -1, -1
+func parseHeader(fields [][]byte, offs []int, name string) (*csvCols, error) {
+	c := &csvCols{idxMetric: -1, idxTime: -1, idxValue: -1, idxExtra: -1, idxMeta: -1, width: len(fields)}
 	seen := map[string]bool{}
 	for i, f := range fields {
 		h := strings.TrimSpace(string(f))
 		if seen[h] {
-			return &SyntaxError{File: c.name, Line: 1, Column: c.offsets[i] + 1, Msg: fmt.Sprintf("duplicate column %q in the header", h)}
+			return nil, &SyntaxError{File: name, Line: 1, Column: offs[i] + 1, Msg: fmt.Sprintf("duplicate column %q in the header", h)}
 		}
 		seen[h] = true
 		switch h {
@@ -116,7 +202,7 @@ func (c *CSVReader) header(fields [][]byte) error {
 			c.idxMeta = i
 		default:
 			c.tagIdx = append(c.tagIdx, i)
-			c.s.Tags.Keys = append(c.s.Tags.Keys, h)
+			c.keys = append(c.keys, h)
 		}
 	}
 	var missing []string
@@ -129,99 +215,311 @@ func (c *CSVReader) header(fields [][]byte) error {
 		}
 	}
 	if len(missing) > 0 {
-		first := ""
-		if len(fields) > 0 {
-			first = string(fields[0])
-			if len(first) > 40 {
-				first = first[:40] + "…"
-			}
+		first := string(fields[0])
+		if len(first) > 40 {
+			first = first[:40] + "…"
 		}
-		return &SyntaxError{File: c.name, Line: 1, Msg: fmt.Sprintf("not a k6 CSV header: no %s column (first field %q); want metric_name,timestamp,metric_value,<tags>,extra_tags[,metadata]", strings.Join(missing, ", "), first)}
+		return nil, &SyntaxError{File: name, Line: 1, Msg: fmt.Sprintf("not a k6 CSV header: no %s column (first field %q); want metric_name,timestamp,metric_value,<tags>,extra_tags[,metadata]", strings.Join(missing, ", "), first)}
 	}
-	c.width = len(fields)
-	c.s.Tags.Values = make([]string, len(c.tagIdx))
-	return nil
+	c.fast = c.idxMetric == 0 && c.idxTime == 1 && c.idxValue == 2
+	return c, nil
 }
 
 // Columns returns the header's tag columns, in file order.
-func (c *CSVReader) Columns() []string { return c.s.Tags.Keys }
+func (c *CSVReader) Columns() []string { return c.cols.keys }
 
-// Next reads the next valid row. Malformed rows are recorded in Stats and
-// skipped.
-func (c *CSVReader) Next() bool {
-	if c.err != nil {
-		return false
+// produce cuts the input into chunks of whole records and hands them to the
+// workers, in order, through c.order.
+func (c *CSVReader) produce(r io.Reader, carry []byte, final error) {
+	workers := runtime.GOMAXPROCS(0)
+	jobs := make(chan *csvBatch, workers)
+	for range workers {
+		go func() {
+			var w csvWorker
+			w.init(c)
+			for b := range jobs {
+				w.parse(b)
+				close(b.ready)
+			}
+		}()
 	}
-	for {
-		line := c.line
-		fields, ok, err := c.record()
-		if err != nil {
-			se := &SyntaxError{File: c.name, Line: line, Msg: err.Error()}
-			var ce *colError
-			if errors.As(err, &ce) {
-				se.Column, se.Msg = ce.col, ce.msg
-			}
-			c.st.record(se)
-			continue
-		}
-		if !ok {
-			if c.readErr != nil {
-				c.err = fmt.Errorf("%s: line %d: %w", c.name, c.line, c.readErr)
-			}
+	defer close(jobs)
+	defer close(c.order)
+	send := func(b *csvBatch) bool {
+		select {
+		case c.order <- b:
+		case <-c.stop:
 			return false
 		}
-		if len(fields) == 1 && len(fields[0]) == 0 {
-			continue // blank line
+		if b.final && b.chunk == nil {
+			close(b.ready)
+			return true
 		}
-		if serr := c.parse(fields, line); serr != nil {
-			c.st.record(serr)
+		select {
+		case jobs <- b:
+			return true
+		case <-c.stop:
+			return false
+		}
+	}
+	line := int64(2)
+	var total int64
+	bufp := chunkPool.Get().(*[]byte)
+	buf := (*bufp)[:0]
+	buf = append(buf, carry...)
+	eof := final != nil
+	readErr := final
+	for {
+		// Fill the buffer.
+		for !eof && len(buf) < cap(buf) {
+			n, err := r.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			total += int64(n)
+			if err != nil {
+				eof, readErr = true, err
+			}
+		}
+		if eof {
+			b := newBatch(buf, bufp, line)
+			b.final, b.bytes = true, total
+			b.quotes = bytes.IndexByte(buf, '"') >= 0
+			var te *TruncatedError
+			switch {
+			case readErr == io.EOF:
+			case errors.As(readErr, &te):
+				b.truncated = true
+				b.warnings = append(b.warnings, te.Error()+"; the rows before the cut are analysed")
+				// The last line was cut by the truncation: its last field
+				// may be a prefix of a number. Drop it.
+				if i := bytes.LastIndexByte(buf, '\n'); i+1 < len(buf) {
+					lost := len(buf) - (i + 1)
+					b.chunk = buf[:i+1]
+					b.errs = append(b.errs, &SyntaxError{File: c.name, Line: line + int64(bytes.Count(b.chunk, []byte{'\n'})),
+						Msg: fmt.Sprintf("last line cut short by the truncated stream (%d bytes dropped)", lost)})
+				}
+			default:
+				b.readErr = readErr
+			}
+			if len(b.chunk) == 0 {
+				b.chunk = nil
+			}
+			send(b)
+			return
+		}
+		cut := c.cut(buf)
+		if cut < 0 {
+			// No whole record in the buffer: grow it (a long record).
+			if cap(buf) >= maxRecord {
+				b := newBatch(nil, nil, line)
+				b.errs = append(b.errs, &SyntaxError{File: c.name, Line: line, Msg: fmt.Sprintf("record longer than %d bytes: skipped", maxRecord)})
+				b.final = false
+				close(b.ready)
+				select {
+				case c.order <- b:
+				case <-c.stop:
+					return
+				}
+				// Skip to the next newline.
+				for {
+					if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+						buf = append(buf[:0], buf[i+1:]...)
+						break
+					}
+					buf = buf[:0]
+					n, err := r.Read(buf[:cap(buf)])
+					buf = buf[:n]
+					total += int64(n)
+					if err != nil {
+						eof, readErr = true, err
+						break
+					}
+				}
+				line++
+				continue
+			}
+			nb := make([]byte, len(buf), 2*cap(buf))
+			copy(nb, buf)
+			buf = nb
+			bufp = &nb
 			continue
 		}
-		c.st.Rows++
-		return true
+		b := newBatch(buf[:cut], bufp, line)
+		b.quotes = bytes.IndexByte(b.chunk, '"') >= 0
+		line += int64(bytes.Count(b.chunk, []byte{'\n'}))
+		nbp := chunkPool.Get().(*[]byte)
+		nbuf := (*nbp)[:0]
+		if len(buf)-cut > cap(nbuf) {
+			nbuf = make([]byte, 0, 2*(len(buf)-cut))
+			nbp = &nbuf
+		}
+		nbuf = append(nbuf, buf[cut:]...)
+		if !send(b) {
+			return
+		}
+		buf, bufp = nbuf, nbp
 	}
 }
 
-func (c *CSVReader) parse(fields [][]byte, line int64) *SyntaxError {
-	if len(fields) != c.width {
-		return &SyntaxError{File: c.name, Line: line, Msg: fmt.Sprintf("want %d fields as in the header, got %d", c.width, len(fields))}
+// cut returns the length of the longest prefix of buf made of whole records
+// (ending in a newline outside quotes), or -1.
+func (c *CSVReader) cut(buf []byte) int {
+	i := bytes.LastIndexByte(buf, '\n')
+	if i < 0 {
+		return -1
 	}
-	col := func(i int) int { return c.offsets[i] + 1 }
-	m := fields[c.idxMetric]
-	if len(m) == 0 {
-		return &SyntaxError{File: c.name, Line: line, Column: col(c.idxMetric), Msg: "empty metric_name"}
+	if bytes.IndexByte(buf[:i], '"') < 0 {
+		return i + 1
 	}
-	ts := fields[c.idxTime]
-	if !bytes.Equal(ts, c.lastTS) || len(c.lastTS) == 0 {
-		ns, res, err := parseTimestamp(ts)
-		if err != nil {
-			return &SyntaxError{File: c.name, Line: line, Column: col(c.idxTime), Msg: fmt.Sprintf("timestamp %q: %v", trunc(ts), err)}
+	for i >= 0 {
+		if bytes.Count(buf[:i], []byte{'"'})%2 == 0 {
+			return i + 1
 		}
-		c.lastTS = append(c.lastTS[:0], ts...)
-		c.lastTSNS, c.lastRes = ns, res
+		i = bytes.LastIndexByte(buf[:i], '\n')
 	}
-	v, err := parseValue(fields[c.idxValue])
+	return -1
+}
+
+// csvWorker parses chunks; each worker has its own caches.
+type csvWorker struct {
+	c        *CSVReader
+	cols     *csvCols
+	metrics  *interner
+	lastM    string
+	lastTS   []byte
+	lastNS   int64
+	lastRes  int64
+	sp       splitter
+	tmpField [][]byte
+}
+
+func (w *csvWorker) init(c *CSVReader) {
+	w.c, w.cols, w.metrics = c, c.cols, newInterner()
+}
+
+func (w *csvWorker) parse(b *csvBatch) {
+	chunk := b.chunk
+	line := b.firstLine
+	if cap(b.recs) == 0 {
+		b.recs = make([]csvRec, 0, len(chunk)/64+16)
+	}
+	width := w.cols.width
+	for pos := 0; pos < len(chunk); {
+		rest := chunk[pos:]
+		var rec []byte
+		nl := bytes.IndexByte(rest, '\n')
+		if nl < 0 {
+			rec, pos = rest, len(chunk)
+		} else {
+			rec, pos = rest[:nl], pos+nl+1
+		}
+		lineNo := line
+		line++
+		if n := len(rec); n > 0 && rec[n-1] == '\r' {
+			rec = rec[:n-1]
+		}
+		if len(rec) == 0 {
+			continue
+		}
+		if b.quotes && bytes.IndexByte(rec, '"') >= 0 {
+			// A quoted record, possibly over several lines.
+			fields, offs, n, lines, err := w.sp.splitQuoted(rest, true)
+			pos = pos - len(rec) - 1 + n
+			if nl < 0 {
+				pos = len(chunk) - len(rest) + n
+			}
+			pos = min(pos, len(chunk))
+			line = lineNo + int64(lines)
+			if err != nil {
+				se := &SyntaxError{File: w.c.name, Line: lineNo, Msg: err.Error()}
+				var ce *colError
+				if errors.As(err, &ce) {
+					se.Column, se.Msg = ce.col, ce.msg
+				}
+				b.errs = append(b.errs, se)
+				continue
+			}
+			w.record(b, fields, offs, lineNo)
+			continue
+		}
+		var mf, tf, vf []byte
+		var mo, to, vo int
+		if w.cols.fast {
+			i1 := bytes.IndexByte(rec, ',')
+			i2 := -1
+			if i1 >= 0 {
+				i2 = bytes.IndexByte(rec[i1+1:], ',')
+			}
+			i3 := -1
+			if i2 >= 0 {
+				i2 += i1 + 1
+				i3 = bytes.IndexByte(rec[i2+1:], ',')
+				if i3 >= 0 {
+					i3 += i2 + 1
+				} else {
+					i3 = len(rec)
+				}
+			}
+			if i2 < 0 || bytes.Count(rec[i3:], []byte{','})+3 != width {
+				b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Msg: fmt.Sprintf("want %d fields as in the header, got %d", width, bytes.Count(rec, []byte{','})+1)})
+				continue
+			}
+			mf, tf, vf = rec[:i1], rec[i1+1:i2], rec[i2+1:i3]
+			mo, to, vo = 0, i1+1, i2+1
+		} else {
+			fields, offs := w.sp.split(rec)
+			if len(fields) != width {
+				b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Msg: fmt.Sprintf("want %d fields as in the header, got %d", width, len(fields))})
+				continue
+			}
+			mf, tf, vf = fields[w.cols.idxMetric], fields[w.cols.idxTime], fields[w.cols.idxValue]
+			mo, to, vo = offs[w.cols.idxMetric], offs[w.cols.idxTime], offs[w.cols.idxValue]
+		}
+		start := int32(len(chunk) - len(rest))
+		w.add(b, mf, tf, vf, mo, to, vo, start, start+int32(len(rec)), -1, lineNo)
+	}
+}
+
+// record adds a quoted record from its unescaped fields.
+func (w *csvWorker) record(b *csvBatch, fields [][]byte, offs []int, lineNo int64) {
+	if len(fields) != w.cols.width {
+		b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Msg: fmt.Sprintf("want %d fields as in the header, got %d", w.cols.width, len(fields))})
+		return
+	}
+	strs := make([]string, len(fields))
+	for i, f := range fields {
+		strs[i] = string(f)
+	}
+	ci, ti, vi := w.cols.idxMetric, w.cols.idxTime, w.cols.idxValue
+	b.quoted = append(b.quoted, strs)
+	w.add(b, fields[ci], fields[ti], fields[vi], offs[ci], offs[ti], offs[vi], 0, 0, int32(len(b.quoted)-1), lineNo)
+}
+
+func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, end, quoted int32, lineNo int64) {
+	if len(mf) == 0 {
+		b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Column: mo + 1, Msg: "empty metric_name"})
+		return
+	}
+	if len(w.lastTS) == 0 || !bytes.Equal(tf, w.lastTS) {
+		ns, res, err := parseTimestamp(tf)
+		if err != nil {
+			b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Column: to + 1, Msg: fmt.Sprintf("timestamp %q: %v", trunc(tf), err)})
+			return
+		}
+		w.lastTS = append(w.lastTS[:0], tf...)
+		w.lastNS, w.lastRes = ns, res
+	}
+	v, err := parseValue(vf)
 	if err != nil {
-		return &SyntaxError{File: c.name, Line: line, Column: col(c.idxValue), Msg: fmt.Sprintf("metric_value %q: %v", trunc(fields[c.idxValue]), err)}
+		b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Column: vo + 1, Msg: fmt.Sprintf("metric_value %q: %v", trunc(vf), err)})
+		return
 	}
-	c.s.Metric = c.in.intern(m)
-	c.s.TimeNS = c.lastTSNS
-	if c.lastRes > c.st.ResolutionNS {
-		c.st.ResolutionNS = c.lastRes
+	if w.lastM == "" || string(mf) != w.lastM {
+		w.lastM = w.metrics.intern(mf)
 	}
-	c.s.Value = v
-	for j, i := range c.tagIdx {
-		c.s.Tags.Values[j] = c.in.intern(fields[i])
+	if w.lastRes > b.maxRes {
+		b.maxRes = w.lastRes
 	}
-	c.s.Tags.Extra = ""
-	if c.idxExtra >= 0 {
-		c.s.Tags.Extra = c.in.intern(fields[c.idxExtra])
-	}
-	c.s.Tags.Metadata = ""
-	if c.idxMeta >= 0 && len(fields[c.idxMeta]) > 0 {
-		c.s.Tags.Metadata = string(fields[c.idxMeta])
-	}
-	return nil
+	b.recs = append(b.recs, csvRec{metric: w.lastM, ts: w.lastNS, val: v, start: start, end: end, quoted: quoted})
 }
 
 func trunc(b []byte) string {
@@ -229,6 +527,52 @@ func trunc(b []byte) string {
 		return string(b[:40]) + "…"
 	}
 	return string(b)
+}
+
+// Next advances to the next valid row. Malformed rows are recorded in Stats
+// and skipped.
+func (c *CSVReader) Next() bool {
+	for {
+		if c.cur != nil && c.idx < len(c.cur.recs) {
+			r := &c.cur.recs[c.idx]
+			c.idx++
+			c.s.Metric, c.s.TimeNS, c.s.Value = r.metric, r.ts, r.val
+			if r.quoted >= 0 {
+				c.row.set(nil, c.cur.quoted[r.quoted])
+			} else {
+				c.row.set(c.cur.chunk[r.start:r.end], nil)
+			}
+			c.st.Rows++
+			return true
+		}
+		if c.cur != nil {
+			c.cur.release()
+		}
+		c.cur = nil
+		if c.err != nil {
+			return false
+		}
+		b, ok := <-c.order
+		if !ok {
+			return false
+		}
+		<-b.ready
+		for _, e := range b.errs {
+			c.st.record(e)
+		}
+		if b.maxRes > c.st.ResolutionNS {
+			c.st.ResolutionNS = b.maxRes
+		}
+		if b.final {
+			c.st.Bytes = b.bytes
+			c.st.Truncated = b.truncated
+			c.st.Warnings = append(c.st.Warnings, b.warnings...)
+			if b.readErr != nil {
+				c.err = fmt.Errorf("%s: %w", c.name, b.readErr)
+			}
+		}
+		c.cur, c.idx = b, 0
+	}
 }
 
 // Sample returns the current sample; it is valid until the next call to Next.
@@ -240,130 +584,143 @@ func (c *CSVReader) Err() error { return c.err }
 // Stats returns the counts so far.
 func (c *CSVReader) Stats() Stats { return c.st }
 
-// Close does nothing: the caller owns r.
-func (c *CSVReader) Close() error { return nil }
-
-// fill reads more input after compacting the unread bytes to the front.
-func (c *CSVReader) fill() {
-	if c.pos > 0 {
-		n := copy(c.buf, c.buf[c.pos:c.end])
-		c.pos, c.end = 0, n
-	}
-	if c.end == len(c.buf) {
-		if len(c.buf) >= maxRecord {
-			return
-		}
-		nb := make([]byte, 2*len(c.buf))
-		copy(nb, c.buf[:c.end])
-		c.buf = nb
-	}
-	n, err := c.r.Read(c.buf[c.end:])
-	c.end += n
-	c.st.Bytes += int64(n)
-	if err != nil {
-		c.eof = true
-		var te *TruncatedError
-		switch {
-		case errors.As(err, &te):
-			c.truncated = true
-			c.st.Truncated = true
-			c.st.Warnings = append(c.st.Warnings, te.Error()+"; the rows before the cut are analysed")
-		case err != io.EOF:
-			c.readErr = err
-		}
-	}
+// Close stops the reading goroutines. The caller owns the underlying reader.
+func (c *CSVReader) Close() error {
+	c.once.Do(func() { close(c.stop) })
+	return nil
 }
 
-// record returns the fields of the next record (slices valid until the
-// next call). ok is false at the end of input. err is a record-level syntax
-// problem; the record has been consumed.
-func (c *CSVReader) record() (fields [][]byte, ok bool, err error) {
-	for {
-		rest := c.buf[c.pos:c.end]
-		nl := bytes.IndexByte(rest, '\n')
-		var line []byte
-		switch {
-		case nl >= 0:
-			line = rest[:nl]
-		case c.eof:
-			if len(rest) == 0 {
-				return nil, false, nil
-			}
-			if c.truncated {
-				// The last line was cut by the truncation: its last field
-				// may be a prefix of a number. Drop it.
-				c.pos = c.end
-				c.line++
-				return nil, false, fmt.Errorf("last line cut short by the truncated stream (%d bytes dropped)", len(rest))
-			}
-			line = rest
-		default:
-			if len(rest) >= maxRecord {
-				c.pos = c.end
-				c.skipToNewline()
-				c.line++
-				return nil, false, fmt.Errorf("record longer than %d bytes", maxRecord)
-			}
-			c.fill()
+// lazyRow decodes the tag columns of the current record on demand, on the
+// consumer's goroutine. Each column remembers its last value, so a value
+// repeated row after row costs one comparison.
+type lazyRow struct {
+	cols   *csvCols
+	line   []byte
+	fields []string
+	starts []int // start of each field found so far; the next one's start is scanned on demand
+	last   [][]string // per column, a few recent values
+	lastX  string
+	lastMd string
+	in     *interner
+}
+
+func (l *lazyRow) init(cols *csvCols) {
+	l.cols = cols
+	l.last = make([][]string, len(cols.tagIdx))
+	l.in = newInterner()
+}
+
+func (l *lazyRow) set(line []byte, fields []string) {
+	l.line, l.fields = line, fields
+	l.starts = append(l.starts[:0], 0)
+}
+
+// field returns field j of the current unquoted record, scanning only as
+// far as field j's end.
+func (l *lazyRow) field(j int) []byte {
+	for len(l.starts) <= j+1 {
+		from := l.starts[len(l.starts)-1]
+		if from > len(l.line) {
+			return nil
+		}
+		i := bytes.IndexByte(l.line[from:], ',')
+		if i < 0 {
+			l.starts = append(l.starts, len(l.line)+1)
 			continue
 		}
-		if bytes.IndexByte(line, '"') < 0 {
-			c.pos += len(line)
-			if nl >= 0 {
-				c.pos++
-			}
-			c.line++
-			return c.split(bytes.TrimSuffix(line, []byte{'\r'})), true, nil
-		}
-		// Quoted fields may span lines: parse from rest.
-		fields, n, lines, qerr := c.splitQuoted(rest, c.eof)
-		if qerr == errNeedMore {
-			if len(rest) >= maxRecord {
-				c.pos = c.end
-				c.line++
-				return nil, false, fmt.Errorf("record longer than %d bytes", maxRecord)
-			}
-			c.fill()
-			continue
-		}
-		c.pos += n
-		c.line += int64(lines)
-		if qerr != nil {
-			return nil, true, qerr
-		}
-		return fields, true, nil
+		l.starts = append(l.starts, from+i+1)
 	}
+	a, b := l.starts[j], l.starts[j+1]-1
+	if a > len(l.line) {
+		return nil
+	}
+	return l.line[a:b]
 }
 
-func (c *CSVReader) skipToNewline() {
-	for !c.eof {
-		c.fill()
-		if i := bytes.IndexByte(c.buf[c.pos:c.end], '\n'); i >= 0 {
-			c.pos += i + 1
-			return
-		}
-		c.pos = c.end
+func (l *lazyRow) value(i int) string {
+	j := l.cols.tagIdx[i]
+	if l.fields != nil {
+		return l.in.intern([]byte(l.fields[j]))
 	}
+	f := l.field(j)
+	recent := l.last[i]
+	for k, v := range recent {
+		if string(f) == v {
+			if k > 0 { // move to front
+				copy(recent[1:k+1], recent[:k])
+				recent[0] = v
+			}
+			return v
+		}
+	}
+	v := l.in.intern(f)
+	if len(recent) < recentValues {
+		recent = append(recent, "")
+	}
+	copy(recent[1:], recent)
+	recent[0] = v
+	l.last[i] = recent
+	return v
 }
 
-func (c *CSVReader) split(line []byte) [][]byte {
-	c.fields = c.fields[:0]
-	c.offsets = c.offsets[:0]
+// recentValues is how many recent values of each tag column are compared
+// before the interning map is asked: enough for a handful of endpoints.
+const recentValues = 8
+
+func (l *lazyRow) extra() string {
+	j := l.cols.idxExtra
+	if j < 0 {
+		return ""
+	}
+	if l.fields != nil {
+		return l.fields[j]
+	}
+	f := l.field(j)
+	if string(f) != l.lastX {
+		l.lastX = l.in.intern(f)
+	}
+	return l.lastX
+}
+
+func (l *lazyRow) metadata() string {
+	j := l.cols.idxMeta
+	if j < 0 {
+		return ""
+	}
+	if l.fields != nil {
+		return l.fields[j]
+	}
+	f := l.field(j)
+	if string(f) != l.lastMd {
+		l.lastMd = string(f)
+	}
+	return l.lastMd
+}
+
+// splitter splits records into fields, reusing its buffers.
+type splitter struct {
+	fields  [][]byte
+	offsets []int
+	scratch []byte
+}
+
+// split splits an unquoted record at commas.
+func (s *splitter) split(line []byte) ([][]byte, []int) {
+	s.fields = s.fields[:0]
+	s.offsets = s.offsets[:0]
 	off := 0
 	for {
 		i := bytes.IndexByte(line[off:], ',')
 		if i < 0 {
-			c.fields = append(c.fields, line[off:])
-			c.offsets = append(c.offsets, off)
-			return c.fields
+			s.fields = append(s.fields, line[off:])
+			s.offsets = append(s.offsets, off)
+			return s.fields, s.offsets
 		}
-		c.fields = append(c.fields, line[off:off+i])
-		c.offsets = append(c.offsets, off)
+		s.fields = append(s.fields, line[off:off+i])
+		s.offsets = append(s.offsets, off)
 		off += i + 1
 	}
 }
-
-var errNeedMore = errors.New("need more input")
 
 // colError is a record-level syntax error at a known column.
 type colError struct {
@@ -375,35 +732,37 @@ func (e *colError) Error() string { return fmt.Sprintf("column %d: %s", e.col, e
 
 // splitQuoted parses one RFC 4180 record from b (as Go's encoding/csv
 // writes it: a field is quoted when it holds a comma, a quote, a CR or LF,
-// or starts with a space; quotes inside are doubled). It returns the bytes
-// consumed, including the final newline, and the number of newlines.
-func (c *CSVReader) splitQuoted(b []byte, atEOF bool) (fields [][]byte, n, lines int, err error) {
-	c.fields = c.fields[:0]
-	c.offsets = c.offsets[:0]
-	c.scratch = c.scratch[:0]
+// or starts with a space; quotes inside are doubled). It returns the
+// fields, their byte columns, the bytes consumed including the final
+// newline, and the number of lines the record took. b holds whole records,
+// so running out of input inside quotes is an unterminated field.
+func (s *splitter) splitQuoted(b []byte, _ bool) (fields [][]byte, offs []int, n, lines int, err error) {
+	s.fields = s.fields[:0]
+	s.offsets = s.offsets[:0]
+	s.scratch = s.scratch[:0]
 	i := 0
 	lineStart := 0
+	skipLine := func(from int) int {
+		if end := bytes.IndexByte(b[from:], '\n'); end >= 0 {
+			return from + end + 1
+		}
+		return len(b)
+	}
 	for {
-		c.offsets = append(c.offsets, i-lineStart)
+		s.offsets = append(s.offsets, i-lineStart)
 		if i < len(b) && b[i] == '"' {
-			start := len(c.scratch)
+			start := len(s.scratch)
 			j := i + 1
 			for {
 				if j >= len(b) {
-					if atEOF {
-						return nil, len(b), lines + 1, errUnterminated
-					}
-					return nil, 0, 0, errNeedMore
+					return nil, nil, len(b), lines + 1, errUnterminated
 				}
 				ch := b[j]
 				if ch == '"' {
 					if j+1 < len(b) && b[j+1] == '"' {
-						c.scratch = append(c.scratch, '"')
+						s.scratch = append(s.scratch, '"')
 						j += 2
 						continue
-					}
-					if j+1 >= len(b) && !atEOF {
-						return nil, 0, 0, errNeedMore
 					}
 					j++
 					break
@@ -412,61 +771,40 @@ func (c *CSVReader) splitQuoted(b []byte, atEOF bool) (fields [][]byte, n, lines
 					lines++
 					lineStart = j + 1
 				}
-				c.scratch = append(c.scratch, ch)
+				s.scratch = append(s.scratch, ch)
 				j++
 			}
-			c.fields = append(c.fields, c.scratch[start:len(c.scratch):len(c.scratch)])
+			s.fields = append(s.fields, s.scratch[start:len(s.scratch):len(s.scratch)])
 			i = j
 			if i < len(b) && b[i] == '\r' {
 				i++
 			}
 			if i >= len(b) {
-				if !atEOF {
-					return nil, 0, 0, errNeedMore
-				}
-				return c.fields, i, lines + 1, nil
+				return s.fields, s.offsets, i, lines + 1, nil
 			}
 			switch b[i] {
 			case ',':
 				i++
 				continue
 			case '\n':
-				return c.fields, i + 1, lines + 1, nil
+				return s.fields, s.offsets, i + 1, lines + 1, nil
 			default:
-				end := bytes.IndexByte(b[i:], '\n')
-				if end < 0 {
-					if !atEOF {
-						return nil, 0, 0, errNeedMore
-					}
-					return nil, len(b), lines + 1, &colError{i - lineStart + 1, fmt.Sprintf("extraneous character %q after a quoted field", b[i])}
-				}
-				return nil, i + end + 1, lines + 1, &colError{i - lineStart + 1, fmt.Sprintf("extraneous character %q after a quoted field", b[i])}
+				return nil, nil, skipLine(i), lines + 1, &colError{i - lineStart + 1, fmt.Sprintf("extraneous character %q after a quoted field", b[i])}
 			}
 		}
-		// Unquoted field.
 		j := i
 		for j < len(b) && b[j] != ',' && b[j] != '\n' {
 			if b[j] == '"' {
-				end := bytes.IndexByte(b[j:], '\n')
-				if end < 0 {
-					if !atEOF {
-						return nil, 0, 0, errNeedMore
-					}
-					return nil, len(b), lines + 1, &colError{j - lineStart + 1, "bare quote in an unquoted field"}
-				}
-				return nil, j + end + 1, lines + 1, &colError{j - lineStart + 1, "bare quote in an unquoted field"}
+				return nil, nil, skipLine(j), lines + 1, &colError{j - lineStart + 1, "bare quote in an unquoted field"}
 			}
 			j++
 		}
-		if j >= len(b) && !atEOF {
-			return nil, 0, 0, errNeedMore
-		}
-		c.fields = append(c.fields, bytes.TrimSuffix(b[i:j], []byte{'\r'}))
+		s.fields = append(s.fields, bytes.TrimSuffix(b[i:j], []byte{'\r'}))
 		if j >= len(b) {
-			return c.fields, j, lines + 1, nil
+			return s.fields, s.offsets, j, lines + 1, nil
 		}
 		if b[j] == '\n' {
-			return c.fields, j + 1, lines + 1, nil
+			return s.fields, s.offsets, j + 1, lines + 1, nil
 		}
 		i = j + 1
 	}

@@ -22,7 +22,7 @@ func readString(t *testing.T, in string) ([]Sample, Stats) {
 	var out []Sample
 	for r.Next() {
 		s := *r.Sample()
-		s.Tags.Values = append([]string(nil), s.Tags.Values...)
+		s.Tags = NewTags(s.Tags.Keys(), s.Tags.AppendValues(nil), s.Tags.Extra(), s.Tags.Metadata())
 		out = append(out, s)
 	}
 	if err := r.Err(); err != nil {

@@ -41,13 +41,13 @@ type MetricInfo struct {
 // remembered (see Metrics) and are not samples.
 //
 // Tags: a JSON point carries all its tags, system and user, in one object.
-// They are returned as tag columns (Tags.Keys/Values). The columns of a file
+// They are returned as tag columns (Tags.Key/Value). The columns of a file
 // start with k6's default system tags in the order of the default CSV header
 // (check … url) and grow, at the end, with each new key the file uses; an
 // index into Keys therefore stays valid for the whole file. A tag a point
 // lacks has an empty value, as in the CSV. Past maxJSONTagColumns distinct
-// keys, further keys go to Tags.Extra as "k=v&k=v". The point's metadata
-// object (k6 v0.41+: vu, iter, …) goes to Tags.Metadata as "k=v&k=v".
+// keys, further keys go to the extra tags as "k=v&k=v". The point's metadata
+// object (k6 v0.41+: vu, iter, …) goes to the metadata as "k=v&k=v".
 //
 // The hot path is a hand-written scanner for the Point shape that neither
 // allocates nor reflects; a line it does not recognise (escapes in strings,
@@ -91,6 +91,13 @@ type K6JSONReader struct {
 	err error
 }
 
+// jsonBufSize is the initial read buffer; it grows to hold the longest
+// line, up to jsonMaxLine bytes.
+const (
+	jsonBufSize = 256 << 10
+	jsonMaxLine = 16 << 20
+)
+
 // maxJSONTagColumns caps the tag columns of one JSON file; keys past it go
 // to Tags.Extra so that a file with unbounded tag keys keeps bounded memory.
 const maxJSONTagColumns = 256
@@ -104,7 +111,7 @@ var k6DefaultTagColumns = []string{"check", "error", "error_code", "expected_res
 // errors and in Sample.Source. Nothing is read until the first Next.
 func NewK6JSONReader(r io.Reader, name string) *K6JSONReader {
 	j := &K6JSONReader{
-		name: name, r: r, buf: make([]byte, csvBufSize), line: 1,
+		name: name, r: r, buf: make([]byte, 256<<10), line: 1,
 		in: newInterner(), keyIdx: map[string]int{},
 		metrics: map[string]MetricInfo{}, undeclared: map[string]bool{},
 		maxDigits: -1,
@@ -259,16 +266,22 @@ func appendPair(dst, k, v []byte) []byte {
 }
 
 func (j *K6JSONReader) finishTags() {
-	j.s.Tags.Keys = j.keys
-	j.s.Tags.Values = j.vals
-	j.s.Tags.Extra = ""
+	var extra, meta string
 	if len(j.extra) > 0 {
-		j.s.Tags.Extra = string(j.extra)
+		extra = string(j.extra)
 	}
-	j.s.Tags.Metadata = ""
 	if len(j.meta) > 0 {
-		j.s.Tags.Metadata = string(j.meta)
+		meta = string(j.meta)
 	}
+	j.s.Tags = NewTags(j.keys, j.vals, extra, meta)
+}
+
+// truncBytes quotes at most 40 bytes of b for a message.
+func truncBytes(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:40]) + "…"
+	}
+	return string(b)
 }
 
 // setTime parses a Point's time (cached: the points of one request share
@@ -311,11 +324,11 @@ func (j *K6JSONReader) nextLine() (line []byte, ok bool, err error) {
 			}
 			return rest, true, nil
 		}
-		if len(rest) >= maxRecord {
+		if len(rest) >= jsonMaxLine {
 			j.pos = j.end
 			j.skipToNewline()
 			j.line++
-			return nil, false, fmt.Errorf("line longer than %d bytes", maxRecord)
+			return nil, false, fmt.Errorf("line longer than %d bytes", jsonMaxLine)
 		}
 		j.fill()
 	}
@@ -339,7 +352,7 @@ func (j *K6JSONReader) fill() {
 		j.pos, j.end = 0, n
 	}
 	if j.end == len(j.buf) {
-		if len(j.buf) >= maxRecord {
+		if len(j.buf) >= jsonMaxLine {
 			return
 		}
 		nb := make([]byte, 2*len(j.buf))
@@ -588,7 +601,7 @@ func scanString(b []byte, i int) ([]byte, int, bool) {
 }
 
 // scanNumber scans a JSON number (RFC 8259 grammar) and returns its value
-// exactly as strconv.ParseFloat would.
+// as strconv.ParseFloat (and so encoding/json) rounds it.
 func scanNumber(b []byte, i int) (float64, int, bool) {
 	start := i
 	if i < len(b) && b[i] == '-' {
@@ -606,7 +619,6 @@ func scanNumber(b []byte, i int) (float64, int, bool) {
 	default:
 		return 0, i, false
 	}
-	simple := true
 	if i < len(b) && b[i] == '.' {
 		i++
 		d := i
@@ -618,7 +630,6 @@ func scanNumber(b []byte, i int) (float64, int, bool) {
 		}
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		simple = false
 		i++
 		if i < len(b) && (b[i] == '+' || b[i] == '-') {
 			i++
@@ -632,13 +643,7 @@ func scanNumber(b []byte, i int) (float64, int, bool) {
 		}
 	}
 	num := b[start:i]
-	var v float64
-	var err error
-	if simple {
-		v, err = parseValue(num)
-	} else {
-		v, err = strconv.ParseFloat(unsafe.String(&num[0], len(num)), 64)
-	}
+	v, err := strconv.ParseFloat(unsafe.String(&num[0], len(num)), 64)
 	if err != nil {
 		return 0, i, false
 	}
@@ -860,10 +865,10 @@ func parseJSONTime(b []byte) (ns int64, digits int, err error) {
 	}
 	t, perr := time.Parse(time.RFC3339Nano, string(b))
 	if perr != nil {
-		return 0, 0, fmt.Errorf("time %q: want RFC 3339, e.g. \"2006-01-02T15:04:05.999999999Z07:00\"", trunc(b))
+		return 0, 0, fmt.Errorf("time %q: want RFC 3339, e.g. \"2006-01-02T15:04:05.999999999Z07:00\"", truncBytes(b))
 	}
 	if y := t.Year(); y < 1678 || y > 2261 {
-		return 0, 0, fmt.Errorf("time %q: year out of the range 1678–2261 that nanoseconds since 1970 can hold", trunc(b))
+		return 0, 0, fmt.Errorf("time %q: year out of the range 1678–2261 that nanoseconds since 1970 can hold", truncBytes(b))
 	}
 	if dot := bytes.IndexAny(b, ".,"); dot >= 0 {
 		k := dot + 1

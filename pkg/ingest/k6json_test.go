@@ -128,10 +128,10 @@ func TestK6JSONTagsAPI(t *testing.T) {
 			t.Errorf("first Get(%q) = %q, %v; want %q, %v", c.key, v, ok, c.v, c.ok)
 		}
 	}
-	if s.Tags.Metadata != "vu=3" {
-		t.Errorf("Metadata = %q, want vu=3", s.Tags.Metadata)
+	if s.Tags.Metadata() != "vu=3" {
+		t.Errorf("Metadata = %q, want vu=3", s.Tags.Metadata())
 	}
-	zeta := slices.Index(s.Tags.Keys, "zeta")
+	zeta := slices.Index(s.Tags.Keys(), "zeta")
 	if zeta < len(k6DefaultTagColumns) {
 		t.Errorf("new key zeta at column %d, want after the %d default columns", zeta, len(k6DefaultTagColumns))
 	}
@@ -139,14 +139,14 @@ func TestK6JSONTagsAPI(t *testing.T) {
 		t.Fatal("no second sample")
 	}
 	s = r.Sample()
-	if s.Tags.Keys[zeta] != "zeta" || s.Tags.Values[zeta] != "" {
-		t.Errorf("column %d on the second sample = %q=%q, want zeta= (stable index, value reset)", zeta, s.Tags.Keys[zeta], s.Tags.Values[zeta])
+	if s.Tags.Key(zeta) != "zeta" || s.Tags.Value(zeta) != "" {
+		t.Errorf("column %d on the second sample = %q=%q, want zeta= (stable index, value reset)", zeta, s.Tags.Key(zeta), s.Tags.Value(zeta))
 	}
 	if v, _ := s.Tags.Get("status"); v != "" {
 		t.Errorf("status leaked from the previous sample: %q", v)
 	}
-	if s.Tags.Metadata != "" {
-		t.Errorf("Metadata leaked: %q", s.Tags.Metadata)
+	if s.Tags.Metadata() != "" {
+		t.Errorf("Metadata leaked: %q", s.Tags.Metadata())
 	}
 }
 
@@ -443,7 +443,7 @@ func FuzzJSON(f *testing.F) {
 			}
 			a, b := fast.Sample(), slow.Sample()
 			if a.Metric != b.Metric || a.TimeNS != b.TimeNS || math.Float64bits(a.Value) != math.Float64bits(b.Value) ||
-				tagString(a) != tagString(b) || pairsCanon(a.Tags.Metadata) != pairsCanon(b.Tags.Metadata) {
+				tagString(a) != tagString(b) || pairsCanon(a.Tags.Metadata()) != pairsCanon(b.Tags.Metadata()) {
 				t.Fatalf("%q:\nfast %+v\nslow %+v", line, *a, *b)
 			}
 		}

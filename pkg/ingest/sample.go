@@ -43,44 +43,85 @@ func (s *Sample) Time() time.Time { return time.Unix(0, s.TimeNS).UTC() }
 // output, so lookups never depend on it).
 //
 // An empty column value means the sample lacks that tag (k6 writes absent
-// and empty tags the same way in CSV).
+// and empty tags the same way in CSV). Read tags through the methods: the
+// CSV reader decodes a column only when it is asked for, which is most of
+// its speed. Values returned are interned and may be kept.
 type Tags struct {
-	// Keys and Values are the tag columns, index-aligned. Keys is shared by
-	// every sample of one file and must not be modified.
-	Keys, Values []string
-	// Extra is the raw extra_tags field ("k=v&k=v"), or "".
-	Extra string
-	// Metadata is the raw metadata field ("k=v&k=v"), or "". k6 writes the
-	// non-indexable tags vu and iter and exec.vu.metrics.metadata here.
-	Metadata string
+	keys  []string
+	vals  []string // eager readers
+	extra string
+	meta  string
+	lazy  *lazyRow // the CSV reader: values decoded on demand
+}
+
+// NewTags returns a tag set with the given columns (keys and values
+// index-aligned) and raw "k=v&k=v" extra tags and metadata. keys and values
+// are used, not copied.
+func NewTags(keys, values []string, extra, metadata string) Tags {
+	return Tags{keys: keys, vals: values, extra: extra, meta: metadata}
+}
+
+// Len returns the number of tag columns (values may be empty).
+func (t *Tags) Len() int { return len(t.keys) }
+
+// Key returns the name of column i.
+func (t *Tags) Key(i int) string { return t.keys[i] }
+
+// Keys returns the column names, shared by every sample of a file; do not
+// modify it.
+func (t *Tags) Keys() []string { return t.keys }
+
+// Value returns the value of column i ("" when the sample lacks the tag).
+func (t *Tags) Value(i int) string {
+	if t.lazy != nil {
+		return t.lazy.value(i)
+	}
+	return t.vals[i]
+}
+
+// Extra returns the raw extra_tags field ("k=v&k=v"), or "".
+func (t *Tags) Extra() string {
+	if t.lazy != nil {
+		return t.lazy.extra()
+	}
+	return t.extra
+}
+
+// Metadata returns the raw metadata field ("k=v&k=v"), or "". k6 writes
+// the non-indexable tags vu and iter and exec.vu.metrics.metadata here.
+func (t *Tags) Metadata() string {
+	if t.lazy != nil {
+		return t.lazy.metadata()
+	}
+	return t.meta
 }
 
 // Get returns the value of tag key and whether the sample has it with a
 // non-empty value. Columns are searched first, then the extra tags, then the
 // metadata.
 func (t *Tags) Get(key string) (string, bool) {
-	for i, k := range t.Keys {
+	for i, k := range t.keys {
 		if k == key {
-			v := t.Values[i]
+			v := t.Value(i)
 			return v, v != ""
 		}
 	}
-	if v, ok := lookupPairs(t.Extra, key); ok {
+	if v, ok := lookupPairs(t.Extra(), key); ok {
 		return v, true
 	}
-	return lookupPairs(t.Metadata, key)
+	return lookupPairs(t.Metadata(), key)
 }
 
 // Each calls fn for every non-empty tag: columns, then extra tags, then
 // metadata (with metadata true).
 func (t *Tags) Each(fn func(key, value string, metadata bool)) {
-	for i, k := range t.Keys {
-		if t.Values[i] != "" {
-			fn(k, t.Values[i], false)
+	for i, k := range t.keys {
+		if v := t.Value(i); v != "" {
+			fn(k, v, false)
 		}
 	}
-	eachPair(t.Extra, func(k, v string) { fn(k, v, false) })
-	eachPair(t.Metadata, func(k, v string) { fn(k, v, true) })
+	eachPair(t.Extra(), func(k, v string) { fn(k, v, false) })
+	eachPair(t.Metadata(), func(k, v string) { fn(k, v, true) })
 }
 
 // lookupPairs finds key in a k6 "k=v&k=v" string. A pair splits at its
@@ -208,4 +249,12 @@ type Reader interface {
 	Stats() Stats
 	// Close releases the underlying files.
 	Close() error
+}
+
+// AppendValues appends the value of every column to dst and returns it.
+func (t *Tags) AppendValues(dst []string) []string {
+	for i := range t.keys {
+		dst = append(dst, t.Value(i))
+	}
+	return dst
 }

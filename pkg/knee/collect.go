@@ -27,6 +27,8 @@ type Collector struct {
 	metric  string
 	secs    map[int64]*second
 	sources map[string]int
+	lastK   int64
+	lastS   *second
 
 	overall     sketch.Sketch
 	overallOK   sketch.Sketch
@@ -70,11 +72,15 @@ func (c *Collector) sec(ns int64) *second {
 	if ns < 0 && ns%1e9 != 0 {
 		k--
 	}
+	if c.lastS != nil && k == c.lastK {
+		return c.lastS
+	}
 	s := c.secs[k]
 	if s == nil {
 		s = &second{}
 		c.secs[k] = s
 	}
+	c.lastK, c.lastS = k, s
 	return s
 }
 

@@ -174,7 +174,7 @@ func synth(levels []float64, secs int, capacity float64, lat func(rate float64) 
 				if !ok {
 					vals = []string{"false", "503", "menu"}
 				}
-				tags := ingest.Tags{Keys: keys, Values: vals}
+				tags := ingest.NewTags(keys, vals, "", "")
 				c.Add(&ingest.Sample{Metric: "http_reqs", TimeNS: ts, Value: 1, Tags: tags})
 				c.Add(&ingest.Sample{Metric: "http_req_duration", TimeNS: ts, Value: lat(rate) * (0.9 + 0.2*float64(i%10)/9), Tags: tags})
 				c.Add(&ingest.Sample{Metric: "iterations", TimeNS: ts, Value: 1})
