@@ -597,7 +597,7 @@ type lazyRow struct {
 	cols   *csvCols
 	line   []byte
 	fields []string
-	starts []int // start of each field found so far; the next one's start is scanned on demand
+	starts []int      // start of each field found so far; the next one's start is scanned on demand
 	last   [][]string // per column, a few recent values
 	lastX  string
 	lastMd string
