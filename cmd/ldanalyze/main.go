@@ -68,5 +68,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 func commands(e *env) []*cli.Command {
 	return []*cli.Command{
 		kneeCommand(e),
+		costCommand(e),
 	}
 }

@@ -176,3 +176,45 @@ func TestREADMECommands(t *testing.T) {
 		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestDistributedRun splits one k6 CSV into two files the way execution
+// segments split work (each row goes to one instance) and checks that the
+// two files given together give the same analysis as the whole.
+func TestDistributedRun(t *testing.T) {
+	whole, errOut, code := runCLI(t, "", "knee", "--format", "json", td+"timefmt_rfc3339_nano.csv")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	b, err := os.ReadFile(td + "timefmt_rfc3339_nano.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	parts := [2]strings.Builder{}
+	for i, l := range lines[1:] {
+		parts[i%2].WriteString(l)
+	}
+	dir := t.TempDir()
+	var paths []string
+	for i := range parts {
+		p := filepath.Join(dir, "segment"+string(rune('a'+i))+".csv")
+		if err := os.WriteFile(p, []byte(lines[0]+parts[i].String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	split, errOut, code := runCLI(t, "", append([]string{"knee", "--format", "json"}, paths...)...)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	strip := func(s string) string { // the input block names the files
+		var m map[string]any
+		json.Unmarshal([]byte(s), &m)
+		delete(m, "input")
+		out, _ := json.Marshal(m)
+		return string(out)
+	}
+	if strip(whole) != strip(split) {
+		t.Errorf("split run differs from the whole:\n%s\n%s", strip(whole), strip(split))
+	}
+}
