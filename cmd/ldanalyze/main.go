@@ -68,6 +68,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 func commands(e *env) []*cli.Command {
 	return []*cli.Command{
 		kneeCommand(e),
+		checkCommand(e),
 		costCommand(e),
 	}
 }

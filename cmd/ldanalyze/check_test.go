@@ -1,0 +1,197 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// checkCSV is a k6 CSV (default 19-column header) of an open-model run:
+// rate iterations a second for secs seconds, one GET menu of 12 ms per
+// iteration, vus 1 of vus_max 5; the requests of second failAt (if ≥ 0)
+// get status 429 and a failed check.
+func checkCSV(rate, secs, failAt int) string {
+	var b strings.Builder
+	b.WriteString("metric_name,timestamp,metric_value,check,error,error_code,expected_response,group,method,name,proto,scenario,service,status,subproto,tls_version,url,extra_tags,metadata\n")
+	const t0 = 1796004000
+	for s := range secs {
+		ts := t0 + s
+		fmt.Fprintf(&b, "vus,%d,1.000000,,,,,,,,,,,,,,,,\n", ts)
+		fmt.Fprintf(&b, "vus_max,%d,5.000000,,,,,,,,,,,,,,,,\n", ts)
+		for range rate {
+			status, exp, code, pass := "200", "true", "", "1"
+			if s == failAt {
+				status, exp, code, pass = "429", "false", "1429", "0"
+			}
+			tags := fmt.Sprintf(",,,%s,%s,,GET,menu,HTTP/1.1,default,,%s,,,menu,,", code, exp, status)
+			fmt.Fprintf(&b, "http_reqs,%d,1.000000%s\n", ts, tags)
+			fmt.Fprintf(&b, "http_req_duration,%d,12.000000%s\n", ts, tags)
+			fmt.Fprintf(&b, "checks,%d,%s.000000,status is 200,,,,,,,,default,,,,,,,\n", ts, pass)
+			fmt.Fprintf(&b, "iterations,%d,1.000000,,,,,,,,,default,,,,,,,\n", ts)
+			fmt.Fprintf(&b, "iteration_duration,%d,13.000000,,,,,,,,,default,,,,,,,\n", ts)
+		}
+	}
+	return b.String()
+}
+
+type checkDoc struct {
+	Checks []struct {
+		ID       string             `json:"id"`
+		Status   string             `json:"status"`
+		Evidence map[string]float64 `json:"evidence"`
+		Message  string             `json:"message"`
+	} `json:"checks"`
+}
+
+func checkStatuses(t *testing.T, out string) (map[string]string, checkDoc) {
+	t.Helper()
+	var d checkDoc
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("not the JSON contract: %v\n%s", err, out)
+	}
+	st := map[string]string{}
+	for _, c := range d.Checks {
+		if c.ID == "" || c.Status == "" || c.Message == "" || c.Evidence == nil {
+			t.Errorf("check %+v lacks id, status, evidence or message", c)
+		}
+		st[c.ID] = c.Status
+	}
+	return st, d
+}
+
+// TestCheckHealthy: 20 it/s for 40 s, all 200: every check ok (generator
+// n/a, no generator data), exit 0.
+func TestCheckHealthy(t *testing.T) {
+	out, errs, code := runCLI(t, checkCSV(20, 40, -1), "check", "--format", "json", "-")
+	if code != 0 {
+		t.Fatalf("exit %d, want 0; stderr %s", code, errs)
+	}
+	st, _ := checkStatuses(t, out)
+	for _, id := range []string{"model", "duration", "resolution", "coordinated-omission", "dropped-iterations", "checks", "errors", "rate-limited", "summary-vs-knee", "cardinality"} {
+		if st[id] != "ok" {
+			t.Errorf("%s: %q, want ok", id, st[id])
+		}
+	}
+	if st["generator"] != "n/a" {
+		t.Errorf("generator: %q, want n/a", st["generator"])
+	}
+}
+
+// TestCheckFailingExit: the same run with the 20 requests of second 30
+// answered 429: 20 of 800 = 2.5 % failed, so checks, errors (≥ 1 %) fail
+// and the exit code is 1; rate-limited warns (2.5 % < 5 %) with 20 429s.
+func TestCheckFailingExit(t *testing.T) {
+	out, errs, code := runCLI(t, checkCSV(20, 40, 30), "check", "--format", "json", "-")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr %s", code, errs)
+	}
+	if !strings.Contains(errs, "failed checks: checks, errors") {
+		t.Errorf("stderr %q does not name the failed checks", errs)
+	}
+	st, d := checkStatuses(t, out)
+	if st["checks"] != "fail" || st["errors"] != "fail" || st["rate-limited"] != "warn" {
+		t.Errorf("statuses %v", st)
+	}
+	for _, c := range d.Checks {
+		if c.ID == "rate-limited" && (c.Evidence["status_429"] != 20 || c.Evidence["status_429{name:menu}"] != 20 || c.Evidence["first_429_s"] != 30) {
+			t.Errorf("rate-limited evidence %v", c.Evidence)
+		}
+	}
+}
+
+// TestCheckFormats: table, markdown and CSV carry one row per check.
+func TestCheckFormats(t *testing.T) {
+	in := checkCSV(20, 40, -1)
+	for _, f := range []string{"table", "markdown", "csv"} {
+		out, errs, code := runCLI(t, in, "check", "--format", f, "-")
+		if code != 0 {
+			t.Fatalf("%s: exit %d; %s", f, code, errs)
+		}
+		for _, id := range []string{"model", "coordinated-omission", "summary-vs-knee", "cardinality"} {
+			if !strings.Contains(out, id) {
+				t.Errorf("%s output lacks %s:\n%s", f, id, out)
+			}
+		}
+	}
+	out, _, _ := runCLI(t, in, "check", "--format", "csv", "-")
+	if lines := strings.Count(out, "\n"); lines != 12 {
+		t.Errorf("csv: %d lines, want header + 11 checks", lines)
+	}
+}
+
+// TestCheckThresholdFlag: the 429 second makes one 10 s ramp step's
+// http_req_failed-equivalent error rate 20/200 = 10 % while the run's is
+// 2.5 %: "http_req_duration{expected_response:false}:count<1" fails the
+// whole run too, so it is not hidden; a rate threshold on the checks
+// metric ("checks:rate>0.95") holds on the run (97.5 %) and fails the
+// step (90 %) → summary-vs-knee fails.
+func TestCheckThresholdFlag(t *testing.T) {
+	out, errs, code := runCLI(t, checkCSV(20, 40, 30), "check", "--format", "json", "--threshold", "checks:rate>0.95", "-")
+	if code != 1 {
+		t.Fatalf("exit %d; %s", code, errs)
+	}
+	st, _ := checkStatuses(t, out)
+	if st["summary-vs-knee"] != "fail" {
+		t.Errorf("summary-vs-knee %q, want fail", st["summary-vs-knee"])
+	}
+	_, errs, code = runCLI(t, "", "check", "--threshold", "checks:rate~1", "-")
+	if code != 2 || !strings.Contains(errs, `threshold "checks:rate~1"`) {
+		t.Errorf("bad threshold: exit %d, %q", code, errs)
+	}
+}
+
+func TestCheckUsage(t *testing.T) {
+	if _, errs, code := runCLI(t, "", "check"); code != 2 || !strings.Contains(errs, "no input files") {
+		t.Errorf("no files: exit %d, %q", code, errs)
+	}
+	if _, _, code := runCLI(t, "", "check", "--window", "1500ms", "x.csv"); code != 2 {
+		t.Errorf("fractional window: exit %d, want 2", code)
+	}
+}
+
+func TestSplitThresholds(t *testing.T) {
+	got := splitThresholds([]string{"a:rate<1, m{x:1,y:2}:p(95)<5", "c:count<1"})
+	want := []string{"a:rate<1", "m{x:1,y:2}:p(95)<5", "c:count<1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestCheckCorpusAcceptance mirrors shared/acceptance/run.sh checks().
+func TestCheckCorpusAcceptance(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "shared", "corpus", "k6")
+	if _, err := os.Stat(filepath.Join(dir, "closed_ramp.csv")); err != nil {
+		t.Skip("corpus not present")
+	}
+	for _, tc := range []struct {
+		file string
+		want map[string][]string
+	}{
+		{"closed_ramp.csv", map[string][]string{"model": {"ok"}, "coordinated-omission": {"warn", "fail"}, "rate-limited": {"warn", "fail"}}},
+		{"open_ramp.csv.gz", map[string][]string{"dropped-iterations": {"warn", "fail"}}},
+		{"breakpoint.csv.gz", map[string][]string{"summary-vs-knee": {"warn", "fail"}}},
+	} {
+		out, errs, code := runCLI(t, "", "check", "--format", "json", filepath.Join(dir, tc.file))
+		if code == 2 {
+			t.Fatalf("%s: exit 2: %s", tc.file, errs)
+		}
+		st, d := checkStatuses(t, out)
+		for id, ok := range tc.want {
+			if !slices.Contains(ok, st[id]) {
+				t.Errorf("%s %s: %q, want one of %v", tc.file, id, st[id], ok)
+			}
+		}
+		if tc.file == "open_ramp.csv.gz" {
+			for _, c := range d.Checks {
+				// README: 68 dropped iterations in total.
+				if c.ID == "dropped-iterations" && c.Evidence["dropped_iterations"] != 68 {
+					t.Errorf("dropped_iterations %v, want 68", c.Evidence["dropped_iterations"])
+				}
+			}
+		}
+	}
+}

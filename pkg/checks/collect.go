@@ -1,0 +1,275 @@
+package checks
+
+import (
+	"hash/maphash"
+	"math"
+	"strconv"
+
+	"github.com/ldanalyze/ldanalyze/pkg/ingest"
+	"github.com/ldanalyze/ldanalyze/pkg/sketch"
+)
+
+// Options tune the Collector and Evaluate. The zero value works.
+type Options struct {
+	// Metric is the latency Trend the checks read (default
+	// "http_req_duration"), in ms.
+	Metric string
+	// WindowNS is the width, in ns, of the windows used to say when
+	// errors happened (default 10 s). Windows start at the run's first
+	// second.
+	WindowNS int64
+	// Thresholds are k6 thresholds re-evaluated per load level by the
+	// summary-vs-knee check (from --threshold flags or a summary file).
+	Thresholds []Threshold
+}
+
+func (o *Options) defaults() {
+	if o.Metric == "" {
+		o.Metric = "http_req_duration"
+	}
+	if o.WindowNS <= 0 {
+		o.WindowNS = 10e9
+	}
+}
+
+// Limits on what the Collector keeps exactly (memory bounds). Past them the
+// cardinality counts stop growing and are reported as "at least".
+const (
+	maxSeries = 100000
+	maxNames  = 10000
+)
+
+// Collector accumulates what the checks need that knee.Collector does not
+// keep: per-second iteration durations, dropped iterations, the vus and
+// vus_max gauges, requests by outcome; run totals of the checks metric per
+// check name, of statuses and error codes (per name too), latency of
+// successful, failed and 429 responses; and the cardinality of metrics,
+// series and request names.
+//
+// Memory grows with the run's length in seconds and the number of distinct
+// statuses, error codes, names and checks, not with its rows.
+type Collector struct {
+	opt  Options
+	secs map[int64]*second
+
+	minNS, maxNS int64
+	any          bool
+
+	sources map[string]int
+
+	// latency of the metric, ms
+	all, ok, failed, limited sketch.Sketch
+	iterDur                  sketch.Sketch
+	metricSeen, hasHTTP      bool
+
+	byStatus     map[string]uint64
+	byCode       map[string]uint64
+	byStatusName map[[2]string]uint64
+	checks       map[string]*checkCount
+
+	metrics map[string]struct{}
+	series  map[uint64]struct{}
+	names   map[string]struct{}
+	seed    maphash.Seed
+
+	thr []*thrAgg
+}
+
+type second struct {
+	reqs, ok, transport, limited uint64
+	iterations, dropped          uint64
+	iterDur                      sketch.Sketch
+	vus, vusMax                  []gauge
+}
+
+type gauge struct {
+	sum float64
+	n   int
+}
+
+type checkCount struct {
+	pass, fail  uint64
+	firstFailNS int64
+}
+
+// NewCollector returns an empty Collector for the options.
+func NewCollector(opt Options) *Collector {
+	opt.defaults()
+	c := &Collector{
+		opt: opt, secs: map[int64]*second{}, sources: map[string]int{},
+		byStatus: map[string]uint64{}, byCode: map[string]uint64{}, byStatusName: map[[2]string]uint64{},
+		checks: map[string]*checkCount{}, metrics: map[string]struct{}{}, series: map[uint64]struct{}{},
+		names: map[string]struct{}{}, seed: maphash.MakeSeed(),
+	}
+	for _, t := range opt.Thresholds {
+		c.thr = append(c.thr, newThrAgg(t))
+	}
+	return c
+}
+
+func secOf(ns int64) int64 {
+	k := ns / 1e9
+	if ns < 0 && ns%1e9 != 0 {
+		k--
+	}
+	return k
+}
+
+func (c *Collector) sec(ns int64) *second {
+	k := secOf(ns)
+	s := c.secs[k]
+	if s == nil {
+		s = &second{}
+		c.secs[k] = s
+	}
+	return s
+}
+
+// success tells whether a request sample is a successful response:
+// expected_response=true, or where that tag is absent (k6 < v0.31), a
+// status from 1 to 399 (user-pain.md BL-12).
+func success(t *ingest.Tags) bool {
+	if v, has := t.Get("expected_response"); has {
+		return v == "true"
+	}
+	st, _ := t.Get("status")
+	n, err := strconv.Atoi(st)
+	return err == nil && n > 0 && n < 400
+}
+
+func count(v float64) uint64 { return uint64(math.Max(1, math.Round(v))) }
+
+// Add adds one sample. It keeps nothing of s beyond the call but interned
+// strings (tag values and metric names).
+func (c *Collector) Add(s *ingest.Sample) {
+	if !c.any || s.TimeNS < c.minNS {
+		c.minNS = s.TimeNS
+	}
+	if !c.any || s.TimeNS > c.maxNS {
+		c.maxNS = s.TimeNS
+	}
+	c.any = true
+	c.cardinality(s)
+	for _, t := range c.thr {
+		t.add(s)
+	}
+	if s.Metric == c.opt.Metric {
+		c.metricSeen = true
+		c.all.Add(s.Value)
+		if success(&s.Tags) {
+			c.ok.Add(s.Value)
+		} else {
+			c.failed.Add(s.Value)
+			if st, _ := s.Tags.Get("status"); st == "429" {
+				c.limited.Add(s.Value)
+			}
+		}
+	}
+	switch s.Metric {
+	case "http_reqs":
+		c.hasHTTP = true
+		sc := c.sec(s.TimeNS)
+		n := count(s.Value)
+		sc.reqs += n
+		st, _ := s.Tags.Get("status")
+		if st == "" {
+			st = "0"
+		}
+		c.byStatus[st] += n
+		if success(&s.Tags) {
+			sc.ok += n
+			return
+		}
+		if st == "0" {
+			sc.transport += n
+		}
+		if st == "429" {
+			sc.limited += n
+		}
+		if code, has := s.Tags.Get("error_code"); has {
+			c.byCode[code] += n
+		}
+		name, _ := s.Tags.Get("name")
+		c.byStatusName[[2]string{st, name}] += n
+	case "iterations":
+		c.sec(s.TimeNS).iterations += count(s.Value)
+	case "iteration_duration":
+		c.sec(s.TimeNS).iterDur.Add(s.Value)
+		c.iterDur.Add(s.Value)
+	case "dropped_iterations":
+		c.sec(s.TimeNS).dropped += count(s.Value)
+	case "vus", "vus_max":
+		sc := c.sec(s.TimeNS)
+		i, ok := c.sources[s.Source]
+		if !ok {
+			i = len(c.sources)
+			c.sources[s.Source] = i
+		}
+		g := &sc.vus
+		if s.Metric == "vus_max" {
+			g = &sc.vusMax
+		}
+		for len(*g) <= i {
+			*g = append(*g, gauge{})
+		}
+		(*g)[i].sum += s.Value
+		(*g)[i].n++
+	case "checks":
+		name, _ := s.Tags.Get("check")
+		cc := c.checks[name]
+		if cc == nil {
+			cc = &checkCount{}
+			c.checks[name] = cc
+		}
+		if s.Value != 0 {
+			cc.pass++
+		} else {
+			if cc.fail == 0 || s.TimeNS < cc.firstFailNS {
+				cc.firstFailNS = s.TimeNS
+			}
+			cc.fail++
+		}
+	}
+}
+
+// cardinality counts metrics, series (metric + indexed tags; metadata is
+// not indexed by k6 outputs) and request names, up to fixed limits.
+func (c *Collector) cardinality(s *ingest.Sample) {
+	if _, ok := c.metrics[s.Metric]; !ok {
+		c.metrics[s.Metric] = struct{}{}
+	}
+	if len(c.series) < maxSeries {
+		h := maphash.String(c.seed, s.Metric)
+		// Pairs are summed so that the random order of extra_tags pairs
+		// in k6's CSV does not make new series.
+		var sum uint64
+		s.Tags.Each(func(k, v string, metadata bool) {
+			if !metadata {
+				sum += maphash.String(c.seed, k+"\x00"+v)
+			}
+		})
+		c.series[h^(sum*0x9E3779B97F4A7C15)] = struct{}{}
+	}
+	if s.Metric == "http_reqs" && len(c.names) < maxNames {
+		n, ok := s.Tags.Get("name")
+		if !ok {
+			n, _ = s.Tags.Get("url")
+		}
+		if _, seen := c.names[n]; !seen {
+			c.names[n] = struct{}{}
+		}
+	}
+}
+
+// gaugeTotal is the sum over sources of each source's mean in the second
+// (VU gauges of the instances of a distributed run add up).
+func gaugeTotal(gs []gauge) (float64, bool) {
+	t, any := 0.0, false
+	for _, g := range gs {
+		if g.n > 0 {
+			t += g.sum / float64(g.n)
+			any = true
+		}
+	}
+	return t, any
+}

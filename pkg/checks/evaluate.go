@@ -1,0 +1,746 @@
+package checks
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/sketch"
+)
+
+// Decision limits. Each is named in the message of the check it drives.
+const (
+	// MinDurationS and MinIterations: a shorter run is too short to
+	// analyse (issue 5).
+	MinDurationS  = 30
+	MinIterations = 100
+	// COGrowth is the growth of the median iteration duration over its
+	// low-load value, and COShare the share of iterations not sent, past
+	// which coordinated omission is reported.
+	COGrowth = 1.2
+	COShare  = 0.05
+	// DroppedFailShare: dropped iterations at or above this share of the
+	// offered iterations fail the run; fewer warn.
+	DroppedFailShare = 0.01
+	// ErrorFailRate: a whole-run error rate at or above this fails the
+	// errors check, as does a window at or above ErrorWindowFailRate.
+	ErrorFailRate       = 0.01
+	ErrorWindowFailRate = 0.05
+	// LimitedFailShare: 429 responses at or above this share of all
+	// requests fail the rate-limited check (the limiter shaped the
+	// results); fewer warn.
+	LimitedFailShare = 0.05
+	// HiddenErrorGap and HiddenP95Factor: a load level whose error rate
+	// exceeds the whole run's by this much (absolute, 0–1), or whose p95
+	// exceeds the whole run's by this factor, is hidden by the summary.
+	HiddenErrorGap  = 0.05
+	HiddenP95Factor = 1.5
+	// MaxNames is the number of distinct request names (url without a name
+	// tag) above which Grafana Cloud k6 flags a test; MaxSeries is the
+	// Grafana Cloud free plan's Prometheus series; MaxMetrics is
+	// ldanalyze's own limit.
+	MaxNames   = 500
+	MaxSeries  = 10000
+	MaxMetrics = 200
+)
+
+// Evaluate runs every check on a filled Collector and the run's knee
+// analysis (nil when it could not be made, e.g. the latency metric is
+// absent: the checks that need it are then n/a).
+func Evaluate(c *Collector, res *knee.Result) *Report {
+	e := &eval{c: c, res: res}
+	e.prepare()
+	r := &Report{}
+	r.Checks = append(r.Checks,
+		e.model(), e.duration(), e.resolution(), e.coordinatedOmission(), e.droppedIterations(),
+		e.checksMetric(), e.errors(), e.rateLimited(), e.summaryVsKnee(), e.generator(), e.cardinality())
+	return r
+}
+
+type eval struct {
+	c      *Collector
+	res    *knee.Result
+	s0, s1 int64 // run seconds [s0, s1)
+	levels []knee.Level
+
+	iterations, dropped, reqs, okReqs uint64
+	vusPeak, vusMaxPeak               float64
+	hasVUs                            bool
+}
+
+func (e *eval) prepare() {
+	c := e.c
+	if c.any {
+		e.s0, e.s1 = secOf(c.minNS), secOf(c.maxNS)+1
+	}
+	for _, sc := range c.secs {
+		e.iterations += sc.iterations
+		e.dropped += sc.dropped
+		e.reqs += sc.reqs
+		e.okReqs += sc.ok
+		if v, ok := gaugeTotal(sc.vus); ok {
+			e.hasVUs = true
+			e.vusPeak = math.Max(e.vusPeak, v)
+		}
+		if v, ok := gaugeTotal(sc.vusMax); ok {
+			e.vusMaxPeak = math.Max(e.vusMaxPeak, v)
+		}
+	}
+	if e.res != nil {
+		switch e.res.Levels {
+		case "ramp":
+			e.levels = e.res.RampSteps
+		case "holds":
+			e.levels = e.res.Holds
+		}
+	}
+}
+
+// span returns the seconds [a, b) of a level.
+func span(l *knee.Level) (int64, int64) { return l.Start.Unix(), l.End.Unix() }
+
+// rel is a time in seconds since the run's first second.
+func (e *eval) rel(ns int64) float64 { return float64(ns-e.s0*1e9) / 1e9 }
+
+// durationS is the run's length in seconds of data.
+func (e *eval) durationS() float64 {
+	if e.res != nil && float64(e.res.DurationS) > 0 {
+		return float64(e.res.DurationS)
+	}
+	return float64(e.s1 - e.s0)
+}
+
+// levelStats sums a level's seconds: iterations, mean VUs over the seconds
+// that have the gauge, and the iteration-duration sketch.
+func (e *eval) levelStats(a, b int64) (iters uint64, vus float64, dur *sketch.Sketch) {
+	dur = &sketch.Sketch{}
+	n := 0
+	for k := a; k < b; k++ {
+		sc := e.c.secs[k]
+		if sc == nil {
+			continue
+		}
+		iters += sc.iterations
+		if v, ok := gaugeTotal(sc.vus); ok {
+			vus += v
+			n++
+		}
+		dur.Merge(&sc.iterDur)
+	}
+	if n > 0 {
+		vus /= float64(n)
+	} else {
+		vus = math.NaN()
+	}
+	return iters, vus, dur
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (e *eval) model() Check {
+	ch := Check{ID: IDModel}
+	if e.res == nil {
+		ch.Status = NA
+		ch.Message = fmt.Sprintf("no %s samples: the workload model and the load levels could not be analysed", e.c.opt.Metric)
+		return ch
+	}
+	closed := e.res.Model == knee.Closed
+	ch.Evidence.add("closed", b2f(closed))
+	ch.Evidence.add("dropped_iterations", float64(e.dropped))
+	ch.Evidence.add("vus_peak", e.vusPeak)
+	ch.Evidence.add("vus_max_peak", e.vusMaxPeak)
+	ch.Evidence.add("requests_per_iteration", float64(e.res.RequestsPerIteration))
+	ch.Status = OK
+	if !e.hasVUs {
+		ch.Status = Warn
+	}
+	if closed {
+		ch.Message = fmt.Sprintf("closed model (VU executors; %s): each VU waits for its last response, so a slow system is sent less work; latency past the knee is a lower bound, judge the knee by throughput.", e.res.ModelEvidence)
+	} else {
+		ch.Message = fmt.Sprintf("open model (arrival-rate executors; %s): iterations start on a schedule whatever the system does, so overload shows as latency, errors and dropped iterations.", e.res.ModelEvidence)
+	}
+	return ch
+}
+
+func (e *eval) duration() Check {
+	ch := Check{ID: IDDuration}
+	d := e.durationS()
+	ch.Evidence.add("duration_s", d)
+	ch.Evidence.add("iterations", float64(e.iterations))
+	ch.Evidence.add("requests", float64(e.reqs))
+	if !e.c.any {
+		ch.Status, ch.Message = NA, "no samples."
+		return ch
+	}
+	work, what := e.iterations, "iterations"
+	if work == 0 {
+		work, what = e.reqs, "requests"
+	}
+	switch {
+	case d < MinDurationS:
+		ch.Status = Warn
+		ch.Message = fmt.Sprintf("the run lasts %s s, under %d s: too short to find load levels or a knee; run longer.", fmtNum(d), MinDurationS)
+	case work < MinIterations:
+		ch.Status = Warn
+		ch.Message = fmt.Sprintf("only %d %s, under %d: percentiles and rates are noise; run longer or at a higher rate.", work, what, MinIterations)
+	default:
+		ch.Status = OK
+		ch.Message = fmt.Sprintf("%s s and %d %s: long enough to analyse.", fmtNum(d), work, what)
+	}
+	return ch
+}
+
+func (e *eval) resolution() Check {
+	ch := Check{ID: IDResolution}
+	if e.res == nil {
+		ch.Status, ch.Message = NA, "no analysis of the run: the timestamp resolution is unknown."
+		return ch
+	}
+	r := float64(e.res.ResolutionS)
+	w := math.Min(float64(e.c.opt.WindowNS)/1e9, e.res.WindowS)
+	ch.Evidence.add("resolution_s", r)
+	ch.Evidence.add("window_s", w)
+	switch {
+	case r > w:
+		ch.Status = Fail
+		ch.Message = fmt.Sprintf("timestamps are %s s apart, coarser than the %s s window: windows would be empty or merged; widen the window or record finer timestamps (K6_CSV_TIME_FORMAT=unix_milli).", fmtNum(r), fmtNum(w))
+	case r >= 1:
+		ch.Status = OK
+		ch.Message = fmt.Sprintf("whole-second timestamps (k6's default CSV): fine for windows of %s s and more; use K6_CSV_TIME_FORMAT=unix_milli for sub-second detail.", fmtNum(w))
+	default:
+		ch.Status = OK
+		ch.Message = fmt.Sprintf("timestamps every %s s, finer than the %s s window.", fmtNum(r), fmtNum(w))
+	}
+	return ch
+}
+
+// coordinatedOmission estimates, in a closed model, the iterations the VUs
+// did not send because they waited on a slow system (methods.md §4): the
+// pacing I is the median iteration duration at the lowest load level; at
+// each level the VUs would have completed VUs·seconds/I iterations at that
+// pacing; what they completed less is omitted.
+func (e *eval) coordinatedOmission() Check {
+	ch := Check{ID: IDCoordinatedOmission}
+	if e.res == nil || e.res.Model != knee.Closed {
+		ch.Status = OK
+		if e.res == nil {
+			ch.Status = NA
+		}
+		ch.Message = "open model: iterations start on a schedule, so no request is held back by a slow response; iterations that could not start are counted under dropped-iterations."
+		if e.res == nil {
+			ch.Message = "workload model unknown."
+		}
+		return ch
+	}
+	if e.c.iterDur.Count() == 0 || len(e.levels) == 0 || !e.hasVUs {
+		ch.Status = NA
+		ch.Message = "closed model, but no iteration_duration samples, vus gauge or load levels to estimate what was not sent."
+		return ch
+	}
+	ls := slices.Clone(e.levels)
+	slices.SortStableFunc(ls, func(p, q knee.Level) int { return cmp.Compare(float64(p.Offered), float64(q.Offered)) })
+	pacing, pacingVUs := math.NaN(), math.NaN()
+	for i := range ls {
+		a, b := span(&ls[i])
+		_, vus, dur := e.levelStats(a, b)
+		if vus > 0 && dur.Count() >= 20 {
+			pacing, pacingVUs = dur.Quantile(0.5), vus
+			break
+		}
+	}
+	if math.IsNaN(pacing) || pacing <= 0 {
+		ch.Status = NA
+		ch.Message = "closed model, but no load level with 20 iterations to infer the low-load pacing from."
+		return ch
+	}
+	var sent, omitted float64
+	worst, worstVUs := pacing, pacingVUs
+	for i := range e.levels {
+		a, b := span(&e.levels[i])
+		iters, vus, dur := e.levelStats(a, b)
+		if !(vus > 0) {
+			continue
+		}
+		expected := vus * float64(b-a) / (pacing / 1000)
+		sent += float64(iters)
+		omitted += math.Max(0, expected-float64(iters))
+		if dur.Count() > 0 && dur.Quantile(0.5) > worst {
+			worst, worstVUs = dur.Quantile(0.5), vus
+		}
+	}
+	share := 0.0
+	if sent+omitted > 0 {
+		share = omitted / (sent + omitted)
+	}
+	growth := worst / pacing
+	rpi := float64(e.res.RequestsPerIteration)
+	ch.Evidence.add("pacing_ms", pacing)
+	ch.Evidence.add("pacing_vus", pacingVUs)
+	ch.Evidence.add("slowest_iteration_ms", worst)
+	ch.Evidence.add("slowest_vus", worstVUs)
+	ch.Evidence.add("iteration_growth", growth)
+	ch.Evidence.add("iterations_sent", sent)
+	ch.Evidence.add("iterations_omitted", math.Round(omitted))
+	ch.Evidence.add("requests_omitted", math.Round(omitted*rpi))
+	ch.Evidence.add("omitted_share", share)
+	ch.Evidence.add("p99_ms", e.c.ok.Quantile(0.99))
+	if growth >= COGrowth && share >= COShare {
+		ch.Status = Warn
+		ch.Message = fmt.Sprintf("closed model: the median iteration grew from %s ms (at %s VUs) to %s ms (at %s VUs), so the VUs sent about %s fewer iterations (≈%s requests, %s of what low-load pacing would have sent) exactly while the system was slow; the p99 of %s ms is optimistic — use an arrival-rate executor for latency objectives.",
+			fmtNum(pacing), fmtNum(pacingVUs), fmtNum(worst), fmtNum(worstVUs), fmtNum(math.Round(omitted)), fmtNum(math.Round(omitted*rpi)), fmtPct(share), fmtNum(e.c.ok.Quantile(0.99)))
+		return ch
+	}
+	ch.Status = OK
+	ch.Message = fmt.Sprintf("closed model, but iterations kept their low-load pacing (median %s ms, growth ×%s, %s not sent): little coordinated omission.", fmtNum(pacing), fmtNum(growth), fmtPct(share))
+	return ch
+}
+
+func (e *eval) droppedIterations() Check {
+	ch := Check{ID: IDDroppedIterations}
+	offered := float64(e.iterations + e.dropped)
+	ch.Evidence.add("dropped_iterations", float64(e.dropped))
+	if e.dropped == 0 {
+		ch.Status = OK
+		ch.Message = "no iteration was dropped: every scheduled iteration found a free VU."
+		if e.iterations == 0 {
+			ch.Status, ch.Message = NA, "no iterations or dropped_iterations samples."
+		}
+		return ch
+	}
+	var first, last int64 = -1, -1
+	var peak uint64
+	secsWith := 0
+	for k := e.s0; k < e.s1; k++ {
+		sc := e.c.secs[k]
+		if sc == nil || sc.dropped == 0 {
+			continue
+		}
+		secsWith++
+		if first < 0 {
+			first = k
+		}
+		last = k
+		peak = max(peak, sc.dropped)
+	}
+	share := float64(e.dropped) / offered
+	d := e.durationS()
+	ch.Evidence.add("dropped_share", share)
+	ch.Evidence.add("dropped_per_s", float64(e.dropped)/d)
+	ch.Evidence.add("peak_dropped_per_s", float64(peak))
+	ch.Evidence.add("first_dropped_s", float64(first-e.s0))
+	ch.Evidence.add("last_dropped_s", float64(last-e.s0))
+	ch.Evidence.add("first_dropped_unix", float64(first))
+	ch.Evidence.add("seconds_with_drops", float64(secsWith))
+	// Little's law (L = λW) at the level that dropped most: the VUs busy
+	// at once are the start rate times the iteration duration.
+	needed, rate, iterMS := math.NaN(), math.NaN(), math.NaN()
+	var lv *knee.Level
+	for i := range e.levels {
+		if lv == nil || e.levels[i].DroppedPerS > lv.DroppedPerS {
+			lv = &e.levels[i]
+		}
+	}
+	if lv != nil {
+		a, b := span(lv)
+		_, _, dur := e.levelStats(a, b)
+		rate, iterMS = float64(lv.Offered), dur.Mean()
+		needed = rate * iterMS / 1000
+	}
+	ch.Evidence.add("offered_per_s_at_peak", rate)
+	ch.Evidence.add("iteration_ms_at_peak", iterMS)
+	ch.Evidence.add("vus_needed", needed)
+	ch.Evidence.add("vus_max", e.vusMaxPeak)
+	ch.Status = Warn
+	if share >= DroppedFailShare {
+		ch.Status = Fail
+	}
+	little := ""
+	if !math.IsNaN(needed) {
+		if needed > e.vusMaxPeak {
+			little = fmt.Sprintf("; by Little's law %s it/s × %s ms needs %s VUs but vus_max was %s: raise maxVUs, or the system is too slow for this rate", fmtNum(rate), fmtNum(iterMS), fmtNum(math.Ceil(needed)), fmtNum(e.vusMaxPeak))
+		} else {
+			little = fmt.Sprintf("; by Little's law %s it/s × %s ms needs only %s VUs of vus_max %s, so VUs were short only in bursts (VU initialisation, latency spikes): raise preAllocatedVUs", fmtNum(rate), fmtNum(iterMS), fmtNum(math.Ceil(needed)), fmtNum(e.vusMaxPeak))
+		}
+	}
+	ch.Message = fmt.Sprintf("%d iterations (%s of offered) were never started, from +%d s to +%d s (peak %d in one second): their latency was never measured%s.",
+		e.dropped, fmtPct(share), first-e.s0, last-e.s0, peak, little)
+	return ch
+}
+
+func (e *eval) checksMetric() Check {
+	ch := Check{ID: IDChecks}
+	if len(e.c.checks) == 0 {
+		ch.Status, ch.Message = NA, "no checks metric: the script makes no check() calls, so wrong responses would look like fast ones; add checks on status and body."
+		return ch
+	}
+	names := make([]string, 0, len(e.c.checks))
+	var pass, fail uint64
+	firstFail := int64(math.MaxInt64)
+	for n, cc := range e.c.checks {
+		names = append(names, n)
+		pass += cc.pass
+		fail += cc.fail
+		if cc.fail > 0 && cc.firstFailNS < firstFail {
+			firstFail = cc.firstFailNS
+		}
+	}
+	slices.Sort(names)
+	ratio := float64(pass) / float64(pass+fail)
+	ch.Evidence.add("checks", float64(pass+fail))
+	ch.Evidence.add("failed", float64(fail))
+	ch.Evidence.add("pass_ratio", ratio)
+	var bad []string
+	for _, n := range names {
+		cc := e.c.checks[n]
+		r := float64(cc.pass) / float64(cc.pass+cc.fail)
+		ch.Evidence.add("pass_ratio{check:"+n+"}", r)
+		if cc.fail > 0 {
+			bad = append(bad, fmt.Sprintf("%q %s", n, fmtPct(r)))
+		}
+	}
+	if fail == 0 {
+		ch.Status = OK
+		ch.Message = fmt.Sprintf("all %d checks passed.", pass)
+		return ch
+	}
+	ch.Evidence.add("first_fail_s", e.rel(firstFail))
+	ch.Status = Fail
+	ch.Message = fmt.Sprintf("%d of %d checks failed (pass %s: %s), the first at +%s s: below 100 %% the run is wrong, not slow — the timings include responses the script rejected.",
+		fail, pass+fail, fmtPct(ratio), strings.Join(bad, ", "), fmtNum(math.Floor(e.rel(firstFail))))
+	return ch
+}
+
+// windowRates returns, per window of WindowNS from the run's first second,
+// (start s since run start, failed, requests).
+func (e *eval) windowRates(pick func(*second) uint64) (peakRate, peakStart float64) {
+	w := max(1, e.c.opt.WindowNS/1e9)
+	peakRate, peakStart = math.NaN(), math.NaN()
+	for a := e.s0; a < e.s1; a += w {
+		var n, bad uint64
+		for k := a; k < min(a+w, e.s1); k++ {
+			if sc := e.c.secs[k]; sc != nil {
+				n += sc.reqs
+				bad += pick(sc)
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		if r := float64(bad) / float64(n); !(r <= peakRate) {
+			peakRate, peakStart = r, float64(a-e.s0)
+		}
+	}
+	return peakRate, peakStart
+}
+
+func (e *eval) firstSecond(pick func(*second) uint64) int64 {
+	for k := e.s0; k < e.s1; k++ {
+		if sc := e.c.secs[k]; sc != nil && pick(sc) > 0 {
+			return k - e.s0
+		}
+	}
+	return -1
+}
+
+func (e *eval) errors() Check {
+	ch := Check{ID: IDErrors}
+	if !e.c.hasHTTP || e.reqs == 0 {
+		ch.Status, ch.Message = NA, "no http_reqs samples."
+		return ch
+	}
+	failed := e.reqs - e.okReqs
+	rate := float64(failed) / float64(e.reqs)
+	var transport, httpErr uint64
+	statuses := make([]string, 0, len(e.c.byStatus))
+	for st, n := range e.c.byStatus {
+		code, _ := strconv.Atoi(st)
+		switch {
+		case st == "0":
+			transport += n
+		case code >= 400:
+			httpErr += n
+		}
+		if st == "0" || code >= 400 {
+			statuses = append(statuses, st)
+		}
+	}
+	slices.Sort(statuses)
+	ch.Evidence.add("requests", float64(e.reqs))
+	ch.Evidence.add("failed", float64(failed))
+	ch.Evidence.add("error_rate", rate)
+	ch.Evidence.add("http_errors", float64(httpErr))
+	ch.Evidence.add("transport_errors", float64(transport))
+	ch.Evidence.add("timeouts", float64(e.c.byCode["1050"]))
+	for _, st := range statuses {
+		ch.Evidence.add("status_"+st, float64(e.c.byStatus[st]))
+	}
+	keys := make([][2]string, 0, len(e.c.byStatusName))
+	for k := range e.c.byStatusName {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(p, q [2]string) int { return cmp.Or(cmp.Compare(p[0], q[0]), cmp.Compare(p[1], q[1])) })
+	var parts []string
+	for _, k := range keys {
+		if k[1] != "" {
+			ch.Evidence.add("status_"+k[0]+"{name:"+k[1]+"}", float64(e.c.byStatusName[k]))
+			parts = append(parts, fmt.Sprintf("%d × %s on %s", e.c.byStatusName[k], k[0], k[1]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d × %s", e.c.byStatusName[k], k[0]))
+		}
+	}
+	codes := make([]string, 0, len(e.c.byCode))
+	for k := range e.c.byCode {
+		codes = append(codes, k)
+	}
+	slices.Sort(codes)
+	for _, k := range codes {
+		ch.Evidence.add("error_code_"+k, float64(e.c.byCode[k]))
+	}
+	bad := func(sc *second) uint64 { return sc.reqs - sc.ok }
+	peak, peakAt := e.windowRates(bad)
+	ch.Evidence.add("first_error_s", orNaN(e.firstSecond(bad)))
+	ch.Evidence.add("peak_window_error_rate", peak)
+	ch.Evidence.add("peak_window_start_s", peakAt)
+	ch.Evidence.add("p95_ms_all", e.c.all.Quantile(0.95))
+	ch.Evidence.add("p95_ms_ok", e.c.ok.Quantile(0.95))
+	ch.Evidence.add("p95_ms_failed", e.c.failed.Quantile(0.95))
+	if failed == 0 {
+		ch.Status = OK
+		ch.Message = fmt.Sprintf("all %d requests succeeded.", e.reqs)
+		return ch
+	}
+	ch.Status = Warn
+	if rate >= ErrorFailRate || peak >= ErrorWindowFailRate {
+		ch.Status = Fail
+	}
+	w := e.c.opt.WindowNS / 1e9
+	ch.Message = fmt.Sprintf("%d of %d requests failed (%s; %d HTTP errors, %d transport errors with status 0): %s; from +%d s, worst %d s window at +%s s with %s; percentiles here are of successful responses (p95 %s ms, all responses %s ms) because fast failures pull them down — fix the errors before reading the latency.",
+		failed, e.reqs, fmtPct(rate), httpErr, transport, strings.Join(parts, ", "), e.firstSecond(bad), w, fmtNum(peakAt), fmtPct(peak),
+		fmtNum(e.c.ok.Quantile(0.95)), fmtNum(e.c.all.Quantile(0.95)))
+	return ch
+}
+
+func (e *eval) rateLimited() Check {
+	ch := Check{ID: IDRateLimited}
+	if !e.c.hasHTTP || e.reqs == 0 {
+		ch.Status, ch.Message = NA, "no http_reqs samples."
+		return ch
+	}
+	n := e.c.byStatus["429"]
+	share := float64(n) / float64(e.reqs)
+	ch.Evidence.add("status_429", float64(n))
+	ch.Evidence.add("share_429", share)
+	if n == 0 {
+		ch.Status = OK
+		ch.Message = "no 429 Too Many Requests: no rate limiter answered for the system."
+		return ch
+	}
+	var names []string
+	for k := range e.c.byStatusName {
+		if k[0] == "429" && k[1] != "" {
+			names = append(names, k[1])
+		}
+	}
+	slices.Sort(names)
+	var where []string
+	for _, nm := range names {
+		v := e.c.byStatusName[[2]string{"429", nm}]
+		ch.Evidence.add("status_429{name:"+nm+"}", float64(v))
+		where = append(where, fmt.Sprintf("%d on %s", v, nm))
+	}
+	lim := func(sc *second) uint64 { return sc.limited }
+	first := e.firstSecond(lim)
+	peak, peakAt := e.windowRates(lim)
+	ch.Evidence.add("first_429_s", orNaN(first))
+	ch.Evidence.add("peak_window_share_429", peak)
+	ch.Evidence.add("peak_window_start_s", peakAt)
+	ch.Evidence.add("limited_p50_ms", e.c.limited.Quantile(0.5))
+	ch.Evidence.add("ok_p50_ms", e.c.ok.Quantile(0.5))
+	ch.Status = Warn
+	if share >= LimitedFailShare {
+		ch.Status = Fail
+	}
+	ch.Message = fmt.Sprintf("%d responses (%s of requests) were 429 Too Many Requests (%s), from +%d s, up to %s of a %d s window: a rate limiter (or the server's own load shedding) answered instead of the service — the limited group took p50 %s ms against %s ms for successes; exempt the load generator or test below the limit before reading capacity.",
+		n, fmtPct(share), strings.Join(where, ", "), first, fmtPct(peak), e.c.opt.WindowNS/1e9, fmtNum(e.c.limited.Quantile(0.5)), fmtNum(e.c.ok.Quantile(0.5)))
+	return ch
+}
+
+// summaryVsKnee asks whether the whole-run summary hides the knee
+// (user-pain.md BL-11). With thresholds, each is evaluated over the whole
+// run and over every load level: one that the run passes but a level fails
+// is a failure the summary hid. Without thresholds, a level whose error
+// rate or p95 is far worse than the whole run's (HiddenErrorGap,
+// HiddenP95Factor) while the knee analysis found saturated or overloaded
+// levels is a warning.
+func (e *eval) summaryVsKnee() Check {
+	ch := Check{ID: IDSummaryVsKnee}
+	if e.res == nil || len(e.levels) == 0 {
+		ch.Status, ch.Message = NA, "no load levels to compare the whole-run summary with."
+		return ch
+	}
+	o := e.res.Overall
+	wholeErr, wholeP95 := float64(o.ErrorRate), float64(o.OKP95MS)
+	var worstErr, worstP95 *knee.Level
+	bad := 0
+	for i := range e.levels {
+		l := &e.levels[i]
+		if l.Verdict == knee.Saturated || l.Verdict == knee.Overloaded {
+			bad++
+		}
+		if l.ErrorRate.Valid() && (worstErr == nil || l.ErrorRate > worstErr.ErrorRate) {
+			worstErr = l
+		}
+		if l.P95MS.Valid() && (worstP95 == nil || l.P95MS > worstP95.P95MS) {
+			worstP95 = l
+		}
+	}
+	ch.Evidence.add("levels", float64(len(e.levels)))
+	ch.Evidence.add("levels_past_knee", float64(bad))
+	ch.Evidence.add("run_error_rate", wholeErr)
+	ch.Evidence.add("run_p95_ms", wholeP95)
+	we, wp := math.NaN(), math.NaN()
+	weOff, wpOff := math.NaN(), math.NaN()
+	if worstErr != nil {
+		we, weOff = float64(worstErr.ErrorRate), float64(worstErr.Offered)
+	}
+	if worstP95 != nil {
+		wp, wpOff = float64(worstP95.P95MS), float64(worstP95.Offered)
+	}
+	ch.Evidence.add("worst_level_error_rate", we)
+	ch.Evidence.add("worst_level_error_offered", weOff)
+	ch.Evidence.add("worst_level_p95_ms", wp)
+	ch.Evidence.add("worst_level_p95_offered", wpOff)
+	if e.res.Knee != nil {
+		ch.Evidence.add("knee_offered", float64(e.res.Knee.Offered))
+	}
+	unit := e.res.OfferedUnit
+
+	if len(e.c.thr) > 0 {
+		var hidden, failedRun []string
+		for i, t := range e.c.thr {
+			run, ok := t.value(e.s0, e.s1)
+			ch.Evidence.add(fmt.Sprintf("threshold_%d_run", i+1), run)
+			nFail, firstOff := 0, math.NaN()
+			for j := range e.levels {
+				a, b := span(&e.levels[j])
+				v, ok := t.value(a, b)
+				if ok && !t.t.Holds(v) {
+					nFail++
+					if math.IsNaN(firstOff) || float64(e.levels[j].Offered) < firstOff {
+						firstOff = float64(e.levels[j].Offered)
+					}
+				}
+			}
+			ch.Evidence.add(fmt.Sprintf("threshold_%d_failed_levels", i+1), float64(nFail))
+			ch.Evidence.add(fmt.Sprintf("threshold_%d_first_failed_offered", i+1), firstOff)
+			switch {
+			case ok && !t.t.Holds(run):
+				failedRun = append(failedRun, t.t.Source)
+			case nFail > 0:
+				hidden = append(hidden, fmt.Sprintf("%s (whole run %s, fails %d of %d levels from %s %s)", t.t.Source, fmtNum(run), nFail, len(e.levels), fmtNum(firstOff), unit))
+			}
+		}
+		if len(hidden) > 0 {
+			ch.Status = Fail
+			ch.Message = fmt.Sprintf("the whole-run summary passed %s but load levels failed it: the summary hid the knee — report capacity as the highest level that passes.", strings.Join(hidden, "; "))
+			return ch
+		}
+		if len(failedRun) > 0 {
+			ch.Status = OK
+			ch.Message = fmt.Sprintf("the whole run already fails %s, so the summary does not hide the failure; see the levels for where it starts.", strings.Join(failedRun, ", "))
+			return ch
+		}
+		ch.Status = OK
+		ch.Message = "every threshold holds over the whole run and at every load level."
+		return ch
+	}
+
+	var why []string
+	if bad > 0 && worstErr != nil && we-wholeErr >= HiddenErrorGap {
+		why = append(why, fmt.Sprintf("errors %s at %s %s against %s over the run", fmtPct(we), fmtNum(weOff), unit, fmtPct(wholeErr)))
+	}
+	if bad > 0 && worstP95 != nil && wp >= HiddenP95Factor*wholeP95 {
+		why = append(why, fmt.Sprintf("p95 %s ms at %s %s against %s ms over the run", fmtNum(wp), fmtNum(wpOff), unit, fmtNum(wholeP95)))
+	}
+	if len(why) > 0 {
+		ch.Status = Warn
+		kn := ""
+		if e.res.Knee != nil {
+			kn = fmt.Sprintf(" past the knee at %s %s", fmtNum(float64(e.res.Knee.Offered)), unit)
+		}
+		ch.Message = fmt.Sprintf("the whole-run summary averages load levels below and%s: %s; thresholds that pass on the summary can fail at a level — judge per level, or give --threshold to re-evaluate them per level.", kn, strings.Join(why, "; "))
+		return ch
+	}
+	ch.Status = OK
+	ch.Message = "no load level is far worse than the whole-run figures: the summary does not hide a knee."
+	return ch
+}
+
+func (e *eval) generator() Check {
+	return Check{ID: IDGenerator, Status: NA, Evidence: Evidence{},
+		Message: "no load-generator data: give the k6 pods' CPU and container_cpu_cfs_throttled_periods_total / container_cpu_cfs_periods_total (a Prometheus export) to tell a throttled generator (> 5 % throttled periods or > 80 % CPU) from a slow system."}
+}
+
+func (e *eval) cardinality() Check {
+	ch := Check{ID: IDCardinality}
+	m, s, n := len(e.c.metrics), len(e.c.series), len(e.c.names)
+	ch.Evidence.add("metrics", float64(m))
+	ch.Evidence.add("series", float64(s))
+	ch.Evidence.add("request_names", float64(n))
+	var why []string
+	if n > MaxNames {
+		why = append(why, fmt.Sprintf("%d distinct request names/URLs (over %d): tag dynamic URLs with a name tag or http.url``", n, MaxNames))
+	}
+	if s > MaxSeries {
+		why = append(why, fmt.Sprintf("%d series (over %d): drop high-cardinality tags", s, MaxSeries))
+	}
+	if m > MaxMetrics {
+		why = append(why, fmt.Sprintf("%d metrics (over %d)", m, MaxMetrics))
+	}
+	if len(why) > 0 {
+		ch.Status = Warn
+		ch.Message = strings.Join(why, "; ") + ": per-endpoint statistics are spread too thin to read and outputs slow down."
+		return ch
+	}
+	ch.Status = OK
+	ch.Message = fmt.Sprintf("%d metrics, %d series, %d request names: within limits.", m, s, n)
+	return ch
+}
+
+// orNaN maps the "none" second -1 to NaN (null in JSON).
+func orNaN(s int64) float64 {
+	if s < 0 {
+		return math.NaN()
+	}
+	return float64(s)
+}
+
+func fmtNum(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "?"
+	case v == math.Trunc(v) && math.Abs(v) < 1e15:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case math.Abs(v) >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case math.Abs(v) >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+func fmtPct(v float64) string {
+	if math.IsNaN(v) {
+		return "?"
+	}
+	return strconv.FormatFloat(100*v, 'f', 2, 64) + " %"
+}
