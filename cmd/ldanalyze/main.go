@@ -70,5 +70,6 @@ func commands(e *env) []*cli.Command {
 		kneeCommand(e),
 		checkCommand(e),
 		costCommand(e),
+		summaryCommand(e),
 	}
 }
