@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ldanalyze/ldanalyze/internal/render"
+	"github.com/ldanalyze/ldanalyze/pkg/checks"
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/window"
@@ -35,8 +36,10 @@ func kneeCommand(e *env) *cli.Command {
 // per-tag windows and the input counts.
 type kneeReport struct {
 	*knee.Result
-	Groups []groupRow   `json:"groups,omitempty"`
-	Input  inputSummary `json:"input"`
+	// Checks are the validity verdicts of `ldanalyze check` on the same run.
+	Checks []checks.Check `json:"checks"`
+	Groups []groupRow     `json:"groups,omitempty"`
+	Input  inputSummary   `json:"input"`
 }
 
 type groupRow struct {
@@ -80,7 +83,8 @@ func (e *env) knee(c *cli.Context) error {
 		return err
 	}
 	col := knee.NewCollector(metric)
-	consumers := []func(*ingest.Sample){col.Add}
+	cc := checks.NewCollector(checks.Options{Metric: metric, WindowNS: opt.WindowNS})
+	consumers := []func(*ingest.Sample){col.Add, cc.Add}
 	var agg *window.Aggregator
 	if len(by) > 0 {
 		agg, err = window.New(window.Options{Metric: metric, WidthNS: opt.WindowNS, By: by, Percentiles: pcts})
@@ -101,7 +105,7 @@ func (e *env) knee(c *cli.Context) error {
 		closeOut()
 		return fmt.Errorf("%s: %w", strings.Join(paths, ", "), err)
 	}
-	rep := kneeReport{Result: res, Input: summarizeInput(paths, st)}
+	rep := kneeReport{Result: res, Input: summarizeInput(paths, st), Checks: checks.Evaluate(cc, res).Checks}
 	var rows []window.Row
 	if agg != nil {
 		rows = agg.Close()

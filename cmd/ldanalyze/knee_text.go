@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ldanalyze/ldanalyze/internal/render"
+	"github.com/ldanalyze/ldanalyze/pkg/checks"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/window"
 )
@@ -55,6 +56,7 @@ func writeKneeText(w io.Writer, f render.Format, rep *kneeReport, rows []window.
 	for _, wn := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", wn)
 	}
+	writeCheckLines(&b, rep.Checks)
 	if len(rows) > 0 {
 		h(fmt.Sprintf("%s per %s window by %s", r.Metric, time.Duration(r.WindowS*1e9), strings.Join(by, ",")))
 		if err := flush(w, &b); err != nil {
@@ -68,6 +70,22 @@ func writeKneeText(w io.Writer, f render.Format, rep *kneeReport, rows []window.
 		fmt.Fprintf(&b, "\n_%s._\n", r.PercentileMethod)
 	}
 	return flush(w, &b)
+}
+
+// writeCheckLines lists the validity checks that did not pass, one line
+// each; `ldanalyze check` shows them all with their evidence.
+func writeCheckLines(b *strings.Builder, cs []checks.Check) {
+	n := 0
+	for _, c := range cs {
+		if c.Status != checks.Warn && c.Status != checks.Fail {
+			continue
+		}
+		if n == 0 {
+			b.WriteString("Validity (ldanalyze check shows the evidence):\n")
+		}
+		n++
+		fmt.Fprintf(b, "  %-4s %s: %s\n", c.Status, c.ID, c.Message)
+	}
 }
 
 func flush(w io.Writer, b *strings.Builder) error {

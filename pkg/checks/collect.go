@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/ldanalyze/ldanalyze/pkg/sketch"
@@ -238,14 +239,22 @@ func (c *Collector) cardinality(s *ingest.Sample) {
 	if _, ok := c.metrics[s.Metric]; !ok {
 		c.metrics[s.Metric] = struct{}{}
 	}
-	if len(c.series) < maxSeries {
+	// The http_req_* trends of a request carry the tags of its http_reqs
+	// sample: counting those once keeps this off the hot path (decoding
+	// every tag of every row would defeat the CSV reader's lazy columns).
+	if len(c.series) < maxSeries && (s.Metric == "http_reqs" || !strings.HasPrefix(s.Metric, "http_req_")) {
 		h := maphash.String(c.seed, s.Metric)
 		// Pairs are summed so that the random order of extra_tags pairs
 		// in k6's CSV does not make new series.
 		var sum uint64
 		s.Tags.Each(func(k, v string, metadata bool) {
 			if !metadata {
-				sum += maphash.String(c.seed, k+"\x00"+v)
+				var mh maphash.Hash
+				mh.SetSeed(c.seed)
+				mh.WriteString(k)
+				mh.WriteByte(0)
+				mh.WriteString(v)
+				sum += mh.Sum64()
 			}
 		})
 		c.series[h^(sum*0x9E3779B97F4A7C15)] = struct{}{}
