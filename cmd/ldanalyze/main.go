@@ -70,6 +70,8 @@ func commands(e *env) []*cli.Command {
 		kneeCommand(e),
 		checkCommand(e),
 		costCommand(e),
+		scaleCommand(e),
+		queueCommand(e),
 		summaryCommand(e),
 	}
 }

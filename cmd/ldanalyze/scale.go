@@ -1,0 +1,436 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+
+	"github.com/ldanalyze/ldanalyze/internal/render"
+	"github.com/ldanalyze/ldanalyze/pkg/jsonnum"
+	"github.com/ldanalyze/ldanalyze/pkg/queueing"
+	"github.com/ldanalyze/ldanalyze/pkg/scale"
+	"github.com/urfave/cli/v2"
+)
+
+// TODO(issue 7): --run X=FILE (y from a k6 run's metric total or rate,
+// e.g. data_received bytes) and Prometheus exports as inputs, once the k6
+// reader in pkg/ingest settles.
+
+func scaleCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:  "scale",
+		Usage: "fit how a cost grows with size (growth exponent, --fit) or a Universal Scalability Law (--usl)",
+		UsageText: "ldanalyze scale --fit --point 100=36MB --point 250=382MB --point 500=2645MB [--at 1000]\n" +
+			"ldanalyze scale --fit points.csv\n" +
+			"ldanalyze scale --usl sweep.csv   (columns: concurrency, throughput)",
+		ArgsUsage: "[FILE...] (CSV of x,y points with units such as 36MB, 2.6 GB, 500ms, 1.5k; - is stdin)",
+		Description: "--fit fits y = a·x^b on log-log axes and prints b with its confidence interval (Student t, n−2 df),\n" +
+			"a, R², the local exponent between neighbouring sizes, what b means, and with --at the projected y\n" +
+			"and its interval. --usl fits X(N) = λN/(1+σ(N−1)+κN(N−1)) with σ∈[0,1], κ≥0 and prints σ, κ, λ\n" +
+			"with standard errors, N* = √((1−σ)/κ), X(N*) and the Amdahl fit (κ = 0); it refuses fewer than 4\n" +
+			"points and warns below 6.",
+		Flags: append(scaleFlags(), outputFlags()...),
+		Action: func(c *cli.Context) error {
+			usl, fit := c.Bool("usl"), c.Bool("fit")
+			if usl && fit {
+				return usageError{errors.New("scale: give --fit or --usl, not both")}
+			}
+			if usl {
+				return e.uslAction(c)
+			}
+			return e.scaleFitAction(c)
+		},
+	}
+}
+
+func scaleFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "fit", Usage: "fit a growth exponent y = a·x^b (the default)"},
+		&cli.BoolFlag{Name: "usl", Usage: "fit the Universal Scalability Law to (concurrency, throughput) points"},
+		&cli.StringSliceFlag{Name: "point", Aliases: []string{"p"}, Usage: "a point `X=Y`, e.g. 100=36MB (repeatable)"},
+		&cli.StringFlag{Name: "at", Usage: "project to this `X` (same unit as the points' x)"},
+		&cli.Float64Flag{Name: "level", Value: 0.95, Usage: "confidence `LEVEL` of the intervals, in (0, 1)"},
+	}
+}
+
+// scalePoints gathers the points of the CSV files (arguments) and the
+// --point flags, in that order. Skipped CSV lines come back as warnings.
+func (e *env) scalePoints(c *cli.Context) (scale.Points, []string, error) {
+	var p scale.Points
+	var warn []string
+	for _, path := range c.Args().Slice() {
+		var r io.Reader = e.stdin
+		if path != "-" {
+			f, err := os.Open(path)
+			if err != nil {
+				return p, nil, err
+			}
+			defer f.Close()
+			r = f
+		}
+		n := len(p.Errors)
+		if err := p.ReadCSV(r, path); err != nil {
+			return p, nil, err
+		}
+		for _, se := range p.Errors[n:] {
+			warn = append(warn, "skipped "+se.Error())
+		}
+	}
+	for _, s := range c.StringSlice("point") {
+		if err := p.AddString(s); err != nil {
+			return p, nil, usageError{fmt.Errorf("--point: %w", err)}
+		}
+	}
+	if len(p.X) == 0 {
+		return p, nil, usageError{errors.New("scale: no points: give --point X=Y flags or a CSV file of x,y")}
+	}
+	return p, warn, nil
+}
+
+// scaleFitReport is the JSON document of `scale --fit` (issue 7 contract:
+// exponent, exponent_low, exponent_high, coefficient, r2, n,
+// local_exponents, projection). Values are in base units: bytes, seconds,
+// counts; x_unit and y_unit name them.
+type scaleFitReport struct {
+	Exponent       float64         `json:"exponent"`
+	ExponentLow    jsonnum.Float   `json:"exponent_low"`
+	ExponentHigh   jsonnum.Float   `json:"exponent_high"`
+	StdErr         jsonnum.Float   `json:"std_err"`
+	Level          float64         `json:"level"`
+	Coefficient    float64         `json:"coefficient"`
+	R2             float64         `json:"r2"`
+	N              int             `json:"n"`
+	DF             int             `json:"df"`
+	LocalExponents []scaleLocal    `json:"local_exponents"`
+	Projection     *scaleProj      `json:"projection"`
+	Interpretation string          `json:"interpretation"`
+	XName          string          `json:"x_name,omitempty"`
+	YName          string          `json:"y_name,omitempty"`
+	XUnit          string          `json:"x_unit"`
+	YUnit          string          `json:"y_unit"`
+	Points         []scaleFitPoint `json:"points"`
+	Warnings       []string        `json:"warnings"`
+}
+
+type scaleLocal struct {
+	From     float64 `json:"from"`
+	To       float64 `json:"to"`
+	Exponent float64 `json:"exponent"`
+}
+
+type scaleProj struct {
+	X    float64       `json:"x"`
+	Y    float64       `json:"y"`
+	Low  jsonnum.Float `json:"low"`
+	High jsonnum.Float `json:"high"`
+}
+
+type scaleFitPoint struct {
+	X           float64 `json:"x"`
+	Y           float64 `json:"y"`
+	Fitted      float64 `json:"fitted"`
+	LogResidual float64 `json:"log_residual"`
+}
+
+func (e *env) scaleFitAction(c *cli.Context) error {
+	pts, warn, err := e.scalePoints(c)
+	if err != nil {
+		return err
+	}
+	var at *scale.Quantity
+	if s := c.String("at"); s != "" {
+		q, err := scale.ParseQuantity(s)
+		if err != nil {
+			return usageError{fmt.Errorf("--at: %w", err)}
+		}
+		if q.Unit != pts.XUnit {
+			return usageError{fmt.Errorf("--at %s: unit %q differs from the points' x unit %q", s, q.Unit, pts.XUnit)}
+		}
+		at = &q
+	}
+	p, err := scale.Fit(pts.X, pts.Y, c.Float64("level"))
+	if err != nil {
+		return usageError{err}
+	}
+	rep := scaleFitReport{
+		Exponent: p.Exponent, ExponentLow: jsonnum.Float(math.NaN()), ExponentHigh: jsonnum.Float(math.NaN()), StdErr: jsonnum.Float(math.NaN()),
+		Level: p.Level, Coefficient: p.Coefficient, R2: p.R2, N: p.N, DF: p.DF,
+		LocalExponents: []scaleLocal{}, Interpretation: p.Interpretation,
+		XName: pts.XName, YName: pts.YName, XUnit: string(pts.XUnit), YUnit: string(pts.YUnit),
+		Warnings: append(warn, p.Warnings...),
+	}
+	if p.HasInterval {
+		rep.ExponentLow, rep.ExponentHigh, rep.StdErr = jsonnum.Float(p.ExponentLow), jsonnum.Float(p.ExponentHigh), jsonnum.Float(p.StdErr)
+	}
+	for _, l := range p.Local {
+		rep.LocalExponents = append(rep.LocalExponents, scaleLocal{l.X0, l.X1, l.Exponent})
+	}
+	for i := range pts.X {
+		rep.Points = append(rep.Points, scaleFitPoint{X: pts.X[i], Y: pts.Y[i], Fitted: pts.Y[i] / math.Exp(p.Residuals[i]), LogResidual: p.Residuals[i]})
+	}
+	if at != nil {
+		pr, err := p.Project(at.Value)
+		if err != nil {
+			return usageError{err}
+		}
+		rep.Projection = &scaleProj{X: pr.X, Y: pr.Y, Low: jsonnum.Float(math.NaN()), High: jsonnum.Float(math.NaN())}
+		if pr.HasInterval {
+			rep.Projection.Low, rep.Projection.High = jsonnum.Float(pr.Low), jsonnum.Float(pr.High)
+		}
+		rep.Warnings = append(rep.Warnings, pr.Warnings...)
+	}
+	if rep.Warnings == nil {
+		rep.Warnings = []string{}
+	}
+	w, f, closeOut, err := e.output(c)
+	if err != nil {
+		return err
+	}
+	if err := writeScaleFit(w, e.stderr, f, &rep); err != nil {
+		closeOut()
+		return err
+	}
+	return closeOut()
+}
+
+// writeScaleFit renders the fit: JSON as the report; table, markdown and
+// CSV as one row per point, then (not for CSV) the summary lines. CSV sends
+// the warnings to stderr so the file stays one table.
+func writeScaleFit(w, stderr io.Writer, f render.Format, r *scaleFitReport) error {
+	if f == render.JSON {
+		return render.WriteJSON(w, r)
+	}
+	xu, yu := scale.Unit(r.XUnit), scale.Unit(r.YUnit)
+	xn, yn := orDefault(r.XName, "x"), orDefault(r.YName, "y")
+	g := render.Grid{Header: []string{xn, yn, "fitted " + yn, "log residual", "local exponent to next"}}
+	local := map[float64]float64{}
+	for _, l := range r.LocalExponents {
+		local[l.From] = l.Exponent
+	}
+	for _, pt := range r.Points {
+		row := []string{xu.Format(pt.X), yu.Format(pt.Y), yu.Format(pt.Fitted), strconv.FormatFloat(pt.LogResidual, 'f', 4, 64), ""}
+		if f == render.CSV {
+			row = []string{scaleCSV(pt.X), scaleCSV(pt.Y), scaleCSV(pt.Fitted), scaleCSV(pt.LogResidual), ""}
+		}
+		if b, ok := local[pt.X]; ok {
+			row[4] = strconv.FormatFloat(b, 'f', 3, 64)
+			if f == render.CSV {
+				row[4] = scaleCSV(b)
+			}
+			delete(local, pt.X)
+		}
+		g.Rows = append(g.Rows, row)
+	}
+	if err := g.Write(w, f); err != nil {
+		return err
+	}
+	if f == render.CSV {
+		for _, s := range r.Warnings {
+			fmt.Fprintln(stderr, "warning:", s)
+		}
+		return nil
+	}
+	ci := "no interval (2 points)"
+	if r.ExponentLow.Valid() {
+		ci = fmt.Sprintf("%g%% CI %.2f–%.2f", r.Level*100, float64(r.ExponentLow), float64(r.ExponentHigh))
+	}
+	lines := []string{
+		fmt.Sprintf("%s ∝ %s^%.3f (%s, n=%d, R²=%.4f)", yn, xn, r.Exponent, ci, r.N, r.R2),
+		fmt.Sprintf("%s = %s · %s^%.3f", yn, yu.Format(r.Coefficient), xn, r.Exponent),
+		"meaning: " + r.Interpretation,
+	}
+	if p := r.Projection; p != nil {
+		s := fmt.Sprintf("at %s = %s: %s = %s", xn, xu.Format(p.X), yn, yu.Format(p.Y))
+		if p.Low.Valid() {
+			s += fmt.Sprintf(" (%g%% CI of the mean %s – %s)", r.Level*100, yu.Format(float64(p.Low)), yu.Format(float64(p.High)))
+		}
+		lines = append(lines, s)
+	}
+	return writeLines(w, f, lines, r.Warnings)
+}
+
+// uslReport is the JSON document of `scale --usl` and `queue usl` (issue 7
+// contract: sigma, kappa, lambda, n_star, x_max, r2). n_star and x_max are
+// null when κ = 0 (no peak).
+type uslReport struct {
+	Sigma             float64       `json:"sigma"`
+	Kappa             float64       `json:"kappa"`
+	Lambda            float64       `json:"lambda"`
+	NStar             jsonnum.Float `json:"n_star"`
+	XMax              jsonnum.Float `json:"x_max"`
+	R2                float64       `json:"r2"`
+	N                 int           `json:"n"`
+	Level             float64       `json:"level"`
+	SigmaStdErr       jsonnum.Float `json:"sigma_std_err"`
+	KappaStdErr       jsonnum.Float `json:"kappa_std_err"`
+	LambdaStdErr      jsonnum.Float `json:"lambda_std_err"`
+	SigmaInterval     [2]float64    `json:"sigma_interval"`
+	KappaInterval     [2]float64    `json:"kappa_interval"`
+	LambdaInterval    [2]float64    `json:"lambda_interval"`
+	KappaIncludesZero bool          `json:"kappa_interval_includes_zero"`
+	Amdahl            uslAmdahl     `json:"amdahl"`
+	XUnit             string        `json:"x_unit"`
+	Prediction        *uslPredict   `json:"prediction,omitempty"`
+	Points            []uslPoint    `json:"points"`
+	Warnings          []string      `json:"warnings"`
+}
+
+type uslAmdahl struct {
+	Sigma   float64       `json:"sigma"`
+	Lambda  float64       `json:"lambda"`
+	Ceiling jsonnum.Float `json:"ceiling"`
+	R2      float64       `json:"r2"`
+}
+
+type uslPredict struct {
+	N float64 `json:"n"`
+	X float64 `json:"x"`
+}
+
+type uslPoint struct {
+	N          float64 `json:"n"`
+	X          float64 `json:"x"`
+	Fitted     float64 `json:"fitted"`
+	Residual   float64 `json:"residual"`
+	Efficiency float64 `json:"efficiency"`
+}
+
+func (e *env) uslAction(c *cli.Context) error {
+	pts, warn, err := e.scalePoints(c)
+	if err != nil {
+		return err
+	}
+	if pts.XUnit != scale.Count {
+		return usageError{fmt.Errorf("usl: concurrency must be a plain number, got unit %q", pts.XUnit)}
+	}
+	f, err := queueing.FitUSL(pts.X, pts.Y, c.Float64("level"))
+	if err != nil {
+		return usageError{err}
+	}
+	nan := jsonnum.Float(math.NaN())
+	rep := uslReport{
+		Sigma: f.Sigma, Kappa: f.Kappa, Lambda: f.Lambda, NStar: nan, XMax: nan, R2: f.R2, N: f.N, Level: f.Level,
+		SigmaStdErr: nan, KappaStdErr: nan, LambdaStdErr: nan,
+		SigmaInterval: [2]float64{f.Low.Sigma, f.High.Sigma}, KappaInterval: [2]float64{f.Low.Kappa, f.High.Kappa},
+		LambdaInterval: [2]float64{f.Low.Lambda, f.High.Lambda}, KappaIncludesZero: f.KappaIncludesZero,
+		Amdahl:   uslAmdahl{Sigma: f.Amdahl.Sigma, Lambda: f.Amdahl.Lambda, Ceiling: nan, R2: f.Amdahl.R2},
+		XUnit:    string(pts.YUnit),
+		Warnings: append(warn, f.Warnings...),
+	}
+	if f.HasPeak {
+		rep.NStar, rep.XMax = jsonnum.Float(f.NStar), jsonnum.Float(f.XMax)
+	}
+	if f.HasStdErr {
+		rep.SigmaStdErr, rep.KappaStdErr, rep.LambdaStdErr = jsonnum.Float(f.StdErr.Sigma), jsonnum.Float(f.StdErr.Kappa), jsonnum.Float(f.StdErr.Lambda)
+	}
+	if f.Amdahl.HasCeiling {
+		rep.Amdahl.Ceiling = jsonnum.Float(f.Amdahl.Ceiling)
+	}
+	for i := range pts.X {
+		rep.Points = append(rep.Points, uslPoint{N: pts.X[i], X: pts.Y[i], Fitted: f.Fitted[i], Residual: f.Residuals[i], Efficiency: f.Efficiency[i]})
+	}
+	if s := c.String("at"); s != "" {
+		q, err := scale.ParseQuantity(s)
+		if err != nil || q.Unit != scale.Count || !(q.Value > 0) {
+			return usageError{fmt.Errorf("--at %q: want a concurrency > 0", s)}
+		}
+		rep.Prediction = &uslPredict{N: q.Value, X: f.Throughput(q.Value)}
+	}
+	if rep.Warnings == nil {
+		rep.Warnings = []string{}
+	}
+	w, format, closeOut, err := e.output(c)
+	if err != nil {
+		return err
+	}
+	if err := writeUSL(w, e.stderr, format, &rep); err != nil {
+		closeOut()
+		return err
+	}
+	return closeOut()
+}
+
+// writeUSL renders a USL fit like writeScaleFit: a row per point, then the
+// coefficients as lines.
+func writeUSL(w, stderr io.Writer, f render.Format, r *uslReport) error {
+	if f == render.JSON {
+		return render.WriteJSON(w, r)
+	}
+	xu := scale.Unit(r.XUnit)
+	g := render.Grid{Header: []string{"N", "X", "fitted X", "residual", "efficiency"}}
+	for _, p := range r.Points {
+		row := []string{strconv.FormatFloat(p.N, 'g', -1, 64), xu.Format(p.X), xu.Format(p.Fitted), xu.Format(p.Residual), strconv.FormatFloat(p.Efficiency, 'f', 3, 64)}
+		if f == render.CSV {
+			row = []string{scaleCSV(p.N), scaleCSV(p.X), scaleCSV(p.Fitted), scaleCSV(p.Residual), scaleCSV(p.Efficiency)}
+		}
+		g.Rows = append(g.Rows, row)
+	}
+	if err := g.Write(w, f); err != nil {
+		return err
+	}
+	if f == render.CSV {
+		for _, s := range r.Warnings {
+			fmt.Fprintln(stderr, "warning:", s)
+		}
+		return nil
+	}
+	pm := func(name string, v float64, se jsonnum.Float, iv [2]float64) string {
+		s := fmt.Sprintf("%s = %.4g", name, v)
+		if se.Valid() {
+			s += fmt.Sprintf(" ± %.2g (%g%% CI %.4g – %.4g)", float64(se), r.Level*100, iv[0], iv[1])
+		}
+		return s
+	}
+	lines := []string{
+		pm("σ (contention)", r.Sigma, r.SigmaStdErr, r.SigmaInterval),
+		pm("κ (coherency)", r.Kappa, r.KappaStdErr, r.KappaInterval),
+		pm("λ (X at N=1)", r.Lambda, r.LambdaStdErr, r.LambdaInterval),
+	}
+	if r.NStar.Valid() {
+		lines = append(lines, fmt.Sprintf("peak: X(N*) = %s at N* = %.1f", xu.Format(float64(r.XMax)), float64(r.NStar)))
+	} else {
+		lines = append(lines, "no peak: κ = 0, throughput rises towards λ/σ")
+	}
+	lines = append(lines, fmt.Sprintf("R² = %.4f", r.R2))
+	am := fmt.Sprintf("Amdahl (κ = 0): σ = %.4g, λ = %.4g, R² = %.4f", r.Amdahl.Sigma, r.Amdahl.Lambda, r.Amdahl.R2)
+	if r.Amdahl.Ceiling.Valid() {
+		am += ", ceiling λ/σ = " + xu.Format(float64(r.Amdahl.Ceiling))
+	}
+	lines = append(lines, am)
+	if p := r.Prediction; p != nil {
+		lines = append(lines, fmt.Sprintf("at N = %g: X = %s", p.N, xu.Format(p.X)))
+	}
+	return writeLines(w, f, lines, r.Warnings)
+}
+
+// writeLines writes summary lines and warnings after a table; markdown
+// gets a blank line and bullets.
+func writeLines(w io.Writer, f render.Format, lines, warnings []string) error {
+	bullet := ""
+	if f == render.Markdown {
+		bullet = "- "
+		fmt.Fprintln(w)
+	}
+	for _, s := range warnings {
+		lines = append(lines, "warning: "+s)
+	}
+	for _, s := range lines {
+		if _, err := fmt.Fprintln(w, bullet+s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scaleCSV writes a number for CSV output at full precision.
+func scaleCSV(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}

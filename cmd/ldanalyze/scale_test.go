@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+// scaleRun runs the CLI with args and stdin and returns stdout, stderr and
+// the exit code.
+func scaleRun(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), append([]string{"ldanalyze"}, args...), strings.NewReader(stdin), &out, &errb)
+	code := exitCode(err, &errb)
+	return out.String(), errb.String(), code
+}
+
+func scaleJSON(t *testing.T, s string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, s)
+	}
+	return m
+}
+
+func scaleNear(t *testing.T, what string, got any, want, tol float64) {
+	t.Helper()
+	v, ok := got.(float64)
+	if !ok || math.Abs(v-want) > tol {
+		t.Errorf("%s = %v, want %v ± %g", what, got, want, tol)
+	}
+}
+
+// The acceptance case (shared/acceptance/run.sh, models): the published
+// growth case of issue 7 gives b = 2.665, 95 % interval 1.90–3.43
+// (methods.md §7), and 1000 players project to 16.25 GB (4.77–55.3 GB).
+func TestScaleFitCommand(t *testing.T) {
+	out, errs, code := scaleRun(t, "", "scale", "--fit", "--format", "json", "--at", "1000",
+		"--point", "100=36MB", "--point", "250=382MB", "--point", "500=2645MB")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	m := scaleJSON(t, out)
+	scaleNear(t, "exponent", m["exponent"], 2.665, 1e-3)
+	scaleNear(t, "exponent_low", m["exponent_low"], 1.9002, 1e-3)
+	scaleNear(t, "exponent_high", m["exponent_high"], 3.4298, 1e-3)
+	scaleNear(t, "n", m["n"], 3, 0)
+	scaleNear(t, "r2", m["r2"], 0.9995, 1e-4)
+	if l, ok := m["local_exponents"].([]any); !ok || len(l) != 2 {
+		t.Errorf("local_exponents %v", m["local_exponents"])
+	}
+	p, ok := m["projection"].(map[string]any)
+	if !ok {
+		t.Fatalf("projection %v", m["projection"])
+	}
+	scaleNear(t, "projection.y (GB)", p["y"].(float64)/1e9, 16.2496, 1e-3)
+	scaleNear(t, "projection.low (GB)", p["low"].(float64)/1e9, 4.7709, 1e-3)
+	scaleNear(t, "projection.high (GB)", p["high"].(float64)/1e9, 55.346, 2e-3)
+	if m["y_unit"] != "B" || m["x_unit"] != "" {
+		t.Errorf("units %v %v", m["x_unit"], m["y_unit"])
+	}
+}
+
+// Points from a CSV on stdin, with a header and a bad line: the bad line is
+// skipped and named; two points give no interval (JSON null).
+func TestScaleFitCSV(t *testing.T) {
+	in := "players,bytes\n100,36MB\nbroken\n500,2645MB\n"
+	out, errs, code := scaleRun(t, in, "scale", "--fit", "-f", "json", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	m := scaleJSON(t, out)
+	// ln(2645/36)/ln 5 = 2.669819 (hand calculation).
+	scaleNear(t, "exponent", m["exponent"], 2.669819, 1e-5)
+	if m["exponent_low"] != nil || m["exponent_high"] != nil {
+		t.Errorf("2 points: interval %v–%v, want null", m["exponent_low"], m["exponent_high"])
+	}
+	w, _ := json.Marshal(m["warnings"])
+	if !strings.Contains(string(w), "skipped -:3: want two fields, x and y") || !strings.Contains(string(w), "only 2 points") {
+		t.Errorf("warnings %s", w)
+	}
+	if m["x_name"] != "players" || m["y_name"] != "bytes" {
+		t.Errorf("names %v %v", m["x_name"], m["y_name"])
+	}
+}
+
+func TestScaleFitTable(t *testing.T) {
+	out, _, code := scaleRun(t, "", "scale", "--point", "100=3.4MB", "--point", "250=12MB", "--point", "500=36MB")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	// After the fix: b ≈ 1.46 (issue 7); hand calculation 1.461493.
+	for _, want := range []string{"y ∝ x^1.461 (95% CI 0.72–2.21, n=3, R²=0.9984)", "meaning: super-linear", "warning: only 3 points"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestScaleUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"scale", "--fit"}, "scale: no points: give --point X=Y flags or a CSV file of x,y"},
+		{[]string{"scale", "--fit", "--usl", "--point", "1=2"}, "scale: give --fit or --usl, not both"},
+		{[]string{"scale", "--point", "100=36MB", "--point", "200=80MB", "--at", "5s"}, `--at 5s: unit "s" differs from the points' x unit ""`},
+		{[]string{"scale", "--point", "100=36MB", "--point", "200=8s"}, `--point: point "200=8s": y unit s does not match the earlier points' B`},
+		{[]string{"scale", "--point", "100=36MB"}, "scale: a growth fit needs at least 2 points, got 1"},
+		{[]string{"scale", "--usl", "--point", "1=1", "--point", "2=2", "--point", "3=3"}, "queueing: a USL fit needs at least 4 points, got 3"},
+	} {
+		_, errs, code := scaleRun(t, "", c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
+// SPEC SDM91 (codahale/usl cmd/usl/example.csv): the R usl package reports
+// σ = 0.0277, κ = 0.000104, λ = 90.0, peak 1884 at N = 96.5 (methods.md §2);
+// 0.5 % tolerance for the rounding of those figures.
+func TestScaleUSLCommand(t *testing.T) {
+	in := "N,X\n1,65\n18,996\n36,1652\n72,1853\n108,1829\n144,1775\n216,1702\n"
+	for _, args := range [][]string{{"scale", "--usl", "-f", "json", "-"}, {"queue", "usl", "-f", "json", "-"}} {
+		out, errs, code := scaleRun(t, in, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		m := scaleJSON(t, out)
+		scaleNear(t, "sigma", m["sigma"], 0.0277, 0.0277*0.005)
+		scaleNear(t, "kappa", m["kappa"], 0.000104, 0.000104*0.005)
+		scaleNear(t, "lambda", m["lambda"], 90.0, 0.45)
+		scaleNear(t, "n_star", m["n_star"], 96.5, 0.5)
+		scaleNear(t, "x_max", m["x_max"], 1884, 9)
+		if _, ok := m["r2"].(float64); !ok {
+			t.Errorf("r2 %v", m["r2"])
+		}
+	}
+}
