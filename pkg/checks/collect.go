@@ -70,8 +70,10 @@ type Collector struct {
 
 	metrics map[string]struct{}
 	series  map[uint64]struct{}
-	names   map[string]struct{}
-	seed    maphash.Seed
+	// lastMetric is the metric of the previous sample.
+	lastMetric string
+	names      map[string]struct{}
+	seed       maphash.Seed
 
 	thr []*thrAgg
 }
@@ -236,27 +238,19 @@ func (c *Collector) Add(s *ingest.Sample) {
 // cardinality counts metrics, series (metric + indexed tags; metadata is
 // not indexed by k6 outputs) and request names, up to fixed limits.
 func (c *Collector) cardinality(s *ingest.Sample) {
-	if _, ok := c.metrics[s.Metric]; !ok {
-		c.metrics[s.Metric] = struct{}{}
+	if s.Metric != c.lastMetric {
+		if _, ok := c.metrics[s.Metric]; !ok {
+			c.metrics[s.Metric] = struct{}{}
+		}
+		c.lastMetric = s.Metric
 	}
-	// The http_req_* trends of a request carry the tags of its http_reqs
-	// sample: counting those once keeps this off the hot path (decoding
-	// every tag of every row would defeat the CSV reader's lazy columns).
-	if len(c.series) < maxSeries && (s.Metric == "http_reqs" || !strings.HasPrefix(s.Metric, "http_req_")) {
+	// Series are counted on http_reqs and on custom metrics: the other
+	// built-in metrics of a request or an iteration carry the same tags
+	// (research/k6-formats.md §4), and decoding every tag of every row
+	// would defeat the CSV reader's lazy columns on the hot path.
+	if len(c.series) < maxSeries && (s.Metric == "http_reqs" || !builtin(s.Metric)) {
 		h := maphash.String(c.seed, s.Metric)
-		// Pairs are summed so that the random order of extra_tags pairs
-		// in k6's CSV does not make new series.
-		var sum uint64
-		s.Tags.Each(func(k, v string, metadata bool) {
-			if !metadata {
-				var mh maphash.Hash
-				mh.SetSeed(c.seed)
-				mh.WriteString(k)
-				mh.WriteByte(0)
-				mh.WriteString(v)
-				sum += mh.Sum64()
-			}
-		})
+		sum := s.Tags.SeriesHash(c.seed)
 		c.series[h^(sum*0x9E3779B97F4A7C15)] = struct{}{}
 	}
 	if s.Metric == "http_reqs" && len(c.names) < maxNames {
@@ -281,4 +275,20 @@ func gaugeTotal(gs []gauge) (float64, bool) {
 		}
 	}
 	return t, any
+}
+
+// builtin reports whether name is one of k6's built-in metrics other than
+// http_reqs (metrics/builtin.go; research/k6-formats.md §3).
+func builtin(name string) bool {
+	switch name {
+	case "vus", "vus_max", "iterations", "iteration_duration", "dropped_iterations",
+		"checks", "group_duration", "data_sent", "data_received":
+		return true
+	}
+	for _, p := range []string{"http_req_", "ws_", "grpc_", "browser_"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math"
 	"runtime"
@@ -618,17 +619,19 @@ func (l *lazyRow) set(line []byte, fields []string) {
 // field returns field j of the current unquoted record, scanning only as
 // far as field j's end.
 func (l *lazyRow) field(j int) []byte {
+	line := l.line
 	for len(l.starts) <= j+1 {
 		from := l.starts[len(l.starts)-1]
-		if from > len(l.line) {
+		if from > len(line) {
 			return nil
 		}
-		i := bytes.IndexByte(l.line[from:], ',')
-		if i < 0 {
-			l.starts = append(l.starts, len(l.line)+1)
-			continue
+		// Fields are short (often empty): a byte loop beats IndexByte's
+		// call and setup here.
+		k := from
+		for k < len(line) && line[k] != ',' {
+			k++
 		}
-		l.starts = append(l.starts, from+i+1)
+		l.starts = append(l.starts, k+1)
 	}
 	a, b := l.starts[j], l.starts[j+1]-1
 	if a > len(l.line) {
@@ -695,6 +698,21 @@ func (l *lazyRow) metadata() string {
 		l.lastMd = string(f)
 	}
 	return l.lastMd
+}
+
+// hashColumns writes the raw bytes of every tag column to h.
+func (l *lazyRow) hashColumns(h *maphash.Hash) {
+	if l.fields != nil {
+		for i, j := range l.cols.tagIdx {
+			h.WriteString(l.fields[j])
+			h.WriteByte(byte(i))
+		}
+		return
+	}
+	for i, j := range l.cols.tagIdx {
+		h.Write(l.field(j))
+		h.WriteByte(byte(i))
+	}
 }
 
 // splitter splits records into fields, reusing its buffers.

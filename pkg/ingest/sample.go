@@ -11,6 +11,7 @@ package ingest
 
 import (
 	"fmt"
+	"hash/maphash"
 	"strings"
 	"time"
 )
@@ -257,4 +258,33 @@ func (t *Tags) AppendValues(dst []string) []string {
 		dst = append(dst, t.Value(i))
 	}
 	return dst
+}
+
+// SeriesHash returns a hash of the sample's tag set without its metadata —
+// with the metric name, the identity of a k6 time series. The extra tags
+// are hashed regardless of their pair order (k6 writes it at random). It
+// does not decode or intern tag values, so it is cheap on the CSV hot path.
+// Equal tag sets give equal hashes for one seed; the hash of a CSV row and
+// of the same sample read from JSON may differ.
+func (t *Tags) SeriesHash(seed maphash.Seed) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	if t.lazy != nil {
+		t.lazy.hashColumns(&h)
+	} else {
+		for i, v := range t.vals {
+			h.WriteString(v)
+			h.WriteByte(byte(i))
+		}
+	}
+	sum := h.Sum64()
+	eachPair(t.Extra(), func(k, v string) {
+		var p maphash.Hash
+		p.SetSeed(seed)
+		p.WriteString(k)
+		p.WriteByte(0)
+		p.WriteString(v)
+		sum += p.Sum64() * 0x9E3779B97F4A7C15
+	})
+	return sum
 }
