@@ -111,7 +111,7 @@ var k6DefaultTagColumns = []string{"check", "error", "error_code", "expected_res
 // errors and in Sample.Source. Nothing is read until the first Next.
 func NewK6JSONReader(r io.Reader, name string) *K6JSONReader {
 	j := &K6JSONReader{
-		name: name, r: r, buf: make([]byte, 256<<10), line: 1,
+		name: name, r: r, buf: make([]byte, jsonBufSize), line: 1,
 		in: newInterner(), keyIdx: map[string]int{},
 		metrics: map[string]MetricInfo{}, undeclared: map[string]bool{},
 		maxDigits: -1,
@@ -987,4 +987,53 @@ func daysFromCivil(y, m, d int64) int64 {
 	doy := (153*mp+2)/5 + d - 1
 	doe := yoe*365 + yoe/4 - yoe/100 + doy
 	return era*146097 + doe - 719468
+}
+
+// isSummaryHead tells, from the first line of a JSON file, a k6 summary
+// from k6 JSON output lines: a summary is pretty-printed (the line is a bare
+// "{") or, compact, starts with a key no output line has ("root_group",
+// "metrics", "version", ...); output lines start with "type" or "metric".
+func isSummaryHead(line []byte) bool {
+	line = bytes.TrimSpace(line)
+	if len(line) == 1 {
+		return true
+	}
+	k, _, ok := scanString(line, skipWS(line, 1))
+	if !ok {
+		return false
+	}
+	switch string(k) {
+	case "root_group", "metrics", "options", "state", "setup_data", "version", "metadata", "config", "results":
+		return true
+	}
+	return false
+}
+
+// DeclaredMetrics returns the metrics declared by the k6 JSON "Metric"
+// lines that r has read so far, keyed by metric name, for a reader from
+// Open or OpenAll or a *K6JSONReader; with several JSON files the first
+// declaration of a name wins. ok is false when r reads no k6 JSON input (a
+// CSV carries no metric types).
+func DeclaredMetrics(r Reader) (m map[string]MetricInfo, ok bool) {
+	m = map[string]MetricInfo{}
+	var walk func(Reader)
+	walk = func(r Reader) {
+		switch v := r.(type) {
+		case *K6JSONReader:
+			ok = true
+			for k, mi := range v.metrics {
+				if _, dup := m[k]; !dup {
+					m[k] = mi
+				}
+			}
+		case *closingReader:
+			walk(v.Reader)
+		case *MultiReader:
+			for _, sub := range v.rs {
+				walk(sub)
+			}
+		}
+	}
+	walk(r)
+	return m, ok
 }

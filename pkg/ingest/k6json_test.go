@@ -479,3 +479,53 @@ func BenchmarkK6JSON(b *testing.B) {
 	}
 	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
 }
+
+// TestOpenRefusesSummary: a summary given where samples are wanted gets a
+// message that says so, not thousands of skipped lines.
+func TestOpenRefusesSummary(t *testing.T) {
+	for _, name := range []string{"open_ramp.summary.json", "open_ramp.handle_summary.json", "breakpoint.summary.json"} {
+		p := corpusFile(t, corpusK6, name)
+		_, err := Open(p, nil)
+		if err == nil || err.Error() != p+": a k6 end-of-test summary, not a sample stream (k6 --out json lines or csv); read it with `ldanalyze summary`" {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	compact := `{"root_group":{},"metrics":{"vus":{"type":"gauge","values":{}}}}`
+	if _, err := Open("-", strings.NewReader(compact)); err == nil {
+		t.Error("compact summary: no error")
+	}
+	// A k6 JSON line whose first key is "metrics"-like text still reads.
+	line := `{"metric":"metrics","type":"Point","data":{"time":"2026-11-30T02:04:18Z","value":1}}`
+	r, err := Open("-", strings.NewReader(line))
+	if err != nil || !r.Next() || r.Sample().Metric != "metrics" {
+		t.Errorf("point named metrics: %v", err)
+	}
+}
+
+// TestDeclaredMetrics: the Metric lines of open_ramp.json.gz (17, corpus
+// README) are reachable through Open; a CSV has none.
+func TestDeclaredMetrics(t *testing.T) {
+	r, err := OpenAll([]string{corpusFile(t, corpusK6, "open_ramp.json.gz"), corpusFile(t, corpusPublic, "k6-csv-v0.5x-finance.csv")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for r.Next() {
+	}
+	m, ok := DeclaredMetrics(r)
+	// corpus README (c): "thresholds":["count<1"] on dropped_iterations.
+	if d := m["dropped_iterations"]; !ok || len(m) != 17 || d.Type != "counter" || !slices.Equal(d.Thresholds, []string{"count<1"}) {
+		t.Errorf("ok=%v, %d metrics, dropped_iterations %+v", ok, len(m), m["dropped_iterations"])
+	}
+	if m["http_req_duration"].Contains != "time" {
+		t.Errorf("http_req_duration %+v", m["http_req_duration"])
+	}
+	c, err := Open(corpusFile(t, corpusPublic, "k6-csv-v0.5x-finance.csv"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, ok := DeclaredMetrics(c); ok {
+		t.Error("a CSV reports declared metrics")
+	}
+}

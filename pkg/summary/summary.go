@@ -151,6 +151,8 @@ type Error struct {
 	Msg    string
 }
 
+// Error formats the error as "file:line:column: message", leaving out the
+// parts that are unknown.
 func (e *Error) Error() string {
 	switch {
 	case e.Line > 0 && e.Column > 0:
@@ -547,7 +549,9 @@ func (p *parser) machineReadable(top map[string]json.RawMessage) error {
 		p.warn("machine-readable summary version %q is not the 1.x this reader knows; read as 1.0.0", doc.Version)
 	}
 	p.s.K6Version = doc.Metadata.K6Version
-	p.s.DurationMS = doc.Config.Duration * 1000
+	// Seconds with ns digits; rounding at 1 ns keeps 130.235406902 s as
+	// 130235.406902 ms rather than 130235.40690199999.
+	p.s.DurationMS = math.Round(doc.Config.Duration*1e9) / 1e6
 	p.s.Checks = doc.Results.Checks.Results
 	for _, mm := range doc.Results.Metrics {
 		if mm.Name == "" {

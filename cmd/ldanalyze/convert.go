@@ -1,0 +1,149 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/ldanalyze/ldanalyze/pkg/ingest"
+	"github.com/urfave/cli/v2"
+)
+
+func convertCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:      "convert",
+		Usage:     "write k6 samples (CSV, JSON lines, Parquet, Arrow; several files are one run) to Parquet or Arrow IPC, one row per sample",
+		UsageText: "ldanalyze convert IN... -o out.parquet|out.arrow [--to parquet|arrow] [--time-unit s|ms|us|ns]",
+		Description: "Columns: metric_name (dictionary), timestamp (UTC, in the input's resolution), metric_value (float64),\n" +
+			"one dictionary column per tag, extra_tags, metadata, source_file. Every ldanalyze command reads the result.\n" +
+			"Prints the rows read and the rows the written file holds; they must be equal.",
+		ArgsUsage: "IN...",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (.parquet or .arrow); required"},
+			&cli.StringFlag{Name: "to", Usage: "output `FORMAT`: parquet or arrow (default: from the -o extension)"},
+			&cli.StringFlag{Name: "time-unit", Usage: "timestamp `UNIT`: s, ms, us or ns (default: the input's resolution)"},
+			&cli.IntFlag{Name: "batch-rows", Value: 1 << 16, Usage: "`ROWS` per record batch / row group"},
+		},
+		Action: e.convertAction,
+	}
+}
+
+// convertOptions are the flags of convert, which may also follow the
+// inputs (urfave/cli stops at the first argument; `convert IN -o OUT` is
+// the documented form).
+type convertOptions struct {
+	inputs               []string
+	output, to, timeUnit string
+	batchRows            int
+}
+
+func parseConvertArgs(c *cli.Context) (convertOptions, error) {
+	o := convertOptions{output: c.String("output"), to: c.String("to"), timeUnit: c.String("time-unit"), batchRows: c.Int("batch-rows")}
+	args := c.Args().Slice()
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "-" || !strings.HasPrefix(a, "-") {
+			o.inputs = append(o.inputs, a)
+			continue
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !hasVal {
+			if i+1 >= len(args) {
+				return o, fmt.Errorf("convert: flag %s needs a value", a)
+			}
+			i++
+			val = args[i]
+		}
+		switch name {
+		case "o", "output":
+			o.output = val
+		case "to":
+			o.to = val
+		case "time-unit":
+			o.timeUnit = val
+		case "batch-rows":
+			n, err := strconv.Atoi(val)
+			if err != nil || n <= 0 {
+				return o, fmt.Errorf("convert: --batch-rows %q: want a positive integer", val)
+			}
+			o.batchRows = n
+		default:
+			return o, fmt.Errorf("convert: unknown flag %s", a)
+		}
+	}
+	if len(o.inputs) == 0 {
+		return o, fmt.Errorf("convert: want one or more input files (or - for standard input)")
+	}
+	if o.output == "" {
+		return o, fmt.Errorf("convert: want -o FILE (.parquet or .arrow)")
+	}
+	return o, nil
+}
+
+func (e *env) convertAction(c *cli.Context) error {
+	opts, err := parseConvertArgs(c)
+	if err != nil {
+		return usageError{err}
+	}
+	out := opts.output
+	var format ingest.Format
+	switch to := opts.to; to {
+	case "":
+		f, err := ingest.ColumnarFormatFor(out)
+		if err != nil {
+			return usageError{fmt.Errorf("%w, or give --to", err)}
+		}
+		format = f
+	case "parquet":
+		format = ingest.FormatParquet
+	case "arrow":
+		format = ingest.FormatArrow
+	default:
+		return usageError{fmt.Errorf("unknown --to %q: want parquet or arrow", to)}
+	}
+	switch u := opts.timeUnit; u {
+	case "", "s", "ms", "us", "ns":
+	default:
+		return usageError{fmt.Errorf("unknown --time-unit %q: want s, ms, us or ns", u)}
+	}
+	r, err := ingest.OpenAll(opts.inputs, e.stdin)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	// Write beside the target and rename at the end, so a failed convert
+	// leaves no half file under the asked name.
+	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	res, err := ingest.WriteColumnar(tmp, r, ingest.ColumnarOptions{
+		Format: format, TimeUnit: opts.timeUnit, BatchRows: opts.batchRows,
+	})
+	if cerr := tmp.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("writing %s: %w", out, cerr)
+	}
+	reportStats(e.stderr, res.Stats)
+	if err != nil {
+		return err
+	}
+	written, err := ingest.CountColumnarRows(tmp.Name())
+	if err != nil {
+		return err
+	}
+	if written != res.RowsIn {
+		return fmt.Errorf("convert: read %d rows but %s holds %d", res.RowsIn, out, written)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), out); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "rows in: %d\nrows out: %d\nwrote %s (%s, timestamp unit %s, %d tag columns)\n",
+		res.RowsIn, written, out, format, res.TimeUnit, len(res.TagColumns))
+	return nil
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestConvertKneeRoundTrip: converting breakpoint.csv.gz (325,555 rows,
+// testdata/k6/README.md) to Parquet and Arrow keeps every row, and knee
+// reads the result to the same answer as the CSV.
+func TestConvertKneeRoundTrip(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts 325,555 rows twice")
+	}
+	in := td + "breakpoint.csv.gz"
+	want, errOut, code := runCLI(t, "", "knee", "--format", "json", in)
+	if code != 0 {
+		t.Fatalf("knee csv: exit %d: %s", code, errOut)
+	}
+	for _, ext := range []string{"parquet", "arrow"} {
+		out := filepath.Join(t.TempDir(), "bp."+ext)
+		stdout, errOut, code := runCLI(t, "", "convert", in, "-o", out)
+		if code != 0 {
+			t.Fatalf("convert %s: exit %d: %s", ext, code, errOut)
+		}
+		wantOut := "rows in: 325555\nrows out: 325555\nwrote " + out + " (" + ext + ", timestamp unit s, 14 tag columns)\n"
+		if stdout != wantOut {
+			t.Errorf("convert %s printed %q, want %q", ext, stdout, wantOut)
+		}
+		got, errOut, code := runCLI(t, "", "knee", "--format", "json", out)
+		if code != 0 {
+			t.Fatalf("knee %s: exit %d: %s", ext, code, errOut)
+		}
+		// The inputs list names the file read; everything else must agree.
+		norm := func(s string) string { return strings.ReplaceAll(s, out, in) }
+		if norm(got) != want {
+			t.Errorf("knee %s differs from knee csv:\n%s\n---\n%s", ext, got, want)
+		}
+	}
+}
+
+func TestConvertUsage(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"convert", td + "timefmt_rfc3339_nano.csv"}, "convert: want -o FILE (.parquet or .arrow)"},
+		{[]string{"convert", "-o", filepath.Join(dir, "x.parquet")}, "convert: want one or more input files"},
+		{[]string{"convert", td + "timefmt_rfc3339_nano.csv", "-o", filepath.Join(dir, "x.txt")}, "unknown output format: want a name ending in .parquet or .arrow, or give --to"},
+		{[]string{"convert", td + "timefmt_rfc3339_nano.csv", "-o", filepath.Join(dir, "x.parquet"), "--time-unit", "h"}, `unknown --time-unit "h"`},
+		{[]string{"convert", td + "timefmt_rfc3339_nano.csv", "-o", filepath.Join(dir, "x.parquet"), "--bogus", "1"}, "convert: unknown flag --bogus"},
+		// rfc3339_nano timestamps do not fit whole seconds.
+		{[]string{"convert", td + "timefmt_rfc3339_nano.csv", "-o", filepath.Join(dir, "x.parquet"), "--time-unit", "s"}, "finer than the s unit"},
+	} {
+		_, errOut, code := runCLI(t, "", c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args[1:], code, errOut, c.want)
+		}
+	}
+	// Flags before the inputs work too, and --to overrides the extension.
+	out := filepath.Join(dir, "t.bin")
+	stdout, errOut, code := runCLI(t, "", "convert", "--to", "arrow", "-o", out, td+"timefmt_rfc3339_nano.csv")
+	if code != 0 || !strings.HasPrefix(stdout, "rows in: 1424\nrows out: 1424\n") || !strings.Contains(stdout, "timestamp unit ns") {
+		t.Errorf("exit %d stdout %q stderr %q", code, stdout, errOut)
+	}
+}
