@@ -6,16 +6,17 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/ldanalyze/ldanalyze/internal/render"
+	"github.com/ldanalyze/ldanalyze/pkg/ingest"
+	"github.com/ldanalyze/ldanalyze/pkg/jsonnum"
+	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/queueing"
 	"github.com/ldanalyze/ldanalyze/pkg/scale"
 	"github.com/urfave/cli/v2"
 )
-
-// TODO(issue 7): Little's-law check on a k6 run (mean vus vs completed
-// rate × mean iteration duration per hold) and service time/servers
-// estimated from a run's holds, once the k6 reader in pkg/ingest settles.
 
 func queueCommand(e *env) *cli.Command {
 	return &cli.Command{
@@ -23,16 +24,27 @@ func queueCommand(e *env) *cli.Command {
 		Usage: "queueing models: Little's law, M/M/1, M/M/c (Erlang C), USL",
 		Subcommands: []*cli.Command{
 			{
-				Name:      "little",
-				Usage:     "Little's law L = λW: give two of --rate, --latency, --in-flight and get the third",
-				UsageText: "ldanalyze queue little --rate 600 --latency 2.8s [--max-vus 1500]",
+				Name:  "little",
+				Usage: "Little's law L = λW: give two of --rate, --latency, --in-flight and get the third",
+				UsageText: "ldanalyze queue little --rate 600 --latency 2.8s [--max-vus 1500]\n" +
+					"ldanalyze queue little --run run.csv.gz",
 				Description: "With --max-vus, checks whether an open-model k6 test had enough VUs:\n" +
-					"busy VUs = rate × iteration duration (pass the iteration duration as --latency).",
+					"busy VUs = rate × iteration duration (pass the iteration duration as --latency).\n\n" +
+					"With --run, checks Little's law on a k6 run per hold (per ramp step when the run has fewer\n" +
+					"than three holds, as `ldanalyze knee` does): the mean vus gauge L against the iterations that\n" +
+					"ended per second λ times their mean iteration_duration W. In a closed model every VU is\n" +
+					"inside an iteration (sleep included), so L ≈ λW; in an open model the gauge counts busy VUs,\n" +
+					"so L ≈ λW as well. λW well below L means VUs idled (think time outside the iteration,\n" +
+					"ramping, dropped or interrupted iterations); above L, iterations from before the level\n" +
+					"ended in it (ramp-down, short levels).",
 				Flags: append([]cli.Flag{
 					&cli.StringFlag{Name: "rate", Aliases: []string{"r"}, Usage: "completed `RATE` per second, e.g. 600, 600/s, 1.5k"},
 					&cli.StringFlag{Name: "latency", Aliases: []string{"w"}, Usage: "mean time in the system, a `DURATION` such as 2.8s or 350ms (a bare number is seconds)"},
 					&cli.StringFlag{Name: "in-flight", Aliases: []string{"l"}, Usage: "mean `NUMBER` in the system (requests, iterations, VUs)"},
 					&cli.IntFlag{Name: "max-vus", Usage: "the k6 maxVUs the test allowed, to check against rate × latency"},
+					&cli.StringSliceFlag{Name: "run", Usage: "check Little's law on this k6 output `FILE` per hold (repeat for the files of one distributed run; - is stdin)"},
+					&cli.Float64Flag{Name: "tolerance", Value: 0.10, Usage: "with --run: the relative mismatch |λW/L − 1| still counted as agreement, a `RATIO`"},
+					&cli.DurationFlag{Name: "ramp-step", Value: 10 * time.Second, Usage: "with --run: width of the levels a run without holds is cut into"},
 				}, outputFlags()...),
 				Action: e.queueLittle,
 			},
@@ -48,9 +60,15 @@ func queueCommand(e *env) *cli.Command {
 				Usage: "M/M/c (Erlang C): probability of waiting, mean wait and response time, servers for a target",
 				UsageText: "ldanalyze queue mmc --rate 600 --service 20ms --servers 16\n" +
 					"ldanalyze queue mmc --rate 600 --service 20ms --target 50ms [--quantile 0.95]\n" +
-					"ldanalyze queue mmc --rates 100,300,500,700 --service 20ms --servers 16",
+					"ldanalyze queue mmc --rates 100,300,500,700 --service 20ms --servers 16\n" +
+					"ldanalyze queue mmc --run run.csv.gz [--service 10ms] [--servers 2]",
 				Description: "Assumes Poisson arrivals and exponential service; real service times are heavier-tailed,\n" +
-					"so treat the predicted waits as a lower bound.",
+					"so treat the predicted waits as a lower bound.\n\n" +
+					"With --run, estimates the queue from a k6 run's holds (ramp steps when it has fewer than three)\n" +
+					"and prints the model beside them: the service time S is the mean response time of the levels\n" +
+					"below 30% of the ceiling, the servers c = X_max·S rounded (utilisation law at the ceiling,\n" +
+					"where every server is busy); --service and --servers override either. Each level is offered\n" +
+					"its offered rate (open model) or its measured throughput (closed model).",
 				Flags:  append(queueModelFlags(true), outputFlags()...),
 				Action: e.queueModel(true),
 			},
@@ -59,7 +77,7 @@ func queueCommand(e *env) *cli.Command {
 				Usage:     "fit the Universal Scalability Law to (concurrency, throughput) points (same as scale --usl)",
 				UsageText: "ldanalyze queue usl --point 1=65 --point 18=996 ... | sweep.csv",
 				ArgsUsage: "[FILE...] (CSV of N,X points; - is stdin)",
-				Flags:     append(scaleFlags()[2:], outputFlags()...),
+				Flags:     append(uslFlags(), outputFlags()...),
 				Action:    e.uslAction,
 			},
 		},
@@ -69,7 +87,7 @@ func queueCommand(e *env) *cli.Command {
 func queueModelFlags(multi bool) []cli.Flag {
 	fl := []cli.Flag{
 		&cli.StringFlag{Name: "rate", Aliases: []string{"r"}, Usage: "arrival `RATE` per second, e.g. 600 or 1.5k/s"},
-		&cli.StringFlag{Name: "service", Aliases: []string{"s"}, Required: true, Usage: "mean service time, a `DURATION` such as 20ms"},
+		&cli.StringFlag{Name: "service", Aliases: []string{"s"}, Required: !multi, Usage: "mean service time, a `DURATION` such as 20ms"},
 		&cli.Float64Flag{Name: "quantile", Value: 0.95, Usage: "response-time `QUANTILE` to report, in (0, 1)"},
 	}
 	if multi {
@@ -77,6 +95,9 @@ func queueModelFlags(multi bool) []cli.Flag {
 			&cli.IntFlag{Name: "servers", Aliases: []string{"c"}, Usage: "number of servers `C`"},
 			&cli.StringFlag{Name: "target", Usage: "find the fewest servers whose --quantile response time (mean with --quantile 0) is at most `DURATION`"},
 			&cli.StringSliceFlag{Name: "rates", Usage: "predict the response-time curve at these `RATES` (comma-separated or repeated)"},
+			&cli.StringSliceFlag{Name: "run", Usage: "estimate service time and servers from this k6 output `FILE` and print the model beside its holds (repeat for the files of one distributed run)"},
+			&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Value: "http_req_duration", Usage: "with --run: the Trend `METRIC` whose response time is modelled"},
+			&cli.DurationFlag{Name: "ramp-step", Value: 10 * time.Second, Usage: "with --run: width of the levels a run without holds is cut into"},
 		)
 	}
 	return fl
@@ -118,6 +139,9 @@ type littleVUs struct {
 }
 
 func (e *env) queueLittle(c *cli.Context) error {
+	if len(c.StringSlice("run")) > 0 {
+		return e.queueLittleRun(c)
+	}
 	has := map[string]bool{}
 	n := 0
 	for _, k := range []string{"rate", "latency", "in-flight"} {
@@ -255,6 +279,12 @@ type queueReport struct {
 
 func (e *env) queueModel(multi bool) cli.ActionFunc {
 	return func(c *cli.Context) error {
+		if multi && len(c.StringSlice("run")) > 0 {
+			return e.queueMMcRun(c)
+		}
+		if c.String("service") == "" {
+			return usageError{errors.New("queue mmc: give --service, or --run to estimate it from a k6 run")}
+		}
 		svc, err := queueQuantity("service", c.String("service"), scale.Seconds)
 		if err != nil {
 			return err
@@ -396,5 +426,383 @@ func writeQueue(w, stderr io.Writer, f render.Format, r *queueReport) error {
 		}
 	}
 	lines = append(lines, "assumes Poisson arrivals and exponential service: real waits are usually longer")
+	return writeLines(w, f, lines, r.Warnings)
+}
+
+// analyseRun reads the files of one k6 run and returns its knee analysis
+// and the levels the knee was decided on (holds, or ramp steps when the
+// run has fewer than three holds). extra consumers see every sample too.
+func (e *env) analyseRun(c *cli.Context, files []string, metric string, opt knee.Options, extra ...func(*ingest.Sample)) (*knee.Result, []knee.Level, ingest.Stats, error) {
+	opt.RampStepNS = int64(c.Duration("ramp-step"))
+	if opt.RampStepNS < int64(time.Second) {
+		return nil, nil, ingest.Stats{}, usageError{errors.New("--ramp-step must be at least 1s")}
+	}
+	col := knee.NewCollector(metric)
+	st, err := readAll(files, e.stdin, append([]func(*ingest.Sample){col.Add}, extra...)...)
+	reportStats(e.stderr, st)
+	if err != nil {
+		return nil, nil, st, err
+	}
+	res, err := knee.Analyze(col, st.ResolutionNS, opt)
+	if err != nil {
+		return nil, nil, st, kneeError(strings.Join(files, ", "), metric, err)
+	}
+	levels := res.Holds
+	if res.Levels != "holds" {
+		levels = res.RampSteps
+	}
+	if len(levels) == 0 {
+		return nil, nil, st, fmt.Errorf("%s: no load levels: %s", strings.Join(files, ", "), strings.Join(res.Warnings, "; "))
+	}
+	return res, levels, st, nil
+}
+
+// kneeError names the input of a failed knee.Analyze. The commands here
+// analyse iteration_duration only to find the levels, and a run without it
+// has no iterations to check, so that case gets its own message.
+func kneeError(name, metric string, err error) error {
+	if metric == "iteration_duration" && errors.Is(err, knee.ErrNoSamples) {
+		return usageError{fmt.Errorf("%s: no iteration_duration samples: the run has no completed iterations to measure", name)}
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
+// littleRunReport is the JSON document of `queue little --run`: Little's
+// law checked per level. in_flight is λ·W over all levels (the busy VUs
+// the completed iterations account for) and vus the mean vus gauge.
+type littleRunReport struct {
+	Files     []string     `json:"files"`
+	Model     string       `json:"model"`
+	Levels    string       `json:"levels"`
+	Tolerance float64      `json:"tolerance"`
+	InFlight  float64      `json:"in_flight"`
+	VUs       float64      `json:"vus"`
+	Overall   littleRow    `json:"overall"`
+	Rows      []littleRow  `json:"rows"`
+	Warnings  []string     `json:"warnings"`
+	Input     inputSummary `json:"input"`
+}
+
+// littleRow is one level of `queue little --run`: L = vus, λ =
+// iterations_per_second, W = iteration_seconds, busy_vus = λW, gap = L −
+// λW, ratio = λW/L, band = the |gap| counted as agreement.
+type littleRow struct {
+	Start               time.Time `json:"start"`
+	End                 time.Time `json:"end"`
+	Seconds             float64   `json:"seconds"`
+	VUs                 float64   `json:"vus"`
+	Iterations          float64   `json:"iterations"`
+	IterationsPerSecond float64   `json:"iterations_per_second"`
+	IterationSeconds    float64   `json:"iteration_seconds"`
+	BusyVUs             float64   `json:"busy_vus"`
+	Gap                 float64   `json:"gap"`
+	Ratio               float64   `json:"ratio"`
+	Band                float64   `json:"band"`
+	Verdict             string    `json:"verdict"`
+	Reason              string    `json:"reason"`
+}
+
+func toLittleRow(l queueing.LittleLevel) littleRow {
+	return littleRow{Start: l.Start, End: l.End, Seconds: l.Seconds, VUs: l.VUs, Iterations: l.Iterations,
+		IterationsPerSecond: l.IterationsPerSecond, IterationSeconds: l.IterationSeconds, BusyVUs: l.BusyVUs,
+		Gap: l.Gap, Ratio: l.Ratio, Band: l.Band, Verdict: l.Verdict, Reason: l.Reason}
+}
+
+func (e *env) queueLittleRun(c *cli.Context) error {
+	for _, k := range []string{"rate", "latency", "in-flight", "max-vus"} {
+		if c.IsSet(k) {
+			return usageError{fmt.Errorf("queue little: --run measures the quantities; drop --%s", k)}
+		}
+	}
+	files := c.StringSlice("run")
+	ic := queueing.NewIterationCollector()
+	res, levels, st, err := e.analyseRun(c, files, "iteration_duration", knee.Options{}, ic.Add)
+	if err != nil {
+		return err
+	}
+	spans := make([]queueing.Span, 0, len(levels))
+	for _, l := range levels {
+		v := float64(l.VUs)
+		if math.IsNaN(v) {
+			return usageError{fmt.Errorf("%s: no vus gauge in the input: Little's law needs the VUs", strings.Join(files, ", "))}
+		}
+		spans = append(spans, queueing.Span{Start: l.Start, End: l.End, VUs: v})
+	}
+	chk, err := ic.CheckLittle(spans, queueing.LittleOptions{Closed: res.Model == knee.Closed, Tolerance: c.Float64("tolerance")})
+	if err != nil {
+		return usageError{err}
+	}
+	rep := littleRunReport{Files: files, Model: res.Model, Levels: res.Levels, Tolerance: chk.Tolerance,
+		InFlight: chk.Overall.BusyVUs, VUs: chk.Overall.VUs, Overall: toLittleRow(chk.Overall),
+		Rows: []littleRow{}, Warnings: append(append([]string{}, chk.Warnings...), res.Warnings...), Input: summarizeInput(files, st)}
+	for _, l := range chk.Levels {
+		rep.Rows = append(rep.Rows, toLittleRow(l))
+	}
+	w, f, closeOut, err := e.output(c)
+	if err != nil {
+		return err
+	}
+	if err := writeLittleRun(w, e.stderr, f, &rep); err != nil {
+		closeOut()
+		return err
+	}
+	return closeOut()
+}
+
+func writeLittleRun(w, stderr io.Writer, f render.Format, r *littleRunReport) error {
+	if f == render.JSON {
+		return render.WriteJSON(w, r)
+	}
+	g := render.Grid{Header: []string{"start", "seconds", "VUs L", "iterations/s λ", "iteration W", "λ·W", "L − λ·W", "λ·W ÷ L", "verdict"}}
+	row := func(label string, l littleRow) []string {
+		if f == render.CSV {
+			return []string{l.Start.Format(time.RFC3339), scaleCSV(l.Seconds), scaleCSV(l.VUs), scaleCSV(l.IterationsPerSecond),
+				scaleCSV(l.IterationSeconds), scaleCSV(l.BusyVUs), scaleCSV(l.Gap), scaleCSV(l.Ratio), l.Verdict}
+		}
+		return []string{label, strconv.FormatFloat(l.Seconds, 'f', 0, 64), strconv.FormatFloat(l.VUs, 'f', 1, 64),
+			strconv.FormatFloat(l.IterationsPerSecond, 'f', 2, 64), scale.Seconds.Format(l.IterationSeconds),
+			strconv.FormatFloat(l.BusyVUs, 'f', 1, 64), strconv.FormatFloat(l.Gap, 'f', 1, 64),
+			strconv.FormatFloat(l.Ratio, 'f', 3, 64), l.Verdict}
+	}
+	for _, l := range r.Rows {
+		g.Rows = append(g.Rows, row(l.Start.Format(time.TimeOnly), l))
+	}
+	if f != render.CSV {
+		g.Rows = append(g.Rows, row("all levels", r.Overall))
+	}
+	if err := g.Write(w, f); err != nil {
+		return err
+	}
+	if f == render.CSV {
+		for _, s := range r.Warnings {
+			fmt.Fprintln(stderr, "warning:", s)
+		}
+		return nil
+	}
+	kind := map[string]string{"holds": "hold", "ramp": "ramp step"}[r.Levels]
+	agree := 0
+	for _, l := range r.Rows {
+		if l.Verdict == queueing.LittleHolds {
+			agree++
+		}
+	}
+	head := fmt.Sprintf("Little's law L = λW per %s of a %s-model run: %d of %d levels agree within %.0f%%",
+		orDefault(kind, "level"), r.Model, agree, len(r.Rows), 100*r.Tolerance)
+	if r.Model == knee.Open {
+		head = strings.Replace(head, "a open", "an open", 1) + " or the sampling noise of the once-a-second vus gauge"
+	}
+	lines := []string{
+		head,
+		fmt.Sprintf("all levels: L = %.1f VUs, λ·W = %.2f/s × %s = %.1f (%s): %s", r.Overall.VUs, r.Overall.IterationsPerSecond,
+			scale.Seconds.Format(r.Overall.IterationSeconds), r.Overall.BusyVUs, r.Overall.Verdict, r.Overall.Reason),
+	}
+	for _, l := range r.Rows {
+		if l.Verdict != queueing.LittleHolds {
+			lines = append(lines, fmt.Sprintf("%s: %s", l.Start.Format(time.TimeOnly), l.Reason))
+		}
+	}
+	return writeLines(w, f, lines, r.Warnings)
+}
+
+// queueRunReport is the JSON document of `queue mmc --run`: an M/M/c
+// queue estimated from a k6 run and its prediction beside each measured
+// level. Times in seconds, rates per second, utilisation 0–1; predictions
+// are null where the model has no steady state.
+type queueRunReport struct {
+	Files            []string      `json:"files"`
+	Model            string        `json:"model"`
+	Workload         string        `json:"workload_model"`
+	Levels           string        `json:"levels"`
+	Metric           string        `json:"metric"`
+	ServiceSeconds   float64       `json:"service_seconds"`
+	ServiceEstimated bool          `json:"service_estimated"`
+	ServiceLevels    int           `json:"service_levels"`
+	CeilingRPS       jsonnum.Float `json:"ceiling_rps"`
+	ServersExact     jsonnum.Float `json:"servers_exact"`
+	Servers          int           `json:"servers"`
+	ServersEstimated bool          `json:"servers_estimated"`
+	CapacityRPS      float64       `json:"capacity_rps"`
+	Quantile         float64       `json:"quantile"`
+	Rows             []queueRunRow `json:"rows"`
+	Warnings         []string      `json:"warnings"`
+	Input            inputSummary  `json:"input"`
+}
+
+// queueRunRow is one measured level beside the model.
+type queueRunRow struct {
+	Start                    time.Time     `json:"start"`
+	End                      time.Time     `json:"end"`
+	ArrivalRPS               float64       `json:"arrival_rps"`
+	OfferedRPS               jsonnum.Float `json:"offered_rps"`
+	ThroughputRPS            float64       `json:"throughput_rps"`
+	Utilisation              float64       `json:"utilisation"`
+	Stable                   bool          `json:"stable"`
+	Samples                  uint64        `json:"samples"`
+	MeasuredMeanSeconds      jsonnum.Float `json:"measured_mean_seconds"`
+	MeasuredQuantileSeconds  jsonnum.Float `json:"measured_quantile_seconds"`
+	PredictedMeanSeconds     jsonnum.Float `json:"predicted_mean_seconds"`
+	PredictedQuantileSeconds jsonnum.Float `json:"predicted_quantile_seconds"`
+	PWait                    jsonnum.Float `json:"p_wait"`
+}
+
+func (e *env) queueMMcRun(c *cli.Context) error {
+	for _, k := range []string{"rate", "rates", "target"} {
+		if c.IsSet(k) {
+			return usageError{fmt.Errorf("queue mmc: --run takes the rates from the run; drop --%s", k)}
+		}
+	}
+	q := c.Float64("quantile")
+	if !(q > 0 && q < 1) {
+		return usageError{fmt.Errorf("--quantile %g: want a value in (0, 1)", q)}
+	}
+	var opt queueing.EstimateOptions
+	if s := c.String("service"); s != "" {
+		v, err := queueQuantity("service", s, scale.Seconds)
+		if err != nil {
+			return err
+		}
+		if !(v > 0) {
+			return usageError{fmt.Errorf("--service %s: want a duration > 0", s)}
+		}
+		opt.ServiceSeconds = v
+	}
+	if c.IsSet("servers") {
+		if opt.Servers = c.Int("servers"); opt.Servers < 1 {
+			return usageError{fmt.Errorf("--servers %d: want at least 1", opt.Servers)}
+		}
+	}
+	files, metric := c.StringSlice("run"), c.String("metric")
+	pname := knee.PercentileName(100 * q)
+	res, levels, st, err := e.analyseRun(c, files, metric, knee.Options{Percentiles: []float64{100 * q}})
+	if err != nil {
+		return err
+	}
+	fin := func(v knee.F) float64 {
+		if f := float64(v); !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return f
+		}
+		return 0
+	}
+	in := make([]queueing.LoadLevel, 0, len(levels))
+	for _, l := range levels {
+		ll := queueing.LoadLevel{Start: l.Start, End: l.End, ThroughputPerSecond: fin(l.RequestsRPS),
+			MeanSeconds: fin(l.MeanMS) / 1000, QuantileSeconds: fin(l.Percentiles[pname]) / 1000, Samples: l.Count}
+		if ll.ThroughputPerSecond == 0 {
+			ll.ThroughputPerSecond = fin(l.CompletedRPS)
+		}
+		if res.Model == knee.Open {
+			ll.OfferedPerSecond = fin(l.OfferedRPS)
+		}
+		in = append(in, ll)
+	}
+	ceiling := 0.0
+	if res.Ceiling != nil {
+		ceiling = fin(res.Ceiling.CompletedRPS)
+		opt.CeilingNotReached = !res.Ceiling.Reached
+	}
+	opt.Quantile, opt.Closed = q, res.Model == knee.Closed
+	est, err := queueing.EstimateMMc(in, ceiling, opt)
+	if err != nil {
+		return usageError{fmt.Errorf("%s: %w", strings.Join(files, ", "), err)}
+	}
+	nan := jsonnum.Float(math.NaN())
+	rep := queueRunReport{Files: files, Model: "M/M/c", Workload: res.Model, Levels: res.Levels, Metric: metric,
+		ServiceSeconds: est.ServiceSeconds, ServiceEstimated: opt.ServiceSeconds == 0, ServiceLevels: est.ServiceLevels,
+		CeilingRPS: nan, ServersExact: nan, Servers: est.Servers, ServersEstimated: opt.Servers == 0,
+		CapacityRPS: est.CapacityPerSecond, Quantile: est.Quantile, Rows: []queueRunRow{},
+		Warnings: append(append([]string{}, est.Warnings...), res.Warnings...), Input: summarizeInput(files, st)}
+	if est.CeilingPerSecond > 0 {
+		rep.CeilingRPS = jsonnum.Float(est.CeilingPerSecond)
+	}
+	if opt.Servers == 0 {
+		rep.ServersExact = jsonnum.Float(est.ServersExact)
+	}
+	for _, l := range est.Levels {
+		row := queueRunRow{Start: l.Start, End: l.End, ArrivalRPS: l.ArrivalPerSecond, OfferedRPS: nan, ThroughputRPS: l.ThroughputPerSecond,
+			Utilisation: l.Utilisation, Stable: l.Stable, Samples: l.Samples,
+			MeasuredMeanSeconds: nan, MeasuredQuantileSeconds: nan, PredictedMeanSeconds: nan, PredictedQuantileSeconds: nan, PWait: nan}
+		if l.OfferedPerSecond > 0 {
+			row.OfferedRPS = jsonnum.Float(l.OfferedPerSecond)
+		}
+		if l.Samples > 0 {
+			row.MeasuredMeanSeconds, row.MeasuredQuantileSeconds = jsonnum.Float(l.MeanSeconds), jsonnum.Float(l.QuantileSeconds)
+		}
+		if l.Stable {
+			row.PredictedMeanSeconds, row.PredictedQuantileSeconds, row.PWait = jsonnum.Float(l.PredictedMeanSeconds), jsonnum.Float(l.PredictedQuantileSeconds), jsonnum.Float(l.PWait)
+		}
+		rep.Rows = append(rep.Rows, row)
+	}
+	w, f, closeOut, err := e.output(c)
+	if err != nil {
+		return err
+	}
+	if err := writeQueueRun(w, e.stderr, f, &rep); err != nil {
+		closeOut()
+		return err
+	}
+	return closeOut()
+}
+
+func writeQueueRun(w, stderr io.Writer, f render.Format, r *queueRunReport) error {
+	if f == render.JSON {
+		return render.WriteJSON(w, r)
+	}
+	qn := knee.PercentileName(100 * r.Quantile)
+	g := render.Grid{Header: []string{"start", "rate", "utilisation", "measured mean", "model mean", "measured " + qn, "model " + qn}}
+	sec := func(v jsonnum.Float) string {
+		if f == render.CSV {
+			if !v.Valid() {
+				return ""
+			}
+			return scaleCSV(float64(v))
+		}
+		if !v.Valid() {
+			return "–"
+		}
+		return scale.Seconds.Format(float64(v))
+	}
+	for _, l := range r.Rows {
+		pm, pq := sec(l.PredictedMeanSeconds), sec(l.PredictedQuantileSeconds)
+		if !l.Stable && f != render.CSV {
+			pm, pq = "no steady state", "–"
+		}
+		row := []string{l.Start.Format(time.TimeOnly), scale.PerSecond.Format(l.ArrivalRPS), strconv.FormatFloat(100*l.Utilisation, 'f', 0, 64) + "%",
+			sec(l.MeasuredMeanSeconds), pm, sec(l.MeasuredQuantileSeconds), pq}
+		if f == render.CSV {
+			row[0], row[1], row[2] = l.Start.Format(time.RFC3339), scaleCSV(l.ArrivalRPS), scaleCSV(l.Utilisation)
+		}
+		g.Rows = append(g.Rows, row)
+	}
+	if err := g.Write(w, f); err != nil {
+		return err
+	}
+	if f == render.CSV {
+		for _, s := range r.Warnings {
+			fmt.Fprintln(stderr, "warning:", s)
+		}
+		return nil
+	}
+	svc := "given"
+	if r.ServiceEstimated {
+		svc = fmt.Sprintf("the mean %s at the %d lowest-load level(s)", r.Metric, r.ServiceLevels)
+	}
+	srv := "given"
+	if r.ServersEstimated {
+		srv = fmt.Sprintf("X_max·S = %s × %s = %.2f, rounded; utilisation law at the ceiling", scale.PerSecond.Format(float64(r.CeilingRPS)),
+			scale.Seconds.Format(r.ServiceSeconds), float64(r.ServersExact))
+	}
+	rate := "offered rate (open model)"
+	if r.Workload == knee.Closed {
+		rate = "measured throughput (closed model)"
+	}
+	lines := []string{
+		fmt.Sprintf("M/M/c from the run: service time S = %s (%s), servers c = %d (%s)", scale.Seconds.Format(r.ServiceSeconds), svc, r.Servers, srv),
+		fmt.Sprintf("model capacity c/S = %s", scale.PerSecond.Format(r.CapacityRPS)),
+		"rate per level: the " + rate,
+		"assumes Poisson arrivals and exponential service: waits are longer for heavier-tailed service, shorter for more regular service",
+	}
+	if r.CeilingRPS.Valid() {
+		lines[1] += fmt.Sprintf(", measured ceiling %s", scale.PerSecond.Format(float64(r.CeilingRPS)))
+	}
 	return writeLines(w, f, lines, r.Warnings)
 }

@@ -89,10 +89,103 @@ func TestQueueUsageErrors(t *testing.T) {
 		{[]string{"queue", "mm1", "--rate", "200", "--service", "10ms"}, "queueing: unstable, arrivals reach capacity (utilisation ≥ 1): offered load 2 Erlangs with 1 server(s)"},
 		{[]string{"queue", "mmc", "--rate", "600", "--service", "20ms"}, "queue mmc: give --servers, or --target to solve for them"},
 		{[]string{"queue", "mmc", "--rate", "600", "--service", "20ms", "--target", "50ms"}, "queueing: target 0.05 s is at or below what any number of servers gives (0.05991 s)"},
+		{[]string{"queue", "mmc", "--rate", "600", "--servers", "3"}, "queue mmc: give --service, or --run to estimate it from a k6 run"},
+		{[]string{"queue", "mm1", "--rate", "600"}, `Required flag "service" not set`},
+		{[]string{"queue", "little", "--run", "../../testdata/scale/vus8.csv", "--rate", "600"}, "queue little: --run measures the quantities; drop --rate"},
+		{[]string{"queue", "mmc", "--run", "../../testdata/scale/vus8.csv", "--rates", "1,2"}, "queue mmc: --run takes the rates from the run; drop --rates"},
+		{[]string{"queue", "mmc", "--run", "../../testdata/scale/vus8.csv", "--servers", "0"}, "--servers 0: want at least 1"},
+		{[]string{"queue", "little", "--run", "../../testdata/scale/room100.csv"}, "../../testdata/scale/room100.csv: no iteration_duration samples: the run has no completed iterations to measure"},
+		{[]string{"scale", "--usl", "--run", "1=../../testdata/scale/room100.csv"}, "--run 1=../../testdata/scale/room100.csv: no iteration_duration samples"},
 	} {
 		_, errs, code := scaleRun(t, "", c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
+// closed_ramp (testdata/k6/README.md: ramping-vus 0→120, 1 s think time):
+// per 10 s ramp step, mean VUs ≈ λ_iter × mean iteration_duration; pooled
+// over the run, λW is within 1 % of k6's summary figure 44.0367/s ×
+// 1.360110 s = 59.90 VUs. The first step lags (VUs whose first iteration
+// had not ended) and the ramp-down step counts iterations finishing after
+// the gauge dropped their VUs; pkg/queueing's tests pin those ratios.
+func TestQueueLittleRun(t *testing.T) {
+	out, errs, code := scaleRun(t, "", "queue", "little", "-f", "json", "--run", "../../testdata/k6/closed_ramp.csv.gz")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	m := scaleJSON(t, out)
+	if w, ok := m["warnings"].([]any); !ok || len(w) == 0 {
+		t.Errorf("warnings %v, want the W ÷ span caveat", m["warnings"])
+	}
+	if m["model"] != "closed" || m["levels"] != "ramp" {
+		t.Errorf("model %v, levels %v", m["model"], m["levels"])
+	}
+	scaleNear(t, "in_flight", m["in_flight"], 59.90, 0.6)
+	scaleNear(t, "tolerance", m["tolerance"], 0.1, 0)
+	rows := m["rows"].([]any)
+	verdicts := map[any]int{}
+	for _, r := range rows {
+		verdicts[r.(map[string]any)["verdict"]]++
+	}
+	if len(rows) != 10 || verdicts["holds"] != 8 || verdicts["idle"] != 1 || verdicts["excess"] != 1 {
+		t.Errorf("%d rows, verdicts %v", len(rows), verdicts)
+	}
+	// Text: the table, the pooled line and what the mismatches mean.
+	out, _, code = scaleRun(t, "", "queue", "little", "--run", "../../testdata/k6/open_ramp.csv.gz")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	for _, want := range []string{"Little's law L = λW per ramp step of an open-model run: 13 of 13 levels agree within 10%", "all levels: L = 32.0 VUs"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// The corpus server has C = 2 worker slots (testdata/k6/README.md): from
+// open_ramp's ramp steps, S = 11.02 ms (the first step's mean response)
+// and X_max·S = 187.4/s × 11.02 ms = 2.07, so c = 2, capacity 181.4/s.
+func TestQueueMMcRun(t *testing.T) {
+	out, errs, code := scaleRun(t, "", "queue", "mmc", "-f", "json", "--run", "../../testdata/k6/open_ramp.csv.gz")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	m := scaleJSON(t, out)
+	scaleNear(t, "servers", m["servers"], 2, 0)
+	scaleNear(t, "service_seconds", m["service_seconds"], 0.0110246, 1e-6)
+	scaleNear(t, "servers_exact", m["servers_exact"], 2.066, 0.001)
+	scaleNear(t, "capacity_rps", m["capacity_rps"], 181.4, 0.1)
+	if w, ok := m["warnings"].([]any); !ok || len(w) != 0 {
+		t.Errorf("warnings %v, want []", m["warnings"])
+	}
+	if m["workload_model"] != "open" || m["service_estimated"] != true {
+		t.Errorf("workload %v, estimated %v", m["workload_model"], m["service_estimated"])
+	}
+	rows := m["rows"].([]any)
+	first, sixth := rows[0].(map[string]any), rows[5].(map[string]any)
+	if first["stable"] != true || sixth["stable"] != false || sixth["predicted_mean_seconds"] != nil {
+		t.Errorf("row 1 %v\nrow 6 %v", first, sixth)
+	}
+	// Given servers and service time override the estimates.
+	out, _, code = scaleRun(t, "", "queue", "mmc", "-f", "json", "--run", "../../testdata/k6/open_ramp.csv.gz", "--servers", "3", "--service", "10ms")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	m = scaleJSON(t, out)
+	scaleNear(t, "servers", m["servers"], 3, 0)
+	scaleNear(t, "capacity_rps", m["capacity_rps"], 300, 1e-9)
+	if m["servers_exact"] != nil || m["service_estimated"] != false {
+		t.Errorf("servers_exact %v, estimated %v", m["servers_exact"], m["service_estimated"])
+	}
+	out, _, code = scaleRun(t, "", "queue", "mmc", "--run", "../../testdata/k6/closed_ramp.csv.gz")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	for _, want := range []string{"servers c = 2 (X_max·S = 164.2/s × 12.51 ms = 2.05, rounded; utilisation law at the ceiling)", "no steady state", "warning: closed model"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
 }

@@ -6,18 +6,19 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/jsonnum"
+	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/queueing"
 	"github.com/ldanalyze/ldanalyze/pkg/scale"
+	"github.com/ldanalyze/ldanalyze/pkg/sketch"
 	"github.com/urfave/cli/v2"
 )
-
-// TODO(issue 7): --run X=FILE (y from a k6 run's metric total or rate,
-// e.g. data_received bytes) and Prometheus exports as inputs, once the k6
-// reader in pkg/ingest settles.
 
 func scaleCommand(e *env) *cli.Command {
 	return &cli.Command{
@@ -25,13 +26,24 @@ func scaleCommand(e *env) *cli.Command {
 		Usage: "fit how a cost grows with size (growth exponent, --fit) or a Universal Scalability Law (--usl)",
 		UsageText: "ldanalyze scale --fit --point 100=36MB --point 250=382MB --point 500=2645MB [--at 1000]\n" +
 			"ldanalyze scale --fit points.csv\n" +
-			"ldanalyze scale --usl sweep.csv   (columns: concurrency, throughput)",
+			"ldanalyze scale --fit --run 100=room100.csv --run 250=room250.csv --run 500=room500.csv [--y data_received:total]\n" +
+			"ldanalyze scale --usl sweep.csv   (columns: concurrency, throughput)\n" +
+			"ldanalyze scale --usl --run 1=vus1.csv --run 5=vus5.csv --run 10=vus10.csv --run 20=vus20.csv ...",
 		ArgsUsage: "[FILE...] (CSV of x,y points with units such as 36MB, 2.6 GB, 500ms, 1.5k; - is stdin)",
 		Description: "--fit fits y = a·x^b on log-log axes and prints b with its confidence interval (Student t, n−2 df),\n" +
 			"a, R², the local exponent between neighbouring sizes, what b means, and with --at the projected y\n" +
 			"and its interval. --usl fits X(N) = λN/(1+σ(N−1)+κN(N−1)) with σ∈[0,1], κ≥0 and prints σ, κ, λ\n" +
 			"with standard errors, N* = √((1−σ)/κ), X(N*) and the Amdahl fit (κ = 0); it refuses fewer than 4\n" +
-			"points and warns below 6.",
+			"points and warns below 6.\n\n" +
+			"Points come from CSV files, --point X=Y flags and k6 runs (--run X=FILE, repeatable; repeat an X to\n" +
+			"add the files of one distributed run). With --fit a run's y is --y METRIC[{TAG:VALUE,...}]:STAT of\n" +
+			"the whole run, STAT one of total, count, rate (total ÷ the run's duration), mean, min, max, med,\n" +
+			"pN or p(N): data_received:total (the default; bytes), http_reqs:rate (per second),\n" +
+			"http_req_duration:p95 (seconds), http_req_duration{name:order}:mean. k6's time trends are\n" +
+			"converted from ms to s, data_received and data_sent are bytes, other metrics plain numbers.\n" +
+			"With --usl a run's label is its concurrency N and its X is the completed rate, successful\n" +
+			"requests per second (iterations per second without HTTP), over the run's longest hold as\n" +
+			"`ldanalyze knee` finds it, or over the whole run, with a warning, when it has no hold.",
 		Flags: append(scaleFlags(), outputFlags()...),
 		Action: func(c *cli.Context) error {
 			usl, fit := c.Bool("usl"), c.Bool("fit")
@@ -47,18 +59,157 @@ func scaleCommand(e *env) *cli.Command {
 }
 
 func scaleFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.BoolFlag{Name: "fit", Usage: "fit a growth exponent y = a·x^b (the default)"},
 		&cli.BoolFlag{Name: "usl", Usage: "fit the Universal Scalability Law to (concurrency, throughput) points"},
+	}, append(uslFlags(),
+		&cli.StringFlag{Name: "y", Value: "data_received:total", Usage: "with --fit and --run: the `METRIC[{TAG:VALUE}]:STAT` of each run to fit, STAT total, count, rate, mean, min, max, med, pN"},
+	)...)
+}
+
+// uslFlags are the point inputs shared by `scale` and `queue usl`.
+func uslFlags() []cli.Flag {
+	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "point", Aliases: []string{"p"}, Usage: "a point `X=Y`, e.g. 100=36MB (repeatable)"},
+		&cli.StringSliceFlag{Name: "run", Usage: "a k6 run labelled with its x (--usl: its concurrency N), `X=FILE` (repeatable; repeat an X for the files of a distributed run)"},
 		&cli.StringFlag{Name: "at", Usage: "project to this `X` (same unit as the points' x)"},
 		&cli.Float64Flag{Name: "level", Value: 0.95, Usage: "confidence `LEVEL` of the intervals, in (0, 1)"},
 	}
 }
 
-// scalePoints gathers the points of the CSV files (arguments) and the
-// --point flags, in that order. Skipped CSV lines come back as warnings.
-func (e *env) scalePoints(c *cli.Context) (scale.Points, []string, error) {
+// scaleRunInput is one run of --run: its label and its files.
+type scaleRunInput struct {
+	label string
+	x     scale.Quantity
+	files []string
+}
+
+// parseRuns groups --run X=FILE values by X, in order of first appearance.
+func parseRuns(vals []string) ([]scaleRunInput, error) {
+	var runs []scaleRunInput
+	for _, v := range vals {
+		xs, file, ok := strings.Cut(v, "=")
+		xs, file = strings.TrimSpace(xs), strings.TrimSpace(file)
+		if !ok || file == "" {
+			return nil, usageError{fmt.Errorf("--run %q: want X=FILE, e.g. 100=room100.csv", v)}
+		}
+		x, err := scale.ParseQuantity(xs)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("--run %q: x: %w", v, err)}
+		}
+		i := slices.IndexFunc(runs, func(r scaleRunInput) bool { return r.x == x })
+		if i < 0 {
+			runs = append(runs, scaleRunInput{label: xs, x: x})
+			i = len(runs) - 1
+		}
+		runs[i].files = append(runs[i].files, file)
+	}
+	return runs, nil
+}
+
+// scaleRunRow is one --run in the JSON of `scale` and `queue usl`: its
+// label x (N for --usl), its files and the y (X for --usl) it gave, in
+// y_unit. --fit fills samples and duration_s; --usl the span it measured.
+type scaleRunRow struct {
+	X         float64    `json:"x"`
+	Files     []string   `json:"files"`
+	Y         float64    `json:"y"`
+	YUnit     string     `json:"y_unit"`
+	Selector  string     `json:"selector"`
+	Samples   uint64     `json:"samples,omitempty"`
+	DurationS float64    `json:"duration_s,omitempty"`
+	Span      string     `json:"span,omitempty"`
+	Start     *time.Time `json:"start,omitempty"`
+	End       *time.Time `json:"end,omitempty"`
+	Seconds   float64    `json:"seconds,omitempty"`
+	VUs       *float64   `json:"vus,omitempty"`
+	ErrorRate *float64   `json:"error_rate,omitempty"`
+}
+
+// uslSelector names what --usl takes from a run.
+const uslSelector = "successful requests/s over the longest hold"
+
+// runPoints reads each run and adds its point: for --fit the --y selector
+// of the whole run (scale.RunAggregator), for --usl the completed rate of
+// its longest hold (knee.Analyze, then scale.SteadyThroughput).
+func (e *env) runPoints(c *cli.Context, p *scale.Points, usl bool) ([]scaleRunRow, []string, error) {
+	runs, err := parseRuns(c.StringSlice("run"))
+	if err != nil || len(runs) == 0 {
+		return nil, nil, err
+	}
+	var sel scale.Selector
+	if usl {
+		if c.IsSet("y") {
+			return nil, nil, usageError{errors.New("scale --usl: --y applies to --fit; a run's X is its completed rate (successful requests/s) over its longest hold")}
+		}
+	} else if sel, err = scale.ParseSelector(c.String("y")); err != nil {
+		return nil, nil, usageError{fmt.Errorf("--y %w", err)}
+	}
+	var rows []scaleRunRow
+	var warn []string
+	for _, r := range runs {
+		name := fmt.Sprintf("--run %s=%s", r.label, strings.Join(r.files, ","))
+		row := scaleRunRow{X: r.x.Value, Files: r.files}
+		var y scale.Quantity
+		if usl {
+			col := knee.NewCollector("iteration_duration")
+			st, err := readAll(r.files, e.stdin, col.Add)
+			reportStats(e.stderr, st)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", name, err)
+			}
+			res, err := knee.Analyze(col, st.ResolutionNS, knee.Options{})
+			if err != nil {
+				return nil, nil, kneeError(name, "iteration_duration", err)
+			}
+			t, err := scale.SteadyThroughput(res, r.x.Value)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", name, err)
+			}
+			y = scale.Quantity{Value: t.PerSecond, Unit: scale.PerSecond}
+			row.Selector, row.Span, row.Start, row.End, row.Seconds = uslSelector, t.Span, &t.Start, &t.End, t.Seconds
+			row.ErrorRate = &t.ErrorRate
+			if t.HasVUs {
+				row.VUs = &t.VUs
+			}
+			warn = append(warn, t.Warnings...)
+		} else {
+			agg := scale.NewRunAggregator(sel)
+			st, err := readAll(r.files, e.stdin, agg.Add)
+			reportStats(e.stderr, st)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", name, err)
+			}
+			v, err := agg.Close(st.ResolutionNS)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", name, err)
+			}
+			y = scale.Quantity{Value: v.Value, Unit: v.Unit}
+			row.Selector, row.Samples, row.DurationS = sel.String(), v.Samples, v.DurationSeconds
+			if !v.Exact {
+				warn = append(warn, fmt.Sprintf("%s: %s comes from a histogram (relative error ≤ %.2f%%)", name, sel, 100*sketch.RelativeError))
+			}
+		}
+		row.Y, row.YUnit = y.Value, string(y.Unit)
+		if err := p.Add(r.x, y); err != nil {
+			return nil, nil, usageError{fmt.Errorf("%s: %w", name, err)}
+		}
+		rows = append(rows, row)
+	}
+	if p.YName == "" {
+		if usl {
+			p.YName = "X"
+		} else {
+			p.YName = sel.String()
+		}
+	}
+	return rows, warn, nil
+}
+
+// scalePoints gathers the points of the CSV files (arguments), the
+// --point flags and the --run k6 runs, in that order. Skipped CSV lines
+// and caveats about the runs come back as warnings.
+func (e *env) scalePoints(c *cli.Context, usl bool) (scale.Points, []string, []scaleRunRow, error) {
 	var p scale.Points
 	var warn []string
 	for _, path := range c.Args().Slice() {
@@ -66,14 +217,14 @@ func (e *env) scalePoints(c *cli.Context) (scale.Points, []string, error) {
 		if path != "-" {
 			f, err := os.Open(path)
 			if err != nil {
-				return p, nil, err
+				return p, nil, nil, err
 			}
 			defer f.Close()
 			r = f
 		}
 		n := len(p.Errors)
 		if err := p.ReadCSV(r, path); err != nil {
-			return p, nil, err
+			return p, nil, nil, err
 		}
 		for _, se := range p.Errors[n:] {
 			warn = append(warn, "skipped "+se.Error())
@@ -81,13 +232,18 @@ func (e *env) scalePoints(c *cli.Context) (scale.Points, []string, error) {
 	}
 	for _, s := range c.StringSlice("point") {
 		if err := p.AddString(s); err != nil {
-			return p, nil, usageError{fmt.Errorf("--point: %w", err)}
+			return p, nil, nil, usageError{fmt.Errorf("--point: %w", err)}
 		}
 	}
-	if len(p.X) == 0 {
-		return p, nil, usageError{errors.New("scale: no points: give --point X=Y flags or a CSV file of x,y")}
+	runs, rw, err := e.runPoints(c, &p, usl)
+	if err != nil {
+		return p, nil, nil, err
 	}
-	return p, warn, nil
+	warn = append(warn, rw...)
+	if len(p.X) == 0 {
+		return p, nil, nil, usageError{errors.New("scale: no points: give --point X=Y flags, --run X=FILE k6 runs or a CSV file of x,y")}
+	}
+	return p, warn, runs, nil
 }
 
 // scaleFitReport is the JSON document of `scale --fit` (issue 7 contract:
@@ -112,6 +268,7 @@ type scaleFitReport struct {
 	XUnit          string          `json:"x_unit"`
 	YUnit          string          `json:"y_unit"`
 	Points         []scaleFitPoint `json:"points"`
+	Runs           []scaleRunRow   `json:"runs,omitempty"`
 	Warnings       []string        `json:"warnings"`
 }
 
@@ -136,7 +293,7 @@ type scaleFitPoint struct {
 }
 
 func (e *env) scaleFitAction(c *cli.Context) error {
-	pts, warn, err := e.scalePoints(c)
+	pts, warn, runs, err := e.scalePoints(c, false)
 	if err != nil {
 		return err
 	}
@@ -160,6 +317,7 @@ func (e *env) scaleFitAction(c *cli.Context) error {
 		Level: p.Level, Coefficient: p.Coefficient, R2: p.R2, N: p.N, DF: p.DF,
 		LocalExponents: []scaleLocal{}, Interpretation: p.Interpretation,
 		XName: pts.XName, YName: pts.YName, XUnit: string(pts.XUnit), YUnit: string(pts.YUnit),
+		Runs:     runs,
 		Warnings: append(warn, p.Warnings...),
 	}
 	if p.HasInterval {
@@ -249,7 +407,30 @@ func writeScaleFit(w, stderr io.Writer, f render.Format, r *scaleFitReport) erro
 		}
 		lines = append(lines, s)
 	}
+	lines = append(lines, runLines(r.Runs, xn)...)
 	return writeLines(w, f, lines, r.Warnings)
+}
+
+// runLines says where each --run's point came from.
+func runLines(runs []scaleRunRow, xn string) []string {
+	var out []string
+	for _, r := range runs {
+		yu := scale.Unit(r.YUnit)
+		s := fmt.Sprintf("run %s = %g: %s = %s (%s", xn, r.X, r.Selector, yu.Format(r.Y), strings.Join(r.Files, ", "))
+		switch {
+		case r.Span == scale.SpanHold:
+			s += fmt.Sprintf("; hold %s–%s, %.0f s", r.Start.Format(time.TimeOnly), r.End.Format(time.TimeOnly), r.Seconds)
+		case r.Span == scale.SpanRun:
+			s += fmt.Sprintf("; no hold: whole run, %.0f s", r.Seconds)
+		default:
+			s += fmt.Sprintf("; %d samples over %s", r.Samples, scale.Seconds.Format(r.DurationS))
+		}
+		if r.VUs != nil {
+			s += fmt.Sprintf(", %.1f VUs", *r.VUs)
+		}
+		out = append(out, s+")")
+	}
+	return out
 }
 
 // uslReport is the JSON document of `scale --usl` and `queue usl` (issue 7
@@ -275,6 +456,7 @@ type uslReport struct {
 	XUnit             string        `json:"x_unit"`
 	Prediction        *uslPredict   `json:"prediction,omitempty"`
 	Points            []uslPoint    `json:"points"`
+	Runs              []scaleRunRow `json:"runs,omitempty"`
 	Warnings          []string      `json:"warnings"`
 }
 
@@ -299,7 +481,7 @@ type uslPoint struct {
 }
 
 func (e *env) uslAction(c *cli.Context) error {
-	pts, warn, err := e.scalePoints(c)
+	pts, warn, runs, err := e.scalePoints(c, true)
 	if err != nil {
 		return err
 	}
@@ -318,6 +500,7 @@ func (e *env) uslAction(c *cli.Context) error {
 		LambdaInterval: [2]float64{f.Low.Lambda, f.High.Lambda}, KappaIncludesZero: f.KappaIncludesZero,
 		Amdahl:   uslAmdahl{Sigma: f.Amdahl.Sigma, Lambda: f.Amdahl.Lambda, Ceiling: nan, R2: f.Amdahl.R2},
 		XUnit:    string(pts.YUnit),
+		Runs:     runs,
 		Warnings: append(warn, f.Warnings...),
 	}
 	if f.HasPeak {
@@ -403,6 +586,7 @@ func writeUSL(w, stderr io.Writer, f render.Format, r *uslReport) error {
 	if p := r.Prediction; p != nil {
 		lines = append(lines, fmt.Sprintf("at N = %g: X = %s", p.N, xu.Format(p.X)))
 	}
+	lines = append(lines, runLines(r.Runs, "N")...)
 	return writeLines(w, f, lines, r.Warnings)
 }
 

@@ -107,7 +107,13 @@ func TestScaleUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"scale", "--fit"}, "scale: no points: give --point X=Y flags or a CSV file of x,y"},
+		{[]string{"scale", "--fit"}, "scale: no points: give --point X=Y flags, --run X=FILE k6 runs or a CSV file of x,y"},
+		{[]string{"scale", "--run", "100"}, `--run "100": want X=FILE, e.g. 100=room100.csv`},
+		{[]string{"scale", "--run", "many=a.csv"}, `--run "many=a.csv": x: "many": not a number`},
+		{[]string{"scale", "--run", "100=../../testdata/scale/room100.csv", "--y", "data_received"}, `--y "data_received": want METRIC:STAT`},
+		{[]string{"scale", "--usl", "--run", "1=../../testdata/scale/vus1.csv", "--y", "http_reqs:rate"}, "scale --usl: --y applies to --fit"},
+		{[]string{"scale", "--run", "100=../../testdata/scale/room100.csv", "--y", "ws_msgs_sent:total"}, "--run 100=../../testdata/scale/room100.csv: no samples of the metric ws_msgs_sent"},
+		{[]string{"scale", "--run", "100=../../testdata/scale/room100.csv", "--run", "200=../../testdata/scale/missing.csv"}, "--run 200=../../testdata/scale/missing.csv: "},
 		{[]string{"scale", "--fit", "--usl", "--point", "1=2"}, "scale: give --fit or --usl, not both"},
 		{[]string{"scale", "--point", "100=36MB", "--point", "200=80MB", "--at", "5s"}, `--at 5s: unit "s" differs from the points' x unit ""`},
 		{[]string{"scale", "--point", "100=36MB", "--point", "200=8s"}, `--point: point "200=8s": y unit s does not match the earlier points' B`},
@@ -139,6 +145,106 @@ func TestScaleUSLCommand(t *testing.T) {
 		scaleNear(t, "x_max", m["x_max"], 1884, 9)
 		if _, ok := m["r2"].(float64); !ok {
 			t.Errorf("r2 %v", m["r2"])
+		}
+	}
+}
+
+// The published growth case as three k6 runs (testdata/scale/README.md:
+// hand-summed data_received totals 36 MB, 382 MB and 2645 MB, the last a
+// distributed run of two files) gives the same b = 2.665 as the points.
+func TestScaleFitRuns(t *testing.T) {
+	dir := "../../testdata/scale/"
+	out, errs, code := scaleRun(t, "", "scale", "--fit", "-f", "json", "--at", "1000",
+		"--run", "100="+dir+"room100.csv", "--run", "250="+dir+"room250.csv",
+		"--run", "500="+dir+"room500a.csv", "--run", "500="+dir+"room500b.csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	m := scaleJSON(t, out)
+	scaleNear(t, "exponent", m["exponent"], 2.665, 1e-3)
+	scaleNear(t, "n", m["n"], 3, 0)
+	if m["y_name"] != "data_received:total" || m["y_unit"] != "B" {
+		t.Errorf("y %v %v", m["y_name"], m["y_unit"])
+	}
+	runs, _ := m["runs"].([]any)
+	if len(runs) != 3 {
+		t.Fatalf("runs %v", m["runs"])
+	}
+	for i, want := range []float64{36e6, 382e6, 2645e6} {
+		r := runs[i].(map[string]any)
+		scaleNear(t, "run y", r["y"], want, 0)
+		scaleNear(t, "run duration_s", r["duration_s"], 10, 0)
+	}
+	if f := runs[2].(map[string]any)["files"].([]any); len(f) != 2 {
+		t.Errorf("x=500 files %v", f)
+	}
+	p := m["projection"].(map[string]any)
+	scaleNear(t, "projection.y (GB)", p["y"].(float64)/1e9, 16.2496, 1e-3)
+
+	// Rates over the 10 s runs and a tagged percentile, as text.
+	out, _, code = scaleRun(t, "", "scale", "--run", "100="+dir+"room100.csv", "--run", "250="+dir+"room250.csv", "--y", "data_received:rate")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	for _, want := range []string{"3.6 MB/s", "38.2 MB/s", "run x = 100: data_received:rate = 3.6 MB/s (../../testdata/scale/room100.csv; 3 samples over 10 s)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// join durations 10…50 ms: p95 = 48 ms by k6's definition (hand).
+	out, _, code = scaleRun(t, "", "scale", "-f", "json", "--run", "1="+dir+"room100.csv", "--run", "2="+dir+"room100.csv", "--y", "http_req_duration{name:join}:p95")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	r := scaleJSON(t, out)["runs"].([]any)[0].(map[string]any)
+	scaleNear(t, "p95 (s)", r["y"], 0.048, 1e-12)
+	if r["y_unit"] != "s" {
+		t.Errorf("unit %v", r["y_unit"])
+	}
+}
+
+// y from real k6 runs equals k6's own end-of-test summary
+// (testdata/k6/*.summary.json): data_received 2,832,284 B (closed_ramp)
+// and 5,256,040 B (open_ramp), exactly.
+func TestScaleFitRunsK6(t *testing.T) {
+	out, errs, code := scaleRun(t, "", "scale", "-f", "json", "--run", "1=../../testdata/k6/closed_ramp.csv.gz", "--run", "2=../../testdata/k6/open_ramp.csv.gz")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	m := scaleJSON(t, out)
+	runs := m["runs"].([]any)
+	scaleNear(t, "closed_ramp data_received", runs[0].(map[string]any)["y"], 2832284, 0)
+	scaleNear(t, "open_ramp data_received", runs[1].(map[string]any)["y"], 5256040, 0)
+	// Two points: b = ln(5256040/2832284)/ln 2 = 0.892994 (hand calculation).
+	scaleNear(t, "exponent", m["exponent"], math.Log(5256040.0/2832284)/math.Log(2), 1e-9)
+}
+
+// A USL sweep of six constant-vus k6 runs generated from σ = 0.05,
+// κ = 0.001, λ = 100/s (testdata/scale/README.md; X rounded to whole
+// requests per second): the fit recovers each within 1 % (issue 7).
+func TestScaleUSLRuns(t *testing.T) {
+	args := []string{"scale", "--usl", "-f", "json"}
+	for _, n := range []string{"1", "2", "4", "8", "16", "32"} {
+		args = append(args, "--run", n+"=../../testdata/scale/vus"+n+".csv")
+	}
+	for _, a := range [][]string{args, append([]string{"queue", "usl"}, args[2:]...)} {
+		out, errs, code := scaleRun(t, "", a...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", a, code, errs)
+		}
+		m := scaleJSON(t, out)
+		scaleNear(t, "sigma", m["sigma"], 0.05, 0.05*0.01)
+		scaleNear(t, "kappa", m["kappa"], 0.001, 0.001*0.01)
+		scaleNear(t, "lambda", m["lambda"], 100, 1)
+		runs := m["runs"].([]any)
+		if len(runs) != 6 {
+			t.Fatalf("runs %v", runs)
+		}
+		r := runs[5].(map[string]any)
+		scaleNear(t, "X at N=32", r["y"], 903, 0)
+		scaleNear(t, "hold seconds", r["seconds"], 40, 0)
+		if r["span"] != "hold" || r["y_unit"] != "/s" {
+			t.Errorf("run %v", r)
 		}
 	}
 }

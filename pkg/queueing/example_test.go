@@ -55,3 +55,24 @@ func ExampleFitUSL() {
 	// peak 1884 at N* = 96.5, R² = 0.990
 	// Amdahl: σ = 0.0736, ceiling 1985, R² = 0.950
 }
+
+// Two low-load levels at 10 ms give S = 10 ms; a ceiling of 200/s then
+// means X_max·S = 2 servers, and at 150/s offered the M/M/2 queue waits
+// with probability C(2, 1.5) = 9/14 and answers in 22.86 ms on average.
+func ExampleEstimateMMc() {
+	levels := []queueing.LoadLevel{
+		{ThroughputPerSecond: 20, MeanSeconds: 0.010, Samples: 100},
+		{ThroughputPerSecond: 50, MeanSeconds: 0.010, Samples: 100},
+		{OfferedPerSecond: 150, ThroughputPerSecond: 150, MeanSeconds: 0.018, Samples: 1000},
+	}
+	e, err := queueing.EstimateMMc(levels, 200, queueing.EstimateOptions{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("S = %.0f ms, c = %d (X_max·S = %.2f)\n", e.ServiceSeconds*1000, e.Servers, e.ServersExact)
+	l := e.Levels[2]
+	fmt.Printf("at %.0f/s: U = %.2f, P(wait) = %.4f, R = %.2f ms (measured %.0f ms)\n", l.ArrivalPerSecond, l.Utilisation, l.PWait, l.PredictedMeanSeconds*1000, l.MeanSeconds*1000)
+	// Output:
+	// S = 10 ms, c = 2 (X_max·S = 2.00)
+	// at 150/s: U = 0.75, P(wait) = 0.6429, R = 22.86 ms (measured 18 ms)
+}

@@ -6,7 +6,9 @@
 // Units: rates are per second, times in seconds, utilisations are 0–1
 // ratios (not percent). Functions take plain values or slices and return
 // named results with an error for bad input; nothing panics or prints, and
-// no result holds a NaN.
+// no result holds a NaN. Two helpers work on k6 runs: IterationCollector
+// streams a run's iterations for CheckLittle (Little's law per hold), and
+// EstimateMMc fits service time and servers to a run's measured levels.
 //
 // References: Little, "A Proof for the Queuing Formula L = λW", Operations
 // Research 9(3), 1961; Lazowska, Zahorjan, Graham & Sevcik, Quantitative

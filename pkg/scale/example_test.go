@@ -36,3 +36,21 @@ func ExampleFit() {
 	// nearly cubic: close to something of size N sent to N members N times
 	// at 1000: 16.25 GB (4.771 GB–55.35 GB)
 }
+
+// A selector in k6's threshold syntax names a metric, an optional tag
+// filter and a statistic; its unit follows from the metric (k6's time
+// trends are converted from ms to seconds).
+func ExampleParseSelector() {
+	for _, s := range []string{"data_received:total", "data_received:rate", "http_reqs:rate", "http_req_duration{name:order}:p(99.9)"} {
+		sel, err := scale.ParseSelector(s)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%s: metric %s, %d tag filter(s), %s %g, unit %q\n", sel, sel.Metric, len(sel.Tags), sel.Stat, sel.Quantile, sel.Unit())
+	}
+	// Output:
+	// data_received:total: metric data_received, 0 tag filter(s), total 0, unit "B"
+	// data_received:rate: metric data_received, 0 tag filter(s), rate 0, unit "B/s"
+	// http_reqs:rate: metric http_reqs, 0 tag filter(s), rate 0, unit "/s"
+	// http_req_duration{name:order}:p(99.9): metric http_req_duration, 1 tag filter(s), quantile 0.999, unit "s"
+}

@@ -6,7 +6,11 @@
 // confidence interval, the local exponent between neighbouring sizes shows
 // curvature, and Project extrapolates y to a new size with its interval.
 // Points are read from CSV or "x=y" strings with units (36MB, 2.6 GB, 500ms,
-// 1.5k) converted once to base units (bytes, seconds, counts).
+// 1.5k) converted once to base units (bytes, seconds, counts), or taken
+// from k6 runs labelled with their x: a RunAggregator reduces one run to a
+// metric's total, rate or percentile (Selector), and SteadyThroughput
+// reduces a run's knee analysis to the completed rate of its longest hold
+// (the X of a Universal Scalability Law point).
 //
 // Nothing here prints; caveats ride on the results as Warnings.
 package scale
