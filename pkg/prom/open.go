@@ -1,0 +1,74 @@
+package prom
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+)
+
+// Read detects the format of r from its first bytes and reads it: `{` with a
+// "status" field → Prometheus API JSON; `{"metric"` lines →
+// VictoriaMetrics export; `#` or a metric name → text/OpenMetrics; a CSV
+// header (or an Excel "sep=" line) → Grafana CSV. file names r in errors.
+func Read(r io.Reader, file string, opt GrafanaOptions) (*Data, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, _ := br.Peek(4096)
+	switch sniff(head) {
+	case "api":
+		return ReadAPI(br, file)
+	case "victoriametrics":
+		return ReadVM(br, file)
+	case "text":
+		return ReadText(br, file)
+	case "grafana-csv":
+		return ReadGrafanaCSV(br, file, opt)
+	}
+	return nil, &SyntaxError{File: file, Line: 1, Column: 1, Msg: "unknown format: want Prometheus API JSON, VictoriaMetrics export JSON lines, Prometheus/OpenMetrics text or a Grafana CSV export"}
+}
+
+// ReadFile opens path and reads it with Read.
+func ReadFile(path string, opt GrafanaOptions) (*Data, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, path, opt)
+}
+
+// sniff names the format of a file from its first bytes.
+func sniff(head []byte) string {
+	h := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
+	switch {
+	case len(h) == 0:
+		return ""
+	case h[0] == '{':
+		first := h
+		if i := bytes.IndexByte(h, '\n'); i >= 0 {
+			first = h[:i]
+		}
+		if bytes.Contains(h, []byte(`"status"`)) {
+			return "api"
+		}
+		if bytes.Contains(first, []byte(`"metric"`)) {
+			return "victoriametrics"
+		}
+		// `{__name__="up"}` or `{job="x"} 1 123`: text with a braced name.
+		return "text"
+	case h[0] == '"' || bytes.HasPrefix(h, []byte("sep=")) || hasAnyPrefix(bytes.ToLower(h), "time,", "time;", "series,", "series;"):
+		return "grafana-csv"
+	case h[0] == '#' || h[0] == '_' || h[0] == ':' || (h[0] >= 'a' && h[0] <= 'z') || (h[0] >= 'A' && h[0] <= 'Z'):
+		return "text"
+	}
+	return ""
+}
+
+func hasAnyPrefix(b []byte, prefixes ...string) bool {
+	for _, p := range prefixes {
+		if bytes.HasPrefix(b, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}
