@@ -1,0 +1,389 @@
+// Package report turns one run's analysis into a report people share: a
+// GitHub-flavoured markdown document (verdict first, then run facts, the
+// load-level table with inline unicode bar charts, the per-endpoint table,
+// the validity checks and the method), PNG and SVG plots drawn with
+// gonum/plot and linked next to it, and one self-contained HTML page.
+//
+// Use it in three steps, like the knee package: feed every sample to a
+// Collector (Add), call Build with the Collector and the knee.Result (and
+// the checks.Report when the validity checks ran), then render the Report
+// with WriteMarkdown or WriteHTML and write its Plots with their PNG and
+// SVG writers.
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ldanalyze/ldanalyze/internal/render"
+	"github.com/ldanalyze/ldanalyze/pkg/checks"
+	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/window"
+)
+
+// Text supplies the wording and the tables a report shares with the
+// terminal commands, so that `ldanalyze knee`, `ldanalyze check` and the
+// report print the same numbers the same way. The ldanalyze command passes
+// its own; a nil field falls back to a plain default.
+type Text struct {
+	// Num formats a number for a table cell ("-" for NaN).
+	Num func(v float64) string
+	// Pct formats a 0–1 ratio as a percentage, e.g. 0.201 → "20.1%".
+	Pct func(ratio float64) string
+	// Findings states the knee, the ceiling and the SLO capacity of r, one
+	// sentence per line.
+	Findings func(r *knee.Result) string
+	// Levels is the table of holds or ramp steps, one row per level in
+	// the order given.
+	Levels func(levels []knee.Level, r *knee.Result) *render.Grid
+	// Checks is the table of validity verdicts.
+	Checks func(rep *checks.Report) *render.Grid
+}
+
+// Options configure Build. The zero value works.
+type Options struct {
+	// Title heads the report (default "Load-test report: FILES").
+	Title string
+	// Files are the inputs, as the user named them.
+	Files []string
+	// Samples is the number of samples read.
+	Samples int64
+	// SLO is the latency objective the knee analysis was given, drawn as a
+	// line on the latency plot; nil for none.
+	SLO *knee.SLO
+	// Checks are the validity verdicts of the run; nil when they were not
+	// evaluated.
+	Checks *checks.Report
+	// Text supplies shared wording and tables.
+	Text Text
+	// MaxPoints caps the points of each series over time; longer series
+	// are downsampled (largest-triangle-three-buckets). Default 400.
+	MaxPoints int
+	// TopEndpoints caps the endpoints in the per-endpoint table and plot,
+	// the busiest first. Default 20.
+	TopEndpoints int
+}
+
+// Report is the model every renderer reads: a verdict, then sections.
+// Strings are plain text; the renderers escape them for their format.
+type Report struct {
+	// Title heads the report.
+	Title string
+	// Verdict are the sentences of the opening paragraph: knee, ceiling,
+	// SLO capacity and the validity checks that failed.
+	Verdict []string
+	// Warnings are caveats of the analysis and the input.
+	Warnings []string
+	// Sections follow the verdict, in order.
+	Sections []Section
+}
+
+// Section is one titled part of a report: paragraphs, then an optional
+// table, then plots.
+type Section struct {
+	// Title is the section heading.
+	Title string
+	// Text are paragraphs of plain text.
+	Text []string
+	// Table is nil when the section has none.
+	Table *render.Grid
+	// Plots are drawn after the table.
+	Plots []*Plot
+	// Notes are paragraphs printed after the table and plots.
+	Notes []string
+}
+
+// Plots returns every plot of the report, in section order.
+func (r *Report) Plots() []*Plot {
+	var out []*Plot
+	for _, s := range r.Sections {
+		out = append(out, s.Plots...)
+	}
+	return out
+}
+
+func (o *Options) defaults() {
+	if o.MaxPoints <= 0 {
+		o.MaxPoints = 400
+	}
+	if o.TopEndpoints <= 0 {
+		o.TopEndpoints = 20
+	}
+	t := &o.Text
+	if t.Num == nil {
+		t.Num = func(v float64) string {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return "-"
+			}
+			return strconv.FormatFloat(v, 'g', 4, 64)
+		}
+	}
+	if t.Pct == nil {
+		t.Pct = func(v float64) string {
+			if math.IsNaN(v) {
+				return "-"
+			}
+			return strconv.FormatFloat(100*v, 'f', 1, 64) + "%"
+		}
+	}
+	if t.Findings == nil {
+		num := t.Num
+		t.Findings = func(r *knee.Result) string {
+			var b strings.Builder
+			if r.Knee != nil {
+				fmt.Fprintf(&b, "Knee: %s %s offered.\n", num(float64(r.Knee.Offered)), r.OfferedUnit)
+			}
+			if r.Ceiling != nil {
+				fmt.Fprintf(&b, "Ceiling: %s req/s.\n", num(float64(r.Ceiling.CompletedRPS)))
+			}
+			return b.String()
+		}
+	}
+	if t.Levels == nil {
+		num, pct := t.Num, t.Pct
+		t.Levels = func(ls []knee.Level, r *knee.Result) *render.Grid {
+			g := &render.Grid{Header: []string{"offered (" + r.OfferedUnit + ")", "completed req/s", "errors", "p95 ms", "verdict"}}
+			for _, l := range ls {
+				g.Rows = append(g.Rows, []string{num(float64(l.Offered)), num(float64(l.CompletedRPS)), pct(float64(l.ErrorRate)), num(float64(l.P95MS)), l.Verdict})
+			}
+			return g
+		}
+	}
+	if t.Checks == nil {
+		t.Checks = func(rep *checks.Report) *render.Grid {
+			g := &render.Grid{Header: []string{"id", "status", "meaning"}}
+			for _, c := range rep.Checks {
+				g.Rows = append(g.Rows, []string{c.ID, string(c.Status), c.Message})
+			}
+			return g
+		}
+	}
+}
+
+// Build assembles the report of one run from its knee analysis and the
+// Collector that saw the same samples. It does not draw: plots render when
+// written.
+func Build(res *knee.Result, c *Collector, opt Options) *Report {
+	opt.defaults()
+	t := opt.Text
+	r := &Report{Title: opt.Title}
+	if r.Title == "" {
+		r.Title = "Load-test report: " + strings.Join(opt.Files, ", ")
+	}
+	r.Verdict = verdict(res, opt)
+	r.Warnings = slices.Clone(res.Warnings)
+
+	r.Sections = append(r.Sections, facts(res, c, opt))
+
+	levels, title, what := res.Holds, "Holds", "Holds are plateaus of offered load; the seconds between them are left out."
+	if res.Levels == "ramp" {
+		levels, title = res.RampSteps, "Ramp steps"
+		what = fmt.Sprintf("The run ramped without plateaus, so it is cut into %d steps of equal length.", len(res.RampSteps))
+	}
+	if res.Levels != "none" && len(levels) > 0 {
+		s := Section{Title: title, Text: []string{what + " Latency is of successful responses. Bars: completed load and p95, each against its largest value in the table."}}
+		s.Table = withBars(t.Levels(levels, res), levels)
+		if p := kneePlot(res, levels); p != nil {
+			s.Plots = append(s.Plots, p)
+		}
+		if res.Knee != nil && res.Knee.Method != "" {
+			s.Notes = append(s.Notes, "Knee method: "+res.Knee.Method+".")
+		}
+		r.Sections = append(r.Sections, s)
+	}
+
+	over := Section{Title: "Over time", Text: []string{fmt.Sprintf("Per %s window from the start of the run.", time.Duration(res.WindowS*1e9))}}
+	for _, p := range []*Plot{loadPlot(res, opt.MaxPoints), latencyPlot(res, opt.SLO, opt.MaxPoints), errorPlot(res, c, opt.MaxPoints)} {
+		if p != nil {
+			over.Plots = append(over.Plots, p)
+		}
+	}
+	if len(c.failed) == 0 {
+		over.Notes = append(over.Notes, "No failed responses: no errors-by-status plot.")
+	}
+	if len(over.Plots) > 0 {
+		r.Sections = append(r.Sections, over)
+	}
+
+	if s, ok := endpoints(res, c, opt); ok {
+		r.Sections = append(r.Sections, s)
+	}
+
+	cs := Section{Title: "Validity checks"}
+	if opt.Checks != nil {
+		cs.Text = []string{"Did the test measure the system, or itself? Each check's status, the numbers it was decided on, and what it means."}
+		cs.Table = t.Checks(opt.Checks)
+	} else {
+		cs.Text = []string{"The validity checks were not run."}
+	}
+	r.Sections = append(r.Sections, cs)
+
+	m := Section{Title: "Method"}
+	m.Text = append(m.Text, res.PercentileMethod+".")
+	m.Text = append(m.Text, fmt.Sprintf("Model: %s (%s). Offered load is in %s.", res.Model, res.ModelEvidence, res.OfferedUnit))
+	r.Sections = append(r.Sections, m)
+	return r
+}
+
+// verdict is the opening paragraph: the knee analysis's findings, then the
+// validity checks that failed or warn.
+func verdict(res *knee.Result, opt Options) []string {
+	var out []string
+	if res.Levels != "none" {
+		for _, l := range strings.Split(opt.Text.Findings(res), "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				out = append(out, l)
+			}
+		}
+	} else {
+		out = append(out, "No load levels: the run had neither holds nor a ramp to find a knee on.")
+	}
+	if opt.Checks == nil {
+		return out
+	}
+	var fail, warn []string
+	for _, c := range opt.Checks.Checks {
+		switch c.Status {
+		case checks.Fail:
+			fail = append(fail, c.ID)
+		case checks.Warn:
+			warn = append(warn, c.ID)
+		}
+	}
+	switch {
+	case len(fail) > 0:
+		out = append(out, fmt.Sprintf("Validity: %d check(s) failed: %s (see Validity checks: read the numbers above with that in mind).", len(fail), strings.Join(fail, ", ")))
+	default:
+		out = append(out, "Validity: no check failed.")
+	}
+	if len(warn) > 0 {
+		out = append(out, fmt.Sprintf("Warnings from the checks: %s.", strings.Join(warn, ", ")))
+	}
+	return out
+}
+
+func facts(res *knee.Result, c *Collector, opt Options) Section {
+	num, pct := opt.Text.Num, opt.Text.Pct
+	o := res.Overall
+	g := &render.Grid{Header: []string{"fact", "value"}}
+	add := func(k, v string) { g.Rows = append(g.Rows, []string{k, v}) }
+	add("files", strings.Join(opt.Files, ", "))
+	if opt.Samples > 0 {
+		add("samples", strconv.FormatInt(opt.Samples, 10))
+	}
+	add("start", res.Start.Format(time.RFC3339))
+	add("duration", num(float64(res.DurationS))+" s")
+	add("model", res.Model+" ("+res.ModelEvidence+")")
+	if len(c.scenarios) > 0 {
+		sc := slices.Clone(c.scenarios)
+		slices.Sort(sc)
+		add("scenarios", strings.Join(sc, ", "))
+	}
+	add("peak VUs", num(float64(o.MaxVUs)))
+	add("requests", fmt.Sprintf("%d (%s failed), %s req/s", o.Requests, pct(float64(o.ErrorRate)), num(float64(o.RPS))))
+	add("iterations", fmt.Sprintf("%d, %d dropped", o.Iterations, o.Dropped))
+	add(res.Metric, fmt.Sprintf("p50 %s ms, p90 %s ms, p95 %s ms, p99 %s ms, max %s ms (%d samples)",
+		num(float64(o.P50MS)), num(float64(o.P90MS)), num(float64(o.P95MS)), num(float64(o.P99MS)), num(float64(o.MaxMS)), o.Count))
+	add("time resolution", time.Duration(float64(res.ResolutionS)*1e9).String())
+	add("window", time.Duration(res.WindowS*1e9).String())
+	return Section{Title: "Run facts", Table: g}
+}
+
+// endpoints is the per-endpoint table over the whole run, busiest first.
+func endpoints(res *knee.Result, c *Collector, opt Options) (Section, bool) {
+	rows := c.endpoints.Close()
+	if len(rows) == 0 || len(rows) == 1 && rows[0].Tags[0] == "" {
+		return Section{}, false
+	}
+	slices.SortStableFunc(rows, func(a, b window.Row) int {
+		if a.Count != b.Count {
+			if a.Count > b.Count {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Tags[0], b.Tags[0])
+	})
+	num, pct := opt.Text.Num, opt.Text.Pct
+	g := &render.Grid{Header: []string{c.opt.EndpointTag, "requests", "req/s", "failed"}}
+	p95 := -1
+	for i, p := range c.opt.Percentiles {
+		g.Header = append(g.Header, knee.PercentileName(p)+" ms")
+		if p == 95 {
+			p95 = i
+		}
+	}
+	if p95 < 0 {
+		p95 = len(c.opt.Percentiles) - 1
+	}
+	g.Header = append(g.Header, knee.PercentileName(c.opt.Percentiles[p95])+" (bar)")
+	shown := rows[:min(len(rows), opt.TopEndpoints)]
+	top := 0.0
+	for _, r := range shown {
+		top = math.Max(top, nz(r.Percentiles[p95]))
+	}
+	secs := float64(res.DurationS)
+	var eps []endpointP
+	for _, r := range shown {
+		name := endpointName(r.Tags[0])
+		row := []string{name, strconv.FormatUint(r.Count, 10), num(float64(r.Count) / secs), pct(ratio(r.Failed, r.Count))}
+		for _, v := range r.Percentiles {
+			row = append(row, num(v))
+		}
+		row = append(row, Bar(r.Percentiles[p95], top, barWidth))
+		g.Rows = append(g.Rows, row)
+		eps = append(eps, endpointP{name, r.Percentiles[p95]})
+	}
+	s := Section{Title: "Endpoints", Table: g,
+		Text: []string{fmt.Sprintf("%s by the %q tag over the whole run, busiest first; latency of all responses, failed ones included.", res.Metric, c.opt.EndpointTag)}}
+	if n := len(rows) - len(shown); n > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d more endpoint(s) not shown.", n))
+	}
+	if p := endpointPlot(eps, knee.PercentileName(c.opt.Percentiles[p95])); p != nil {
+		s.Plots = append(s.Plots, p)
+	}
+	return s, true
+}
+
+func endpointName(s string) string {
+	if s == "" {
+		return "(untagged)"
+	}
+	return s
+}
+
+func ratio(a, b uint64) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return float64(a) / float64(b)
+}
+
+func nz(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
+}
+
+// withBars appends the completed-load and p95 bar columns to a levels
+// table whose rows are the levels in order.
+func withBars(g *render.Grid, levels []knee.Level) *render.Grid {
+	if g == nil || len(g.Rows) != len(levels) {
+		return g
+	}
+	var topC, topP float64
+	for _, l := range levels {
+		topC = math.Max(topC, nz(float64(l.CompletedRPS)))
+		topP = math.Max(topP, nz(float64(l.P95MS)))
+	}
+	g.Header = append(slices.Clone(g.Header), "completed (bar)", "p95 (bar)")
+	for i, l := range levels {
+		g.Rows[i] = append(slices.Clone(g.Rows[i]), Bar(float64(l.CompletedRPS), topC, barWidth), Bar(float64(l.P95MS), topP, barWidth))
+	}
+	return g
+}
