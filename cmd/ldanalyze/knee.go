@@ -11,6 +11,7 @@ import (
 	"github.com/ldanalyze/ldanalyze/pkg/checks"
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/prom"
 	"github.com/ldanalyze/ldanalyze/pkg/window"
 	"github.com/urfave/cli/v2"
 )
@@ -27,6 +28,8 @@ func kneeCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "percentiles", Value: "50,90,95,99", Usage: "percentiles per window, comma-separated (k6's definition)"},
 			&cli.StringFlag{Name: "slo", Usage: "latency objective in k6 threshold syntax, e.g. 'p95<500ms' or 'p(99)<800'"},
 			&cli.DurationFlag{Name: "ramp-step", Value: 10 * time.Second, Usage: "width of the load levels a continuous ramp is cut into"},
+			&cli.StringFlag{Name: "prom", Usage: "`DIR` written by `ldanalyze prom pull`: name what saturated at the ceiling, imbalanced pods and restarts"},
+			&cli.Float64Flag{Name: "link-mbps", Usage: "network link speed for --prom, megabits per second (0: network not judged)"},
 		}, outputFlags()...),
 		Action: func(c *cli.Context) error { return e.knee(c) },
 	}
@@ -40,6 +43,8 @@ type kneeReport struct {
 	Checks []checks.Check `json:"checks"`
 	Groups []groupRow     `json:"groups,omitempty"`
 	Input  inputSummary   `json:"input"`
+	// Attribution (with --prom) adds saturated, imbalance, invalid_holds.
+	*prom.Attribution
 }
 
 type groupRow struct {
@@ -106,6 +111,16 @@ func (e *env) knee(c *cli.Context) error {
 		return fmt.Errorf("%s: %w", strings.Join(paths, ", "), err)
 	}
 	rep := kneeReport{Result: res, Input: summarizeInput(paths, st), Checks: checks.Evaluate(cc, res).Checks}
+	if dir := c.String("prom"); dir != "" {
+		exp, err := prom.ReadDir(dir)
+		if err == nil {
+			rep.Attribution, err = prom.Attribute(exp, res, prom.AttributeOptions{LinkMbps: c.Float64("link-mbps")})
+		}
+		if err != nil {
+			closeOut()
+			return fmt.Errorf("--prom %s: %w", dir, err)
+		}
+	}
 	var rows []window.Row
 	if agg != nil {
 		rows = agg.Close()

@@ -53,6 +53,11 @@ func writeKneeText(w io.Writer, f render.Format, rep *kneeReport, rows []window.
 		h("Verdict")
 		writeFindings(&b, r)
 	}
+	if rep.Attribution != nil {
+		for _, line := range rep.Attribution.Summary() {
+			b.WriteString(line + "\n")
+		}
+	}
 	for _, wn := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", wn)
 	}

@@ -73,5 +73,9 @@ func commands(e *env) []*cli.Command {
 		scaleCommand(e),
 		queueCommand(e),
 		summaryCommand(e),
+		convertCommand(e),
+		promCommand(e),
+		reportCommand(e),
+		compareCommand(e),
 	}
 }

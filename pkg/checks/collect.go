@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/ldanalyze/ldanalyze/pkg/sketch"
@@ -70,8 +71,9 @@ type Collector struct {
 
 	metrics map[string]struct{}
 	series  map[uint64]struct{}
-	// lastMetric is the metric of the previous sample.
-	lastMetric string
+	// seenMetric caches the string pointers of metric names already
+	// counted (see cardinality).
+	seenMetric [64]uintptr
 	names      map[string]struct{}
 	seed       maphash.Seed
 
@@ -238,11 +240,14 @@ func (c *Collector) Add(s *ingest.Sample) {
 // cardinality counts metrics, series (metric + indexed tags; metadata is
 // not indexed by k6 outputs) and request names, up to fixed limits.
 func (c *Collector) cardinality(s *ingest.Sample) {
-	if s.Metric != c.lastMetric {
+	// Readers intern metric names, so the few distinct names arrive as a
+	// few distinct pointers: a direct-mapped cache of them skips the map.
+	p := uintptr(unsafe.Pointer(unsafe.StringData(s.Metric)))
+	if slot := &c.seenMetric[(p>>4)%uintptr(len(c.seenMetric))]; *slot != p {
 		if _, ok := c.metrics[s.Metric]; !ok {
 			c.metrics[s.Metric] = struct{}{}
 		}
-		c.lastMetric = s.Metric
+		*slot = p
 	}
 	// Series are counted on http_reqs and on custom metrics: the other
 	// built-in metrics of a request or an iteration carry the same tags

@@ -44,6 +44,12 @@ type CSVReader struct {
 	order chan *csvBatch
 	stop  chan struct{}
 	once  sync.Once
+	// start launches the reading goroutines, once, on the first Next or
+	// Drain.
+	start   func()
+	started bool
+	// sinks, in Drain mode, take the samples on the workers.
+	sinks []func(*Sample)
 
 	cur *csvBatch
 	idx int
@@ -63,6 +69,10 @@ type csvCols struct {
 	// fast is set when metric_name, timestamp and metric_value are the
 	// first three columns, as k6 always writes them.
 	fast bool
+	// contiguous is set when, beyond fast, the tag columns follow them and
+	// only extra_tags and metadata come after (k6 v0.41+): the tag columns
+	// are then one span of the line.
+	contiguous bool
 }
 
 // csvRec is one parsed record of a chunk. It holds one pointer (the
@@ -177,7 +187,7 @@ func NewCSVReader(r io.Reader, name string) (*CSVReader, error) {
 	if rerr != nil {
 		final = rerr
 	}
-	go c.produce(r, rest, final)
+	c.start = func() { go c.produce(r, rest, final) }
 	return c, nil
 }
 
@@ -223,6 +233,7 @@ func parseHeader(fields [][]byte, offs []int, name string) (*csvCols, error) {
 		return nil, &SyntaxError{File: name, Line: 1, Msg: fmt.Sprintf("not a k6 CSV header: no %s column (first field %q); want metric_name,timestamp,metric_value,<tags>,extra_tags[,metadata]", strings.Join(missing, ", "), first)}
 	}
 	c.fast = c.idxMetric == 0 && c.idxTime == 1 && c.idxValue == 2
+	c.contiguous = c.fast && c.idxExtra == c.width-2 && c.idxMeta == c.width-1 && len(c.tagIdx) == c.width-5
 	return c, nil
 }
 
@@ -233,13 +244,27 @@ func (c *CSVReader) Columns() []string { return c.cols.keys }
 // workers, in order, through c.order.
 func (c *CSVReader) produce(r io.Reader, carry []byte, final error) {
 	workers := runtime.GOMAXPROCS(0)
+	if len(c.sinks) > 0 {
+		workers = len(c.sinks)
+	}
 	jobs := make(chan *csvBatch, workers)
-	for range workers {
+	for i := range workers {
 		go func() {
 			var w csvWorker
 			w.init(c)
+			var sink func(*Sample)
+			if c.sinks != nil {
+				sink = c.sinks[i]
+				w.s.Source = c.name
+				w.s.Tags.keys = c.cols.keys
+				w.s.Tags.lazy = &w.row
+				w.row.init(c.cols)
+			}
 			for b := range jobs {
 				w.parse(b)
+				if sink != nil {
+					w.feed(b, sink)
+				}
 				close(b.ready)
 			}
 		}()
@@ -391,6 +416,24 @@ type csvWorker struct {
 	lastRes  int64
 	sp       splitter
 	tmpField [][]byte
+
+	// Drain mode: the worker's own sample and tag decoder.
+	s   Sample
+	row lazyRow
+}
+
+// feed hands the batch's records to sink on the worker's goroutine.
+func (w *csvWorker) feed(b *csvBatch, sink func(*Sample)) {
+	for i := range b.recs {
+		r := &b.recs[i]
+		w.s.Metric, w.s.TimeNS, w.s.Value = r.metric, r.ts, r.val
+		if r.quoted >= 0 {
+			w.row.set(nil, b.quoted[r.quoted])
+		} else {
+			w.row.set(b.chunk[r.start:r.end], nil)
+		}
+		sink(&w.s)
+	}
 }
 
 func (w *csvWorker) init(c *CSVReader) {
@@ -533,6 +576,10 @@ func trunc(b []byte) string {
 // Next advances to the next valid row. Malformed rows are recorded in Stats
 // and skipped.
 func (c *CSVReader) Next() bool {
+	if !c.started {
+		c.started = true
+		c.start()
+	}
 	for {
 		if c.cur != nil && c.idx < len(c.cur.recs) {
 			r := &c.cur.recs[c.idx]
@@ -558,26 +605,59 @@ func (c *CSVReader) Next() bool {
 			return false
 		}
 		<-b.ready
-		for _, e := range b.errs {
-			c.st.record(e)
-		}
-		if b.maxRes > c.st.ResolutionNS {
-			c.st.ResolutionNS = b.maxRes
-		}
-		if b.final {
-			c.st.Bytes = b.bytes
-			c.st.Truncated = b.truncated
-			c.st.Warnings = append(c.st.Warnings, b.warnings...)
-			if b.readErr != nil {
-				c.err = fmt.Errorf("%s: %w", c.name, b.readErr)
-			}
-		}
+		c.absorb(b)
 		c.cur, c.idx = b, 0
 	}
 }
 
 // Sample returns the current sample; it is valid until the next call to Next.
 func (c *CSVReader) Sample() *Sample { return &c.s }
+
+// Drain reads the whole file, handing its samples to sinks from parallel
+// workers: sinks[i] is called only from worker i's goroutine, with samples
+// in no particular order, valid during the call. It is the fast path for
+// accumulators that merge (see ReadAll). Drain must be called before any
+// Next; the stats count every row as usual. It returns the I/O error that
+// stopped the read, or nil.
+func (c *CSVReader) Drain(sinks []func(*Sample)) error {
+	if c.started {
+		return errors.New("ingest: Drain after Next")
+	}
+	if len(sinks) == 0 {
+		return errors.New("ingest: Drain with no sinks")
+	}
+	c.sinks, c.started = sinks, true
+	c.start()
+	for {
+		b, ok := <-c.order
+		if !ok {
+			return c.err
+		}
+		<-b.ready
+		c.st.Rows += int64(len(b.recs))
+		c.absorb(b)
+		b.release()
+	}
+}
+
+// absorb takes a finished batch's errors and end-of-input facts into the
+// reader's stats.
+func (c *CSVReader) absorb(b *csvBatch) {
+	for _, e := range b.errs {
+		c.st.record(e)
+	}
+	if b.maxRes > c.st.ResolutionNS {
+		c.st.ResolutionNS = b.maxRes
+	}
+	if b.final {
+		c.st.Bytes = b.bytes
+		c.st.Truncated = b.truncated
+		c.st.Warnings = append(c.st.Warnings, b.warnings...)
+		if b.readErr != nil {
+			c.err = fmt.Errorf("%s: %w", c.name, b.readErr)
+		}
+	}
+}
 
 // Err returns the I/O error that stopped the read, or nil.
 func (c *CSVReader) Err() error { return c.err }
@@ -587,7 +667,9 @@ func (c *CSVReader) Stats() Stats { return c.st }
 
 // Close stops the reading goroutines. The caller owns the underlying reader.
 func (c *CSVReader) Close() error {
-	c.once.Do(func() { close(c.stop) })
+	if c.started {
+		c.once.Do(func() { close(c.stop) })
+	}
 	return nil
 }
 
@@ -706,6 +788,27 @@ func (l *lazyRow) hashColumns(h *maphash.Hash) {
 		for i, j := range l.cols.tagIdx {
 			h.WriteString(l.fields[j])
 			h.WriteByte(byte(i))
+		}
+		return
+	}
+	if l.cols.contiguous {
+		// The span from the 4th field to the one before extra_tags: cut
+		// at the third comma and at the second comma from the end (an
+		// unquoted record has no comma inside a field).
+		line, a := l.line, 0
+		for range 3 {
+			i := bytes.IndexByte(line[a:], ',')
+			if i < 0 {
+				return
+			}
+			a += i + 1
+		}
+		b := bytes.LastIndexByte(line, ',')
+		if b > 0 {
+			b = bytes.LastIndexByte(line[:b], ',')
+		}
+		if b >= a {
+			h.Write(line[a:b])
 		}
 		return
 	}

@@ -83,6 +83,16 @@ func Open(path string, stdin io.Reader) (Reader, error) {
 		rd = c
 	case FormatK6JSON:
 		rd = NewK6JSONReader(br, name)
+	case FormatParquet, FormatArrow:
+		var c *ColumnarReader
+		if path != "-" && cl == nil {
+			c, err = OpenColumnar(path)
+		} else {
+			c, err = openColumnarStream(br, name)
+		}
+		if err == nil {
+			rd, closer = c, multiCloser{c, closer}
+		}
 	default:
 		err = fmt.Errorf("%s: %s input is not supported yet", name, format)
 	}
@@ -129,9 +139,14 @@ func sniff(br *bufio.Reader, name string) (Format, error) {
 	case len(t) == 0:
 		return FormatK6CSV, nil // NewCSVReader reports the empty file
 	case t[0] == '{':
+		if isSummaryHead(firstLine(t)) {
+			return "", fmt.Errorf("%s: a k6 end-of-test summary, not a sample stream (k6 --out json lines or csv); read it with `ldanalyze summary`", name)
+		}
 		return FormatK6JSON, nil
 	case bytes.HasPrefix(head, []byte("PAR1")):
-		return "", fmt.Errorf("%s: a Parquet file: not supported yet", name)
+		return FormatParquet, nil
+	case bytes.HasPrefix(head, []byte("ARROW1")):
+		return FormatArrow, nil
 	case bytes.Contains(firstLine(t), []byte("metric_name")):
 		return FormatK6CSV, nil
 	}
@@ -274,4 +289,52 @@ func (m *MultiReader) Close() error {
 		}
 	}
 	return first
+}
+
+// Drainer is a Reader that can hand its samples to several sinks in
+// parallel (the k6 CSV reader).
+type Drainer interface {
+	Drain(sinks []func(*Sample)) error
+}
+
+// Drain hands every sample to the sinks: in parallel when the reader below
+// is a Drainer, else all to sinks[0] in order.
+func (c *closingReader) Drain(sinks []func(*Sample)) error {
+	if d, ok := c.Reader.(Drainer); ok {
+		return d.Drain(sinks)
+	}
+	for c.Next() {
+		sinks[0](c.Sample())
+	}
+	return c.Err()
+}
+
+// ReadAll reads every input, one after the other, and hands each sample to
+// one of sinks: a k6 CSV's samples are spread over all sinks, sinks[i]
+// called only from its own goroutine, so sinks are independent
+// accumulators to be merged afterwards (len(sinks) is the parallelism,
+// typically runtime.GOMAXPROCS); other formats go to sinks[0] in file
+// order. A sample is valid during the call. It returns the stats of all
+// inputs and the first error that stopped a read.
+func ReadAll(paths []string, stdin io.Reader, sinks []func(*Sample)) (Stats, error) {
+	var st Stats
+	if len(paths) == 0 {
+		return st, errors.New("no input files: give one or more k6 output files, or - for standard input")
+	}
+	if len(sinks) == 0 {
+		return st, errors.New("ingest: ReadAll with no sinks")
+	}
+	for _, p := range paths {
+		r, err := Open(p, stdin)
+		if err != nil {
+			return st, err
+		}
+		err = r.(*closingReader).Drain(sinks)
+		st.merge(r.Stats())
+		r.Close()
+		if err != nil {
+			return st, err
+		}
+	}
+	return st, nil
 }
