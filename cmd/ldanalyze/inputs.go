@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
@@ -76,4 +77,23 @@ func splitList(vals []string) []string {
 		}
 	}
 	return out
+}
+
+// readParallel reads the inputs with one accumulator per core (a k6 CSV is
+// parsed and accumulated on every core; other formats feed the first) and
+// merges them into the first. newAcc makes an empty accumulator, add
+// returns its sample consumer, merge folds one accumulator into another.
+func readParallel[T any](paths []string, stdin io.Reader, newAcc func() T, add func(T) func(*ingest.Sample), merge func(dst, src T)) (T, ingest.Stats, error) {
+	n := max(1, runtime.GOMAXPROCS(0))
+	accs := make([]T, n)
+	sinks := make([]func(*ingest.Sample), n)
+	for i := range accs {
+		accs[i] = newAcc()
+		sinks[i] = add(accs[i])
+	}
+	st, err := ingest.ReadAll(paths, stdin, sinks)
+	for _, a := range accs[1:] {
+		merge(accs[0], a)
+	}
+	return accs[0], st, err
 }

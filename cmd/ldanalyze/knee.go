@@ -87,24 +87,29 @@ func (e *env) knee(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	col := knee.NewCollector(metric)
-	cc := checks.NewCollector(checks.Options{Metric: metric, WindowNS: opt.WindowNS})
-	consumers := []func(*ingest.Sample){col.Add, cc.Add}
-	var agg *window.Aggregator
+	wopt := window.Options{Metric: metric, WidthNS: opt.WindowNS, By: by, Percentiles: pcts}
 	if len(by) > 0 {
-		agg, err = window.New(window.Options{Metric: metric, WidthNS: opt.WindowNS, By: by, Percentiles: pcts})
-		if err != nil {
+		if _, err := window.New(wopt); err != nil {
 			closeOut()
 			return usageError{err}
 		}
-		consumers = append(consumers, agg.Add)
 	}
-	st, rerr := readAll(paths, e.stdin, consumers...)
+	seed := checks.NewCollector(checks.Options{Metric: metric, WindowNS: opt.WindowNS})
+	acc, st, rerr := readParallel(paths, e.stdin,
+		func() *kneeAcc {
+			a := &kneeAcc{col: knee.NewCollector(metric), cc: seed.Fork()}
+			if len(by) > 0 {
+				a.agg, _ = window.New(wopt)
+			}
+			return a
+		},
+		func(a *kneeAcc) func(*ingest.Sample) { return a.add }, (*kneeAcc).merge)
 	reportStats(e.stderr, st)
 	if rerr != nil {
 		closeOut()
 		return rerr
 	}
+	col, cc, agg := acc.col, acc.cc, acc.agg
 	res, err := knee.Analyze(col, st.ResolutionNS, opt)
 	if err != nil {
 		closeOut()
@@ -142,6 +147,29 @@ func (e *env) knee(c *cli.Context) error {
 		err = cerr
 	}
 	return err
+}
+
+// kneeAcc is what knee accumulates from the samples; one per core.
+type kneeAcc struct {
+	col *knee.Collector
+	cc  *checks.Collector
+	agg *window.Aggregator // nil without --by
+}
+
+func (a *kneeAcc) add(s *ingest.Sample) {
+	a.col.Add(s)
+	a.cc.Add(s)
+	if a.agg != nil {
+		a.agg.Add(s)
+	}
+}
+
+func (a *kneeAcc) merge(o *kneeAcc) {
+	a.col.Merge(o.col)
+	a.cc.Merge(o.cc)
+	if a.agg != nil {
+		a.agg.Merge(o.agg)
+	}
 }
 
 // parsePercentiles reads "50,90,95,99" (also "p95", "p(99.9)").

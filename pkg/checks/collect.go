@@ -297,3 +297,116 @@ func builtin(name string) bool {
 	}
 	return false
 }
+
+// Fork returns an empty Collector with c's options and hash seed, to be
+// fed a disjoint part of the same input and merged back with Merge.
+func (c *Collector) Fork() *Collector {
+	f := NewCollector(c.opt)
+	f.seed = c.seed
+	return f
+}
+
+// Merge adds everything o collected to c, as if c had been given o's
+// samples too. o must come from c.Fork (same options and seed: series
+// hashes must agree); it is not changed.
+func (c *Collector) Merge(o *Collector) {
+	if o == nil || !o.any {
+		return
+	}
+	if !c.any || o.minNS < c.minNS {
+		c.minNS = o.minNS
+	}
+	if !c.any || o.maxNS > c.maxNS {
+		c.maxNS = o.maxNS
+	}
+	c.any = true
+	c.metricSeen = c.metricSeen || o.metricSeen
+	c.hasHTTP = c.hasHTTP || o.hasHTTP
+	c.all.Merge(&o.all)
+	c.ok.Merge(&o.ok)
+	c.failed.Merge(&o.failed)
+	c.limited.Merge(&o.limited)
+	c.iterDur.Merge(&o.iterDur)
+	for k, n := range o.byStatus {
+		c.byStatus[k] += n
+	}
+	for k, n := range o.byCode {
+		c.byCode[k] += n
+	}
+	for k, n := range o.byStatusName {
+		c.byStatusName[k] += n
+	}
+	for name, oc := range o.checks {
+		cc := c.checks[name]
+		if cc == nil {
+			cp := *oc
+			c.checks[name] = &cp
+			continue
+		}
+		if oc.fail > 0 && (cc.fail == 0 || oc.firstFailNS < cc.firstFailNS) {
+			cc.firstFailNS = oc.firstFailNS
+		}
+		cc.pass += oc.pass
+		cc.fail += oc.fail
+	}
+	for m := range o.metrics {
+		c.metrics[m] = struct{}{}
+	}
+	for h := range o.series {
+		if len(c.series) >= maxSeries {
+			break
+		}
+		c.series[h] = struct{}{}
+	}
+	for n := range o.names {
+		if len(c.names) >= maxNames {
+			break
+		}
+		c.names[n] = struct{}{}
+	}
+	remap := make([]int, len(o.sources))
+	for name, i := range o.sources {
+		j, ok := c.sources[name]
+		if !ok {
+			j = len(c.sources)
+			c.sources[name] = j
+		}
+		remap[i] = j
+	}
+	for k, os := range o.secs {
+		s := c.secs[k]
+		if s == nil {
+			s = &second{}
+			c.secs[k] = s
+		}
+		s.reqs += os.reqs
+		s.ok += os.ok
+		s.transport += os.transport
+		s.limited += os.limited
+		s.iterations += os.iterations
+		s.dropped += os.dropped
+		s.iterDur.Merge(&os.iterDur)
+		s.vus = mergeGauges(s.vus, os.vus, remap)
+		s.vusMax = mergeGauges(s.vusMax, os.vusMax, remap)
+	}
+	for i, t := range o.thr {
+		c.thr[i].merge(t)
+	}
+}
+
+// mergeGauges adds src (indexed by the other collector's sources) into dst
+// (indexed by this one's) through remap.
+func mergeGauges(dst, src []gauge, remap []int) []gauge {
+	for i, g := range src {
+		if g.n == 0 {
+			continue
+		}
+		j := remap[i]
+		for len(dst) <= j {
+			dst = append(dst, gauge{})
+		}
+		dst[j].sum += g.sum
+		dst[j].n += g.n
+	}
+	return dst
+}

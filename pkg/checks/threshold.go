@@ -251,3 +251,23 @@ func (a *thrAgg) value(s0, s1 int64) (float64, bool) {
 	}
 	return float64(nonzero) / float64(n), true
 }
+
+// merge adds o's seconds to a (same threshold).
+func (a *thrAgg) merge(o *thrAgg) {
+	a.nonBinary = a.nonBinary || o.nonBinary
+	for k, os := range o.secs {
+		s := a.secs[k]
+		if s == nil {
+			s = &thrSec{}
+			a.secs[k] = s
+		}
+		s.sk.Merge(&os.sk)
+		s.n += os.n
+		s.nonzero += os.nonzero
+		s.sum += os.sum
+		if os.hasLast && (!s.hasLast || os.lastNS >= s.lastNS) {
+			s.last, s.lastNS, s.hasLast = os.last, os.lastNS, true
+		}
+		s.hasData = s.hasData || os.hasData
+	}
+}

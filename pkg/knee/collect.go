@@ -192,3 +192,72 @@ func gaugeTotal(gs []gauge) (float64, bool) {
 	}
 	return t, any
 }
+
+// Merge adds everything o collected to c, as if c had been given o's
+// samples too: counts add, sketches merge exactly, VU gauges are matched by
+// source file. Collectors fed from disjoint parts of one input (the
+// parallel readers of ingest.ReadAll) merge into the collector of the
+// whole. o must have been created for the same metric and is not changed.
+func (c *Collector) Merge(o *Collector) {
+	if o == nil || !o.any {
+		return
+	}
+	if !c.any || o.minNS < c.minNS {
+		c.minNS = o.minNS
+	}
+	if !c.any || o.maxNS > c.maxNS {
+		c.maxNS = o.maxNS
+	}
+	c.any = true
+	c.rows += o.rows
+	c.metricSeen = c.metricSeen || o.metricSeen
+	c.hasExpected = c.hasExpected || o.hasExpected
+	c.hasHTTP = c.hasHTTP || o.hasHTTP
+	c.overall.Merge(&o.overall)
+	c.overallOK.Merge(&o.overallOK)
+	c.iterDur.Merge(&o.iterDur)
+	c.vusMax = math.Max(c.vusMax, o.vusMax)
+	remap := make([]int, len(o.sources))
+	for name, i := range o.sources {
+		remap[i] = c.source(name)
+	}
+	for k, os := range o.secs {
+		s := c.secs[k]
+		if s == nil {
+			s = &second{}
+			c.secs[k] = s
+		}
+		s.reqs += os.reqs
+		s.ok += os.ok
+		s.transport += os.transport
+		s.iterations += os.iterations
+		s.dropped += os.dropped
+		s.metricN += os.metricN
+		s.lat.Merge(&os.lat)
+		for st, n := range os.byStatus {
+			if s.byStatus == nil {
+				s.byStatus = map[string]uint64{}
+			}
+			s.byStatus[st] += n
+		}
+		s.vus = mergeGauges(s.vus, os.vus, remap)
+		s.vusMax = mergeGauges(s.vusMax, os.vusMax, remap)
+	}
+}
+
+// mergeGauges adds src (indexed by the other collector's sources) into dst
+// (indexed by this one's) through remap.
+func mergeGauges(dst, src []gauge, remap []int) []gauge {
+	for i, g := range src {
+		if g.n == 0 {
+			continue
+		}
+		j := remap[i]
+		for len(dst) <= j {
+			dst = append(dst, gauge{})
+		}
+		dst[j].sum += g.sum
+		dst[j].n += g.n
+	}
+	return dst
+}

@@ -38,7 +38,12 @@ const RelativeError = 1.0 / (1 << (subBits + 1))
 // Sketch summarises a stream of values. The zero value is an empty sketch
 // ready to use. A Sketch is not safe for concurrent use.
 type Sketch struct {
-	n        uint64
+	n uint64
+	// The sum is kept in two parts so that it does not depend on the order
+	// of the values (parallel readers add them in any order): values with
+	// at most six decimals — every k6 CSV value, printed with %f — add
+	// exactly as integers of 1e-6; any others add in floating point.
+	microSum int64
 	sum      float64
 	min, max float64
 
@@ -111,7 +116,7 @@ func (s *Sketch) Add(v float64) {
 		s.max = v
 	}
 	s.n++
-	s.sum += v
+	s.addSum(v)
 	if !s.hist {
 		s.exact = append(s.exact, v)
 		s.sorted = false
@@ -142,6 +147,25 @@ func (s *Sketch) toHist() {
 	s.exact = nil
 }
 
+// addSum adds v to the order-independent sum.
+func (s *Sketch) addSum(v float64) {
+	if m := math.Round(v * 1e6); math.Abs(m) < 1<<53 && m/1e6 == v {
+		s.addMicro(int64(m))
+		return
+	}
+	s.sum += v
+}
+
+// addMicro adds m millionths, spilling into the float sum rather than
+// overflowing.
+func (s *Sketch) addMicro(m int64) {
+	if (m > 0 && s.microSum > math.MaxInt64-m) || (m < 0 && s.microSum < math.MinInt64-m) {
+		s.sum += float64(s.microSum) / 1e6
+		s.microSum = 0
+	}
+	s.microSum += m
+}
+
 // Merge adds every value of o to s. o is not changed.
 func (s *Sketch) Merge(o *Sketch) {
 	if o == nil || o.n == 0 {
@@ -155,6 +179,7 @@ func (s *Sketch) Merge(o *Sketch) {
 	}
 	s.n += o.n
 	s.sum += o.sum
+	s.addMicro(o.microSum)
 	if !s.hist && !o.hist && len(s.exact)+len(o.exact) <= ExactLimit {
 		s.exact = append(s.exact, o.exact...)
 		s.sorted = false
@@ -185,15 +210,17 @@ func (s *Sketch) Merge(o *Sketch) {
 // Count returns the number of values added.
 func (s *Sketch) Count() uint64 { return s.n }
 
-// Sum returns the sum of the values added.
-func (s *Sketch) Sum() float64 { return s.sum }
+// Sum returns the sum of the values added. For values with at most six
+// decimals it is exact up to the final rounding and independent of the
+// order they were added in.
+func (s *Sketch) Sum() float64 { return float64(s.microSum)/1e6 + s.sum }
 
 // Mean returns the arithmetic mean, or NaN when empty.
 func (s *Sketch) Mean() float64 {
 	if s.n == 0 {
 		return math.NaN()
 	}
-	return s.sum / float64(s.n)
+	return s.Sum() / float64(s.n)
 }
 
 // Min returns the smallest value, or NaN when empty.

@@ -185,3 +185,23 @@ func (a *Aggregator) Close() []Row {
 	})
 	return rows
 }
+
+// Merge adds o's windows to a, as if a had been given o's samples too
+// (sketches merge exactly). o must have the same options; it is not
+// changed.
+func (a *Aggregator) Merge(o *Aggregator) {
+	for k, oc := range o.groups {
+		c := a.groups[k]
+		if c == nil {
+			c = &cell{}
+			a.groups[k] = c
+		}
+		c.sk.Merge(&oc.sk)
+		c.failed += oc.failed
+	}
+	for g, tags := range o.names {
+		if _, ok := a.names[g]; !ok {
+			a.names[g] = tags
+		}
+	}
+}
