@@ -12,6 +12,7 @@ import (
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/prom"
+	"github.com/ldanalyze/ldanalyze/pkg/summary"
 	"github.com/ldanalyze/ldanalyze/pkg/window"
 	"github.com/urfave/cli/v2"
 )
@@ -27,6 +28,7 @@ func kneeCommand(e *env) *cli.Command {
 			&cli.StringSliceFlag{Name: "by", Usage: "split windows by these tags, e.g. --by name or --by name,status"},
 			&cli.StringFlag{Name: "percentiles", Value: "50,90,95,99", Usage: "percentiles per window, comma-separated (k6's definition)"},
 			&cli.StringFlag{Name: "slo", Usage: "latency objective in k6 threshold syntax, e.g. 'p95<500ms' or 'p(99)<800'"},
+			&cli.StringFlag{Name: "summary", Usage: "k6's own end-of-test summary of the same run (--summary-export or handleSummary JSON), printed beside the computed whole-run figures"},
 			&cli.DurationFlag{Name: "ramp-step", Value: 10 * time.Second, Usage: "width of the load levels a continuous ramp is cut into"},
 			&cli.StringFlag{Name: "prom", Usage: "`DIR` written by `ldanalyze prom pull`: name what saturated at the ceiling, imbalanced pods and restarts"},
 			&cli.Float64Flag{Name: "link-mbps", Usage: "network link speed for --prom, megabits per second (0: network not judged)"},
@@ -42,7 +44,10 @@ type kneeReport struct {
 	// Checks are the validity verdicts of `ldanalyze check` on the same run.
 	Checks []checks.Check `json:"checks"`
 	Groups []groupRow     `json:"groups,omitempty"`
-	Input  inputSummary   `json:"input"`
+	// Summary compares k6's own summary (--summary) with the computed
+	// whole-run figures.
+	Summary []summaryRow `json:"summary_comparison,omitempty"`
+	Input   inputSummary `json:"input"`
 	// Attribution (with --prom) adds saturated, imbalance, invalid_holds.
 	*prom.Attribution
 }
@@ -116,6 +121,17 @@ func (e *env) knee(c *cli.Context) error {
 		return fmt.Errorf("%s: %w", strings.Join(paths, ", "), err)
 	}
 	rep := kneeReport{Result: res, Input: summarizeInput(paths, st), Checks: checks.Evaluate(cc, res).Checks}
+	if path := c.String("summary"); path != "" {
+		sum, err := summary.ReadFile(path)
+		if err != nil {
+			closeOut()
+			return err
+		}
+		if rep.Summary, err = compareSummary(sum, metric, res.Overall); err != nil {
+			closeOut()
+			return err
+		}
+	}
 	if dir := c.String("prom"); dir != "" {
 		exp, err := prom.ReadDir(dir)
 		if err == nil {

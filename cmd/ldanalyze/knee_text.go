@@ -35,6 +35,15 @@ func writeKneeText(w io.Writer, f render.Format, rep *kneeReport, rows []window.
 	fmt.Fprintf(&b, "%s over the run: %d samples, p50 %s ms, p90 %s ms, p95 %s ms, p99 %s ms, max %s ms; %d requests, %s failed, %d dropped iterations\n",
 		r.Metric, o.Count, num(float64(o.P50MS)), num(float64(o.P90MS)), num(float64(o.P95MS)), num(float64(o.P99MS)), num(float64(o.MaxMS)),
 		o.Requests, pct(float64(o.ErrorRate)), o.Dropped)
+	if len(rep.Summary) > 0 {
+		h("k6's own summary beside the computed whole-run figures")
+		if err := flush(w, &b); err != nil {
+			return err
+		}
+		if err := summaryComparisonGrid(rep.Summary).Write(w, f); err != nil {
+			return err
+		}
+	}
 	levels, title := r.Holds, "Holds (plateaus of offered load; the seconds between levels are left out)"
 	if r.Levels == "ramp" {
 		levels, title = r.RampSteps, fmt.Sprintf("Continuous ramp: %d ramp steps (no plateaus of offered load to hold on)", len(r.RampSteps))

@@ -218,3 +218,38 @@ func TestDistributedRun(t *testing.T) {
 		t.Errorf("split run differs from the whole:\n%s\n%s", strip(whole), strip(split))
 	}
 }
+
+// TestKneeSummary: --summary puts k6's own figures beside the computed ones;
+// on the corpus they agree within the sketch's error (0.195 %), counts
+// exactly.
+func TestKneeSummary(t *testing.T) {
+	out, errOut, code := runCLI(t, "", "knee", "--format", "json", "--summary", td+"breakpoint.summary.json", td+"breakpoint.csv.gz")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var doc struct {
+		Rows []summaryRow `json:"summary_comparison"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range doc.Rows {
+		seen[r.Metric+" "+r.Stat] = true
+		if !r.Diff.Valid() || float64(r.Diff) > 0.002 || float64(r.Diff) < -0.002 {
+			t.Errorf("%s %s: k6 %v ldanalyze %v", r.Metric, r.Stat, r.K6, r.Ours)
+		}
+		if r.Stat == "count" && r.K6 != 23232 {
+			t.Errorf("http_reqs count %v, want 23232 (corpus README)", r.K6)
+		}
+	}
+	for _, k := range []string{"http_req_duration p95", "http_req_duration p90", "http_req_duration med", "http_reqs count"} {
+		if !seen[k] {
+			t.Errorf("no %s row in %v", k, doc.Rows)
+		}
+	}
+	_, errOut, code = runCLI(t, "", "knee", "--summary", "missing.json", td+"breakpoint.csv.gz")
+	if code != 2 || !strings.Contains(errOut, "missing.json") {
+		t.Errorf("missing summary: exit %d %q", code, errOut)
+	}
+}

@@ -58,6 +58,8 @@ type CSVReader struct {
 	row lazyRow
 	st  Stats
 	err error
+	// intRes and rfcRes: see csvBatch.
+	intRes, rfcRes int64
 }
 
 // csvCols is the header's mapping of columns.
@@ -93,7 +95,8 @@ type csvBatch struct {
 	recs      []csvRec
 	quoted    [][]string // unescaped fields of quoted records
 	errs      []*SyntaxError
-	maxRes    int64
+	maxRes    int64 // coarsest unit of integer timestamps
+	rfcRes    int64 // finest fraction of RFC 3339 timestamps (0: none)
 	ready     chan struct{}
 
 	final     bool // the last batch: end-of-input facts below
@@ -414,6 +417,7 @@ type csvWorker struct {
 	lastTS   []byte
 	lastNS   int64
 	lastRes  int64
+	lastRFC  bool
 	sp       splitter
 	tmpField [][]byte
 
@@ -551,6 +555,7 @@ func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, e
 		}
 		w.lastTS = append(w.lastTS[:0], tf...)
 		w.lastNS, w.lastRes = ns, res
+		w.lastRFC = tf[0] < '0' || tf[0] > '9' || bytes.IndexByte(tf, '-') >= 0
 	}
 	v, err := parseValue(vf)
 	if err != nil {
@@ -560,7 +565,13 @@ func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, e
 	if w.lastM == "" || string(mf) != w.lastM {
 		w.lastM = w.metrics.intern(mf)
 	}
-	if w.lastRes > b.maxRes {
+	if w.lastRFC {
+		// RFC 3339 with trimmed trailing zeros: the finest fraction
+		// seen is the file's resolution.
+		if b.rfcRes == 0 || w.lastRes < b.rfcRes {
+			b.rfcRes = w.lastRes
+		}
+	} else if w.lastRes > b.maxRes {
 		b.maxRes = w.lastRes
 	}
 	b.recs = append(b.recs, csvRec{metric: w.lastM, ts: w.lastNS, val: v, start: start, end: end, quoted: quoted})
@@ -646,9 +657,11 @@ func (c *CSVReader) absorb(b *csvBatch) {
 	for _, e := range b.errs {
 		c.st.record(e)
 	}
-	if b.maxRes > c.st.ResolutionNS {
-		c.st.ResolutionNS = b.maxRes
+	c.intRes = max(c.intRes, b.maxRes)
+	if b.rfcRes > 0 && (c.rfcRes == 0 || b.rfcRes < c.rfcRes) {
+		c.rfcRes = b.rfcRes
 	}
+	c.st.ResolutionNS = max(c.intRes, c.rfcRes)
 	if b.final {
 		c.st.Bytes = b.bytes
 		c.st.Truncated = b.truncated

@@ -348,3 +348,16 @@ func FuzzCSV(f *testing.F) {
 		}
 	})
 }
+
+// TestRFC3339Resolution: k6's rfc3339_nano trims trailing zeros, so a row
+// can show fewer digits than the file has; the finest fraction seen is the
+// resolution, not the coarsest.
+func TestRFC3339Resolution(t *testing.T) {
+	_, st := readString(t, hdr+
+		"vus,2026-11-30T02:02:31Z,1.000000,,,,,,,,,,,,,,,,\n"+
+		"vus,2026-11-30T02:02:31.5Z,1.000000,,,,,,,,,,,,,,,,\n"+
+		"vus,2026-11-30T02:02:31.351736931Z,1.000000,,,,,,,,,,,,,,,,\n")
+	if st.ResolutionNS != 1 {
+		t.Errorf("resolution %d ns, want 1", st.ResolutionNS)
+	}
+}

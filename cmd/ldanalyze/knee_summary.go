@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ldanalyze/ldanalyze/internal/render"
+	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/summary"
+)
+
+// summaryRow puts one whole-run figure of k6's own end-of-test summary
+// beside the one ldanalyze computed from the samples.
+type summaryRow struct {
+	Metric string `json:"metric"`
+	Stat   string `json:"stat"`
+	K6     knee.F `json:"k6"`
+	Ours   knee.F `json:"ldanalyze"`
+	// Diff is (ldanalyze − k6) ÷ k6, a ratio.
+	Diff knee.F `json:"diff_ratio"`
+}
+
+// compareSummary lines k6's summary up with the computed whole-run figures
+// of the metric and of the request counters. It returns an error when the
+// summary has neither the metric nor http_reqs.
+func compareSummary(s *summary.Summary, metric string, o knee.Overall) ([]summaryRow, error) {
+	var rows []summaryRow
+	add := func(m, stat string, k6 *float64, ours float64) {
+		if k6 == nil {
+			return
+		}
+		d := math.NaN()
+		if *k6 != 0 {
+			d = (ours - *k6) / *k6
+		}
+		rows = append(rows, summaryRow{Metric: m, Stat: stat, K6: knee.F(*k6), Ours: knee.F(ours), Diff: knee.F(d)})
+	}
+	if m, ok := s.Metric(metric); ok {
+		add(metric, "avg", m.Avg, float64(o.MeanMS))
+		add(metric, "min", m.Min, float64(o.MinMS))
+		add(metric, "med", m.Med, float64(o.P50MS))
+		for _, p := range []struct {
+			name string
+			v    knee.F
+		}{{"p90", o.P90MS}, {"p95", o.P95MS}, {"p99", o.P99MS}} {
+			if v, ok := m.Percentile(p.name); ok {
+				add(metric, p.name, &v, float64(p.v))
+			}
+		}
+		add(metric, "max", m.Max, float64(o.MaxMS))
+	}
+	if m, ok := s.Metric("http_reqs"); ok {
+		add("http_reqs", "count", m.Count, float64(o.Requests))
+	}
+	if m, ok := s.Metric("http_req_failed"); ok {
+		add("http_req_failed", "rate", m.Rate, float64(o.ErrorRate))
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%s: no %s or http_reqs in the summary to compare with", s.Source, metric)
+	}
+	return rows, nil
+}
+
+func summaryComparisonGrid(rows []summaryRow) *render.Grid {
+	g := &render.Grid{Header: []string{"metric", "stat", "k6 summary", "ldanalyze", "difference"}}
+	for _, r := range rows {
+		d := "-"
+		if r.Diff.Valid() {
+			d = fmt.Sprintf("%+.3f%%", 100*float64(r.Diff))
+		}
+		g.Rows = append(g.Rows, []string{r.Metric, r.Stat, num(float64(r.K6)), num(float64(r.Ours)), d})
+	}
+	return g
+}
