@@ -3,7 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"runtime"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/schollz/progressbar/v3"
 	"strings"
 
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
@@ -79,11 +84,34 @@ func splitList(vals []string) []string {
 	return out
 }
 
+// progress returns a progress bar of the bytes of paths on stderr when
+// stderr is a terminal and the input is large enough to wait for (over
+// 256 MB), else nil.
+func progress(paths []string, stderr io.Writer) *progressbar.ProgressBar {
+	f, ok := stderr.(*os.File)
+	if !ok || !isatty.IsTerminal(f.Fd()) {
+		return nil
+	}
+	var total int64
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() {
+			return nil
+		}
+		total += fi.Size()
+	}
+	if total < 256<<20 {
+		return nil
+	}
+	return progressbar.NewOptions64(total, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("reading"),
+		progressbar.OptionShowBytes(true), progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
+}
+
 // readParallel reads the inputs with one accumulator per core (a k6 CSV is
 // parsed and accumulated on every core; other formats feed the first) and
 // merges them into the first. newAcc makes an empty accumulator, add
 // returns its sample consumer, merge folds one accumulator into another.
-func readParallel[T any](paths []string, stdin io.Reader, newAcc func() T, add func(T) func(*ingest.Sample), merge func(dst, src T)) (T, ingest.Stats, error) {
+func readParallel[T any](paths []string, stdin io.Reader, stderr io.Writer, newAcc func() T, add func(T) func(*ingest.Sample), merge func(dst, src T)) (T, ingest.Stats, error) {
 	n := max(1, runtime.GOMAXPROCS(0))
 	accs := make([]T, n)
 	sinks := make([]func(*ingest.Sample), n)
@@ -91,7 +119,16 @@ func readParallel[T any](paths []string, stdin io.Reader, newAcc func() T, add f
 		accs[i] = newAcc()
 		sinks[i] = add(accs[i])
 	}
-	st, err := ingest.ReadAll(paths, stdin, sinks)
+	bar := progress(paths, stderr)
+	var onRead func(int)
+	if bar != nil {
+		onRead = func(n int) { bar.Add(n) }
+	}
+	st, err := ingest.ReadAll(paths, stdin, sinks, onRead)
+	if bar != nil {
+		bar.Finish()
+		bar.Exit()
+	}
 	for _, a := range accs[1:] {
 		merge(accs[0], a)
 	}

@@ -100,7 +100,7 @@ func (e *env) knee(c *cli.Context) error {
 		}
 	}
 	seed := checks.NewCollector(checks.Options{Metric: metric, WindowNS: opt.WindowNS})
-	acc, st, rerr := readParallel(paths, e.stdin,
+	acc, st, rerr := readParallel(paths, e.stdin, e.stderr,
 		func() *kneeAcc {
 			a := &kneeAcc{col: knee.NewCollector(metric), cc: seed.Fork()}
 			if len(by) > 0 {

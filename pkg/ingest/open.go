@@ -40,6 +40,25 @@ const (
 // and so is the format (k6 CSV or k6 JSON lines). It returns an error that
 // names the file when it cannot be opened or its format is unknown.
 func Open(path string, stdin io.Reader) (Reader, error) {
+	return openCounted(path, stdin, nil)
+}
+
+// countingReader reports the bytes read from the file (before
+// decompression) to onRead.
+type countingReader struct {
+	r      io.Reader
+	onRead func(int)
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.onRead(n)
+	}
+	return n, err
+}
+
+func openCounted(path string, stdin io.Reader, onRead func(int)) (Reader, error) {
 	var (
 		src    io.Reader
 		closer io.Closer
@@ -56,6 +75,9 @@ func Open(path string, stdin io.Reader) (Reader, error) {
 			return nil, err
 		}
 		src, closer = f, f
+	}
+	if onRead != nil {
+		src = countingReader{src, onRead}
 	}
 	r, cl, err := decompress(src, name)
 	if err != nil {
@@ -316,7 +338,11 @@ func (c *closingReader) Drain(sinks []func(*Sample)) error {
 // typically runtime.GOMAXPROCS); other formats go to sinks[0] in file
 // order. A sample is valid during the call. It returns the stats of all
 // inputs and the first error that stopped a read.
-func ReadAll(paths []string, stdin io.Reader, sinks []func(*Sample)) (Stats, error) {
+//
+// onRead, when not nil, is told the number of bytes read from the files
+// (compressed bytes for compressed files) as the read goes on: a progress
+// bar's feed. It is called from the reading goroutine.
+func ReadAll(paths []string, stdin io.Reader, sinks []func(*Sample), onRead func(n int)) (Stats, error) {
 	var st Stats
 	if len(paths) == 0 {
 		return st, errors.New("no input files: give one or more k6 output files, or - for standard input")
@@ -325,7 +351,7 @@ func ReadAll(paths []string, stdin io.Reader, sinks []func(*Sample)) (Stats, err
 		return st, errors.New("ingest: ReadAll with no sinks")
 	}
 	for _, p := range paths {
-		r, err := Open(p, stdin)
+		r, err := openCounted(p, stdin, onRead)
 		if err != nil {
 			return st, err
 		}
