@@ -50,7 +50,7 @@ func TestConvertUsage(t *testing.T) {
 		{[]string{"convert", "-o", filepath.Join(dir, "x.parquet")}, "convert: want one or more input files"},
 		{[]string{"convert", td + "timefmt_rfc3339_nano.csv", "-o", filepath.Join(dir, "x.txt")}, "unknown output format: want a name ending in .parquet or .arrow, or give --to"},
 		{[]string{"convert", td + "timefmt_rfc3339_nano.csv", "-o", filepath.Join(dir, "x.parquet"), "--time-unit", "h"}, `unknown --time-unit "h"`},
-		{[]string{"convert", td + "timefmt_rfc3339_nano.csv", "-o", filepath.Join(dir, "x.parquet"), "--bogus", "1"}, "convert: unknown flag --bogus"},
+		{[]string{"convert", td + "timefmt_rfc3339_nano.csv", "-o", filepath.Join(dir, "x.parquet"), "--bogus", "1"}, "flag provided but not defined: -bogus"},
 		// rfc3339_nano timestamps do not fit whole seconds.
 		{[]string{"convert", td + "timefmt_rfc3339_nano.csv", "-o", filepath.Join(dir, "x.parquet"), "--time-unit", "s"}, "finer than the s unit"},
 	} {

@@ -253,3 +253,16 @@ func TestKneeSummary(t *testing.T) {
 		t.Errorf("missing summary: exit %d %q", code, errOut)
 	}
 }
+
+// TestFlagsAfterFiles: flags may follow the files, as users type them.
+func TestFlagsAfterFiles(t *testing.T) {
+	a, _, code := runCLI(t, "", "knee", td+"timefmt_rfc3339_nano.csv", "--format", "json", "--window", "2s")
+	b, _, code2 := runCLI(t, "", "knee", "--format", "json", "--window", "2s", td+"timefmt_rfc3339_nano.csv")
+	if code != 0 || code2 != 0 || a != b {
+		t.Errorf("exit %d/%d; outputs equal %v", code, code2, a == b)
+	}
+	got := flagsAnywhere(commands(&env{}), []string{"ldanalyze", "queue", "little", "x", "--rate", "5", "--", "-y"})
+	if strings.Join(got, " ") != "ldanalyze queue little --rate 5 -- x -y" {
+		t.Errorf("flagsAnywhere = %q", got)
+	}
+}
