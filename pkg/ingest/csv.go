@@ -35,7 +35,7 @@ import (
 // worker per core parses chunks, and Next hands out their samples in file
 // order. Tag columns are not decoded until asked for (Tags.Get), since most
 // analyses read tags of few rows. Memory is bounded by the chunks in flight
-// (about (2·cores+4) × 1 MiB) plus the interned tag values; rows need not be
+// (about (2·cores+3) × 1 MiB) plus the interned tag values; rows need not be
 // in time order.
 type CSVReader struct {
 	name string
@@ -181,7 +181,7 @@ func NewCSVReader(r io.Reader, name string) (*CSVReader, error) {
 	if herr != nil {
 		return nil, herr
 	}
-	c := &CSVReader{name: name, cols: cols, order: make(chan *csvBatch, 2*runtime.GOMAXPROCS(0)+2), stop: make(chan struct{})}
+	c := &CSVReader{name: name, cols: cols, order: make(chan *csvBatch, runtime.GOMAXPROCS(0)+2), stop: make(chan struct{})}
 	c.s.Source = name
 	c.s.Tags.keys = cols.keys
 	c.s.Tags.lazy = &c.row
