@@ -110,5 +110,6 @@ func commands(e *env) []*cli.Command {
 		promCommand(e),
 		reportCommand(e),
 		compareCommand(e),
+		ledgerCommand(e),
 	}
 }

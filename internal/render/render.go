@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -105,14 +106,51 @@ func (g *Grid) markdown(w io.Writer) error {
 	return err
 }
 
-// MarkdownEscape makes s safe inside a markdown table cell: '|' and '\' are
-// backslash-escaped, newlines become spaces.
+// MarkdownEscape makes s render as the same text inside a GitHub-flavoured
+// markdown table cell, whatever it holds: '|' cannot end the cell, and no
+// link, image, code span, emphasis, strikethrough or HTML can start.
+//   - '<', '>' and '&' become entities (&lt; &gt; &amp;), so no tag and no
+//     entity is read from the value;
+//   - '\', '|', '[', ']', '`', '*' and '~' are backslash-escaped, so
+//     "[x](http://evil)" shows those characters instead of a link;
+//   - '_' is backslash-escaped unless it follows a letter or a digit: an
+//     underscore inside a word (http_req_duration) cannot open emphasis in
+//     CommonMark, and stays readable in the source;
+//   - newlines become spaces.
+//
+// Bare URLs are left as they are: GitHub may autolink them, but such a
+// link shows its own target.
 func MarkdownEscape(s string) string {
-	if !strings.ContainsAny(s, "|\\\n\r<>") {
+	if !strings.ContainsAny(s, "|\\\n\r<>&[]`*~_") {
 		return s
 	}
-	r := strings.NewReplacer(`\`, `\\`, "|", `\|`, "\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;")
-	return r.Replace(s)
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	prev := ' '
+	for _, c := range s {
+		switch c {
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '\\', '|', '[', ']', '`', '*', '~':
+			b.WriteByte('\\')
+			b.WriteRune(c)
+		case '_':
+			if !unicode.IsLetter(prev) && !unicode.IsDigit(prev) {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(c)
+		case '\n', '\r':
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(c)
+		}
+		prev = c
+	}
+	return b.String()
 }
 
 // WriteJSON writes v as indented JSON followed by a newline.

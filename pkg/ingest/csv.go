@@ -410,10 +410,15 @@ func (c *CSVReader) cut(buf []byte) int {
 
 // csvWorker parses chunks; each worker has its own caches.
 type csvWorker struct {
-	c        *CSVReader
-	cols     *csvCols
-	metrics  *interner
-	lastM    string
+	c       *CSVReader
+	cols    *csvCols
+	metrics *interner
+	lastM   string
+	// next remembers, for each metric name, the one that followed it last
+	// time: k6 writes the samples of a request or an iteration in a fixed
+	// metric order, so the guess is nearly always right and costs one
+	// comparison instead of a map lookup.
+	next     map[string]string
 	lastTS   []byte
 	lastNS   int64
 	lastRes  int64
@@ -563,7 +568,18 @@ func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, e
 		return
 	}
 	if w.lastM == "" || string(mf) != w.lastM {
-		w.lastM = w.metrics.intern(mf)
+		if guess, ok := w.next[w.lastM]; ok && string(mf) == guess {
+			w.lastM = guess
+		} else {
+			m := w.metrics.intern(mf)
+			if w.next == nil {
+				w.next = map[string]string{}
+			}
+			if len(w.next) < 1024 {
+				w.next[w.lastM] = m
+			}
+			w.lastM = m
+		}
 	}
 	if w.lastRFC {
 		// RFC 3339 with trimmed trailing zeros: the finest fraction

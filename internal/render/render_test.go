@@ -1,0 +1,92 @@
+package render
+
+import (
+	"bytes"
+	"testing"
+	"unicode"
+)
+
+// TestMarkdownEscape pins the exact escaped form of hostile and ordinary
+// cell values. The expected strings are written by hand from the rules in
+// the CommonMark 0.31 spec (backslash escapes §2.4, entity references
+// §2.5, emphasis flanking rules §6.2) and the GFM table extension (§4.10,
+// "\|" inside a cell).
+func TestMarkdownEscape(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", ""},
+		{"plain text 123", "plain text 123"},
+		{"a|b", `a\|b`},
+		{`back\slash`, `back\\slash`},
+		{"two\nlines\r\n", "two lines  "},
+		{"<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"},
+		{"a & b &lt;", "a &amp; b &amp;lt;"},
+		// A link, an image and a reference cannot form.
+		{"[x](http://evil)", `\[x\](http://evil)`},
+		{"![img](http://evil/p.png)", `!\[img\](http://evil/p.png)`},
+		{"[x][1]", `\[x\]\[1\]`},
+		// Code spans, emphasis, strikethrough.
+		{"`rm -rf`", "\\`rm -rf\\`"},
+		{"**bold** *em*", `\*\*bold\*\* \*em\*`},
+		{"~~gone~~", `\~\~gone\~\~`},
+		{"_em_ __strong__", `\_em_ \_\_strong_\_`}, // a closing "_" after a letter has no opener left
+		// An underscore inside a word cannot open emphasis: left alone.
+		{"http_req_duration", "http_req_duration"},
+		{"p95_ms 1_000", "p95_ms 1_000"},
+		{"(_x_)", `(\_x_)`},
+		{"é_b", "é_b"},
+		// Several rules at once, in order.
+		{`[a|b]\_`, `\[a\|b\]\\\_`},
+		{"<a href=\"x\">|</a>", `&lt;a href="x"&gt;\|&lt;/a&gt;`},
+	} {
+		if got := MarkdownEscape(c.in); got != c.want {
+			t.Errorf("MarkdownEscape(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestGridMarkdown: every cell, header included, goes through
+// MarkdownEscape, so a hostile tag value stays inside its cell.
+func TestGridMarkdown(t *testing.T) {
+	g := &Grid{Header: []string{"url", "n"}, Rows: [][]string{{"[x](http://evil)|<b>", "1"}, {"/menu", "2"}}}
+	var b bytes.Buffer
+	if err := g.Write(&b, Markdown); err != nil {
+		t.Fatal(err)
+	}
+	want := "| url | n |\n" +
+		"| --- | --- |\n" +
+		`| \[x\](http://evil)\|&lt;b&gt; | 1 |` + "\n" +
+		"| /menu | 2 |\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// FuzzMarkdownEscape checks properties every output must have: one line,
+// no unescaped '|', '[', ']', '`', '*', '~', no '<' or '>', and an escaped
+// underscore wherever one could open emphasis.
+func FuzzMarkdownEscape(f *testing.F) {
+	for _, s := range []string{"[x](http://evil)", "a|b", "_x_", "<script>", "a\\|b", "`x`", "http_req_duration"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := MarkdownEscape(s)
+		if bytes.ContainsAny([]byte(out), "<>\n\r") {
+			t.Fatalf("MarkdownEscape(%q) = %q holds a raw '<', '>' or newline", s, out)
+		}
+		rs := []rune(out)
+		for i := 0; i < len(rs); i++ {
+			switch rs[i] {
+			case '\\':
+				i++ // the escaped character
+			case '|', '[', ']', '`', '*', '~':
+				t.Fatalf("MarkdownEscape(%q) = %q: unescaped %q at rune %d", s, out, rs[i], i)
+			case '_':
+				if i == 0 || !isWordRune(rs[i-1]) {
+					t.Fatalf("MarkdownEscape(%q) = %q: '_' at rune %d can open emphasis", s, out, i)
+				}
+			}
+		}
+	})
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
