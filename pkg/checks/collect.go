@@ -37,7 +37,10 @@ func (o *Options) defaults() {
 // Limits on what the Collector keeps exactly (memory bounds). Past them the
 // cardinality counts stop growing and are reported as "at least".
 const (
-	maxSeries = 100000
+	// maxSeries caps the series counted: one more than the warning limit
+	// is enough for the verdict, and a large set would cost memory and
+	// time on every request.
+	maxSeries = MaxSeries + 1
 	maxNames  = 10000
 )
 

@@ -701,7 +701,7 @@ func (e *eval) cardinality() Check {
 		why = append(why, fmt.Sprintf("%d distinct request names/URLs (over %d): tag dynamic URLs with a name tag or http.url``", n, MaxNames))
 	}
 	if s > MaxSeries {
-		why = append(why, fmt.Sprintf("%d series (over %d): drop high-cardinality tags", s, MaxSeries))
+		why = append(why, fmt.Sprintf("more than %d series (counting stops there): drop high-cardinality tags", MaxSeries))
 	}
 	if m > MaxMetrics {
 		why = append(why, fmt.Sprintf("%d metrics (over %d)", m, MaxMetrics))

@@ -414,11 +414,14 @@ type csvWorker struct {
 	cols    *csvCols
 	metrics *interner
 	lastM   string
-	// next remembers, for each metric name, the one that followed it last
-	// time: k6 writes the samples of a request or an iteration in a fixed
-	// metric order, so the guess is nearly always right and costs one
+	// Metric names by id, and for each the id of the one that followed it
+	// last time: k6 writes the samples of a request or an iteration in a
+	// fixed metric order, so the guess is nearly always right and costs one
 	// comparison instead of a map lookup.
-	next     map[string]string
+	lastID   int32
+	mNames   []string
+	mIDs     map[string]int32
+	mNextID  []int32
 	lastTS   []byte
 	lastNS   int64
 	lastRes  int64
@@ -568,18 +571,7 @@ func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, e
 		return
 	}
 	if w.lastM == "" || string(mf) != w.lastM {
-		if guess, ok := w.next[w.lastM]; ok && string(mf) == guess {
-			w.lastM = guess
-		} else {
-			m := w.metrics.intern(mf)
-			if w.next == nil {
-				w.next = map[string]string{}
-			}
-			if len(w.next) < 1024 {
-				w.next[w.lastM] = m
-			}
-			w.lastM = m
-		}
+		w.metricName(mf)
 	}
 	if w.lastRFC {
 		// RFC 3339 with trimmed trailing zeros: the finest fraction
@@ -591,6 +583,36 @@ func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, e
 		b.maxRes = w.lastRes
 	}
 	b.recs = append(b.recs, csvRec{metric: w.lastM, ts: w.lastNS, val: v, start: start, end: end, quoted: quoted})
+}
+
+// metricName makes mf the current metric (w.lastM, w.lastID).
+func (w *csvWorker) metricName(mf []byte) {
+	if w.mIDs == nil {
+		w.mIDs = map[string]int32{}
+	}
+	if len(w.mNames) > 0 {
+		if g := w.mNextID[w.lastID]; g >= 0 && string(mf) == w.mNames[g] {
+			w.lastM, w.lastID = w.mNames[g], g
+			return
+		}
+	}
+	id, ok := w.mIDs[string(mf)]
+	if !ok {
+		if len(w.mNames) >= maxInterned {
+			// Unbounded metric names: no more ids, no guessing.
+			w.lastM = w.metrics.intern(mf)
+			return
+		}
+		id = int32(len(w.mNames))
+		name := w.metrics.intern(mf)
+		w.mNames = append(w.mNames, name)
+		w.mNextID = append(w.mNextID, -1)
+		w.mIDs[name] = id
+	}
+	if w.lastM != "" {
+		w.mNextID[w.lastID] = id
+	}
+	w.lastM, w.lastID = w.mNames[id], id
 }
 
 func trunc(b []byte) string {
