@@ -134,3 +134,32 @@ func readParallel[T any](paths []string, stdin io.Reader, stderr io.Writer, newA
 	}
 	return accs[0], st, err
 }
+
+// distinctFiles refuses a file given twice (by any path): its samples
+// would be counted twice. "-" may appear once.
+func distinctFiles(paths []string) error {
+	var seen []os.FileInfo
+	var names []string
+	stdin := false
+	for _, p := range paths {
+		if p == "-" {
+			if stdin {
+				return fmt.Errorf("- (standard input) given twice")
+			}
+			stdin = true
+			continue
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue // Open reports it
+		}
+		for i, o := range seen {
+			if os.SameFile(fi, o) {
+				return fmt.Errorf("%s and %s are the same file: its samples would be counted twice", names[i], p)
+			}
+		}
+		seen = append(seen, fi)
+		names = append(names, p)
+	}
+	return nil
+}

@@ -69,6 +69,9 @@ func (e *env) knee(c *cli.Context) error {
 	if len(paths) == 0 {
 		return usageError{fmt.Errorf("knee: no input files: give one or more k6 output files, or - for stdin")}
 	}
+	if err := distinctFiles(paths); err != nil {
+		return usageError{err}
+	}
 	pcts, err := parsePercentiles(c.String("percentiles"))
 	if err != nil {
 		return usageError{err}
@@ -224,7 +227,9 @@ func num(v float64) string {
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
 		return "-"
-	case v == math.Trunc(v) && math.Abs(v) < 1e15:
+	case math.Abs(v) >= 1e9:
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	case v == math.Trunc(v):
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	case math.Abs(v) >= 100:
 		return strconv.FormatFloat(v, 'f', 1, 64)

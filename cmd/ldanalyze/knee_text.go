@@ -110,7 +110,10 @@ func flush(w io.Writer, b *strings.Builder) error {
 
 func writeFindings(b *strings.Builder, r *knee.Result) {
 	unit := r.OfferedUnit
-	if k := r.Knee; k != nil {
+	if k := r.Knee; k != nil && !k.Reached {
+		fmt.Fprintf(b, "Knee: not reached: every level had headroom, up to %s %s offered (%s req/s completed, p95 %s ms); test higher to find it.\n",
+			num(float64(k.Offered)), unit, num(float64(k.CompletedRPS)), num(float64(k.P95MS)))
+	} else if k != nil {
 		fmt.Fprintf(b, "Knee: %s %s offered, %s req/s completed, p95 %s ms (%s).", num(float64(k.Offered)), unit, num(float64(k.CompletedRPS)), num(float64(k.P95MS)), k.Method)
 		if k.Next != "" {
 			fmt.Fprintf(b, " Next level %s.", k.Next)
@@ -137,6 +140,9 @@ func writeFindings(b *strings.Builder, r *knee.Result) {
 			fmt.Fprintf(b, "SLO %s: not met even at the lowest level.\n", s.Expr)
 		default:
 			fmt.Fprintf(b, "SLO %s: met up to %s %s (%s req/s completed), interpolated between levels.\n", s.Expr, num(float64(s.MaxOffered)), unit, num(float64(s.MaxCompletedRPS)))
+		}
+		if s.ErrorLimited {
+			b.WriteString("  (a level that failed more than 5% of its requests does not meet the SLO, however fast its successful responses)\n")
 		}
 	}
 }

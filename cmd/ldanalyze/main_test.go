@@ -113,6 +113,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"knee", "--slo", "p95", td + "timefmt_rfc3339_nano.csv"}, "", `SLO "p95"`},
 		{[]string{"knee", "--metric", "nope", td + "timefmt_rfc3339_nano.csv"}, "", `metric "nope": no samples`},
 		{[]string{"knee", "-"}, "", "-: empty file"},
+		{[]string{"knee", td + "timefmt_rfc3339_nano.csv", "../../testdata/k6/../k6/timefmt_rfc3339_nano.csv"}, "", "are the same file"},
+		{[]string{"knee", "--metric", "http_reqs", td + "timefmt_rfc3339_nano.csv"}, "", `metric "http_reqs" is a k6 counter, not a Trend`},
 		{[]string{"knee", "--window", "500ms", "-"}, "metric_name,timestamp,metric_value\nhttp_req_duration,1796004151,1\nhttp_req_duration,1796004153,1\n", "finer than the input's time resolution 1s"},
 	} {
 		_, errOut, code := runCLI(t, c.in, c.args...)

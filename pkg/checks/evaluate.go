@@ -96,6 +96,11 @@ func (e *eval) prepare() {
 			e.levels = e.res.RampSteps
 		case "holds":
 			e.levels = e.res.Holds
+			if len(e.res.Holds) < 3 && len(e.res.RampSteps) > 0 {
+				// A steady run: its ramp steps show changes within the
+				// one level that the level itself averages away.
+				e.levels = e.res.RampSteps
+			}
 		}
 	}
 }

@@ -91,7 +91,8 @@ type Result struct {
 	Windows []Level `json:"windows"`
 	Holds   []Level `json:"holds"`
 	// Levels names what the knee was decided on: "holds", or "ramp" when
-	// the run had fewer than three holds and was cut into RampSteps.
+	// the run had fewer than three holds (unless one or two holds cover
+	// half of it: a steady run) and was cut into RampSteps.
 	Levels    string     `json:"levels"`
 	RampSteps []Level    `json:"ramp_steps,omitempty"`
 	Knee      *Knee      `json:"knee"`
@@ -109,6 +110,9 @@ type Knee struct {
 	CompletedRPS F      `json:"completed_rps"`
 	P95MS        F      `json:"p95_ms"`
 	Method       string `json:"method"`
+	// Reached is false when every level had headroom: the knee is above
+	// the highest load tested, and Offered is that highest load.
+	Reached bool `json:"reached"`
 	// Next is what broke at the level after the knee.
 	Next string `json:"next,omitempty"`
 }
@@ -164,6 +168,48 @@ type Overall struct {
 	Exact bool `json:"exact"`
 }
 
+// duplicates warns about input files that hold the same number of samples
+// of the metric over the same span: one run given twice (a file twice, or
+// the CSV and the JSON output of one run), whose figures were added
+// together. The files of a distributed run split the samples, so they
+// differ in count.
+func (c *Collector) duplicates(resolutionNS int64) []string {
+	names := make([]string, 0, len(c.perSource))
+	for n := range c.perSource {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var out []string
+	for i, a := range names {
+		for _, b := range names[i+1:] {
+			x, y := c.perSource[a], c.perSource[b]
+			if x.n == y.n && abs64(x.minNS-y.minNS) <= resolutionNS && abs64(x.maxNS-y.maxNS) <= resolutionNS {
+				out = append(out, fmt.Sprintf("%s and %s hold the same %d samples of %s over the same span: they look like one run given twice (or its CSV and JSON outputs), and their figures were added together — give one of them", a, b, x.n, c.metric))
+			}
+		}
+	}
+	return out
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// notTrend names k6's built-in metrics that are not Trends
+// (metrics/builtin.go; research/k6-formats.md §3): their percentiles mean
+// nothing as latency.
+var notTrend = map[string]string{
+	"http_reqs": "counter", "iterations": "counter", "dropped_iterations": "counter",
+	"data_sent": "counter", "data_received": "counter", "ws_sessions": "counter",
+	"ws_msgs_sent": "counter", "ws_msgs_received": "counter", "grpc_streams": "counter",
+	"grpc_streams_msgs_sent": "counter", "grpc_streams_msgs_received": "counter",
+	"http_req_failed": "rate", "checks": "rate",
+	"vus": "gauge", "vus_max": "gauge",
+}
+
 // ErrNoSamples is returned when the input has no sample of the metric.
 var ErrNoSamples = errors.New("no samples")
 
@@ -189,6 +235,9 @@ func Analyze(c *Collector, resolutionNS int64, opt Options) (*Result, error) {
 	}
 	if opt.WindowNS%1e9 != 0 {
 		return nil, fmt.Errorf("window %v: want a whole number of seconds (the analysis works on 1 s series)", time.Duration(opt.WindowNS))
+	}
+	if kind, ok := notTrend[c.metric]; ok {
+		return nil, fmt.Errorf("metric %q is a k6 %s, not a Trend: choose a Trend such as http_req_duration, iteration_duration or a custom Trend", c.metric, kind)
 	}
 	if !c.metricSeen {
 		return nil, fmt.Errorf("metric %q: %w (use --metric with a Trend the file has, e.g. http_req_duration)", c.metric, ErrNoSamples)
@@ -226,6 +275,10 @@ func Analyze(c *Collector, resolutionNS int64, opt Options) (*Result, error) {
 		r.OfferedUnit = "VUs"
 	}
 	r.RequestsPerIteration = F(a.reqsPerIter)
+	r.Warnings = append(r.Warnings, c.duplicates(resolutionNS)...)
+	if c.negative > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d samples of %s are negative, which a duration cannot be: the file is damaged or the metric is not a time; they are kept in the figures", c.negative, c.metric))
+	}
 	if !c.hasExpected && c.hasHTTP {
 		r.Warnings = append(r.Warnings, "no expected_response tag (k6 < v0.31 or tag disabled): success is status 1–399")
 	}
@@ -236,9 +289,11 @@ func Analyze(c *Collector, resolutionNS int64, opt Options) (*Result, error) {
 	levels := holds
 	r.Levels = "holds"
 	if len(holds) < 3 {
-		r.Levels = "ramp"
 		r.RampSteps = a.rampSteps()
-		levels = r.RampSteps
+		if !a.steady(holds) {
+			r.Levels = "ramp"
+			levels = r.RampSteps
+		}
 	}
 	a.judge(levels)
 	r.Knee = a.knee(levels)
@@ -249,6 +304,8 @@ func Analyze(c *Collector, resolutionNS int64, opt Options) (*Result, error) {
 	if r.Levels == "ramp" {
 		// Verdicts on holds too (a ramp with one or two holds).
 		a.judge(r.Holds)
+	} else if len(r.RampSteps) > 0 {
+		a.judge(r.RampSteps)
 	}
 	return r, nil
 }
@@ -392,6 +449,16 @@ func (a *analysis) holds() []Level {
 		merged = append(merged, h)
 	}
 	return merged
+}
+
+// steady reports whether one or two holds cover at least half of the run:
+// a constant-load test (one level), not a ramp.
+func (a *analysis) steady(holds []Level) bool {
+	var covered float64
+	for _, h := range holds {
+		covered += h.Seconds
+	}
+	return len(holds) > 0 && covered >= 0.5*float64(len(a.p.reqs))
 }
 
 // rampSteps cuts the run into RampStep levels, aligned to its first second.

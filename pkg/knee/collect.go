@@ -42,6 +42,17 @@ type Collector struct {
 
 	iterDur sketch.Sketch
 	vusMax  float64
+	// negative counts samples of the metric below zero.
+	negative int64
+	// perSource counts the metric's samples and their span per input
+	// file, to catch one run given twice.
+	perSource map[string]*sourceSpan
+}
+
+// sourceSpan is one input file's samples of the metric.
+type sourceSpan struct {
+	n            int64
+	minNS, maxNS int64
 }
 
 type second struct {
@@ -121,6 +132,10 @@ func (c *Collector) Add(s *ingest.Sample) {
 	switch s.Metric {
 	case c.metric:
 		c.metricSeen = true
+		if s.Value < 0 {
+			c.negative++
+		}
+		c.spanOf(s)
 		c.overall.Add(s.Value)
 		sc := c.sec(s.TimeNS)
 		sc.metricN++
@@ -193,6 +208,20 @@ func gaugeTotal(gs []gauge) (float64, bool) {
 	return t, any
 }
 
+func (c *Collector) spanOf(s *ingest.Sample) {
+	if c.perSource == nil {
+		c.perSource = map[string]*sourceSpan{}
+	}
+	sp := c.perSource[s.Source]
+	if sp == nil {
+		sp = &sourceSpan{minNS: s.TimeNS, maxNS: s.TimeNS}
+		c.perSource[s.Source] = sp
+	}
+	sp.n++
+	sp.minNS = min(sp.minNS, s.TimeNS)
+	sp.maxNS = max(sp.maxNS, s.TimeNS)
+}
+
 // Merge adds everything o collected to c, as if c had been given o's
 // samples too: counts add, sketches merge exactly, VU gauges are matched by
 // source file. Collectors fed from disjoint parts of one input (the
@@ -210,6 +239,21 @@ func (c *Collector) Merge(o *Collector) {
 	}
 	c.any = true
 	c.rows += o.rows
+	c.negative += o.negative
+	for src, osp := range o.perSource {
+		if c.perSource == nil {
+			c.perSource = map[string]*sourceSpan{}
+		}
+		sp := c.perSource[src]
+		if sp == nil {
+			cp := *osp
+			c.perSource[src] = &cp
+			continue
+		}
+		sp.n += osp.n
+		sp.minNS = min(sp.minNS, osp.minNS)
+		sp.maxNS = max(sp.maxNS, osp.maxNS)
+	}
 	c.metricSeen = c.metricSeen || o.metricSeen
 	c.hasExpected = c.hasExpected || o.hasExpected
 	c.hasHTTP = c.hasHTTP || o.hasHTTP

@@ -144,6 +144,18 @@ func (a *analysis) knee(levels []Level) *Knee {
 	if len(levels) == 0 {
 		return nil
 	}
+	// On a continuous ramp only the way up counts: on the way down a
+	// closed model's throughput lags its falling VUs and an open model's
+	// queue drains, so those levels say nothing about where it bent.
+	if a.res.Levels == "ramp" {
+		top := 0
+		for i, l := range levels {
+			if l.Offered > levels[top].Offered {
+				top = i
+			}
+		}
+		levels = levels[:top+1]
+	}
 	first := -1
 	for i, l := range levels {
 		if l.Verdict != Headroom {
@@ -151,6 +163,7 @@ func (a *analysis) knee(levels []Level) *Knee {
 			break
 		}
 	}
+	unit := a.res.OfferedUnit
 	var k *Knee
 	switch {
 	case first < 0:
@@ -160,7 +173,8 @@ func (a *analysis) knee(levels []Level) *Knee {
 				top = l
 			}
 		}
-		k = &Knee{Offered: top.Offered, CompletedRPS: top.CompletedRPS, P95MS: top.P95MS, Method: "not reached: every level had headroom; the knee is above the highest load tested"}
+		return &Knee{Offered: top.Offered, CompletedRPS: top.CompletedRPS, P95MS: top.P95MS,
+			Method: "not reached: every level had headroom; the knee is above the highest load tested"}
 	case first == 0:
 		k = nil
 	default:
@@ -170,31 +184,26 @@ func (a *analysis) knee(levels []Level) *Knee {
 				best = l
 			}
 		}
-		k = &Knee{Offered: best.Offered, CompletedRPS: best.CompletedRPS, P95MS: best.P95MS,
+		k = &Knee{Offered: best.Offered, CompletedRPS: best.CompletedRPS, P95MS: best.P95MS, Reached: true,
 			Method: "last " + map[bool]string{true: "hold", false: "ramp step"}[a.res.Levels == "holds"] + " with headroom",
-			Next:   fmt.Sprintf("at %.4g %s: %s", float64(levels[first].Offered), a.res.OfferedUnit, levels[first].Reason)}
+			Next:   fmt.Sprintf("at %.4g %s: %s", float64(levels[first].Offered), unit, levels[first].Reason)}
 	}
-	if a.res.Levels != "ramp" || first < 0 {
+	if a.res.Levels != "ramp" {
 		return k
 	}
-	// Fit the ramp up only: on the way down a closed model's throughput
-	// lags its falling VUs and an open model's queue drains.
-	top := 0
-	for i, l := range levels {
-		if l.Offered > levels[top].Offered {
-			top = i
-		}
-	}
-	tau, ok := hinge(levels[:top+1])
+	tau, ok := hinge(levels)
 	if !ok {
 		return k
 	}
 	x, p95 := interpolate(levels, tau)
 	next := ""
-	if k != nil {
-		next = k.Next
+	for _, l := range levels {
+		if float64(l.Offered) > tau && l.Verdict != Headroom {
+			next = fmt.Sprintf("at %.4g %s: %s", float64(l.Offered), unit, l.Reason)
+			break
+		}
 	}
-	return &Knee{Offered: F(tau), CompletedRPS: F(x), P95MS: F(p95), Method: "hinge fit of completed vs offered over ramp steps (continuous ramp)", Next: next}
+	return &Knee{Offered: F(tau), CompletedRPS: F(x), P95MS: F(p95), Reached: true, Method: "hinge fit of completed vs offered over the ramp steps up to the highest load", Next: next}
 }
 
 // hinge fits completed = a + b·min(λ, τ) + c·max(0, λ − τ) by least squares
@@ -377,7 +386,7 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 	c.Low, c.High = c.CompletedRPS, c.CompletedRPS
 	if n >= 2 {
 		half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975) * math.Sqrt(ss/(n-1)) / math.Sqrt(n)
-		c.Low, c.High = F(math.Min(med, mean-half)), F(math.Max(med, mean+half))
+		c.Low, c.High = F(math.Max(0, math.Min(med, mean-half))), F(math.Max(med, mean+half))
 	}
 	if c.Reached && float64(c.PeakCompletedRPS) > 1.03*float64(c.CompletedRPS) && c.PeakErrorRate.Valid() && float64(c.PeakErrorRate) > a.opt.ErrorLimit {
 		c.Note = fmt.Sprintf("goodput reached %.0f req/s only while %.0f%% of requests failed: rejections are fast and shift the served mix to cheap requests, so that is not capacity",

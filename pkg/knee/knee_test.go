@@ -308,3 +308,49 @@ func TestSegments(t *testing.T) {
 		t.Errorf("segments = %v, want [0 10 25]", got)
 	}
 }
+
+// TestSteadyRun: one constant level is a steady run, not a ramp; its knee
+// is not reached (hand-checked: 100 req/s for 30 s against a capacity of
+// 150, 10 ms latency).
+func TestSteadyRun(t *testing.T) {
+	c := synth([]float64{100}, 30, 150, func(float64) float64 { return 10 })
+	r, err := Analyze(c, 1e9, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Levels != "holds" || len(r.Holds) != 1 || r.Knee == nil || r.Knee.Reached || r.Knee.Offered != 100 || r.Ceiling.Reached {
+		t.Errorf("levels %s holds %d knee %+v ceiling %+v", r.Levels, len(r.Holds), r.Knee, r.Ceiling)
+	}
+}
+
+// TestSLOStopsAtErrors: a level that sheds more than 5 % does not meet a
+// latency SLO, even though its successful responses are fast (here every
+// level is fast; 200 and 250 shed 25 % and 40 %).
+func TestSLOStopsAtErrors(t *testing.T) {
+	c := synth([]float64{50, 100, 150, 200, 250}, 20, 150, func(float64) float64 { return 10 })
+	slo, _ := ParseSLO("p95<1s")
+	r, err := Analyze(c, 1e9, Options{SLO: slo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.SLO == nil || r.SLO.MaxOffered != 150 || r.SLO.Met || !r.SLO.ErrorLimited {
+		t.Errorf("slo %+v, want max_offered 150, error limited", r.SLO)
+	}
+}
+
+// TestDuplicateSources: the same samples from two files are flagged.
+func TestDuplicateSources(t *testing.T) {
+	c := NewCollector("http_req_duration")
+	for _, src := range []string{"a.csv", "a.json"} {
+		for i := range 10 {
+			c.Add(&ingest.Sample{Metric: "http_req_duration", TimeNS: int64(1796000000+i) * 1e9, Value: 5, Source: src})
+		}
+	}
+	r, err := Analyze(c, 1e9, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(r.Warnings, "\n"), "a.csv and a.json hold the same 10 samples") {
+		t.Errorf("warnings %v", r.Warnings)
+	}
+}

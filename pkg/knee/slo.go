@@ -104,6 +104,10 @@ type SLOResult struct {
 	Met bool `json:"met_at_every_level"`
 	// Levels is the number of levels the SLO was evaluated on.
 	Levels int `json:"levels"`
+	// ErrorLimited is set when a level was refused because it shed more
+	// than the error limit (5 %) of its requests: the SLO bounds latency of
+	// successful responses, so a level must also keep its errors low.
+	ErrorLimited bool `json:"error_limited"`
 }
 
 // slo walks the levels by increasing offered load.
@@ -117,7 +121,21 @@ func (a *analysis) slo(levels []Level, s *SLO) *SLOResult {
 		if math.IsNaN(v) {
 			continue
 		}
-		if !s.holds(v) {
+		// Latency is of successful responses: a level that sheds more than
+		// the error limit does not meet an SLO however fast its survivors.
+		shed := ls[i].ErrorRate.Valid() && float64(ls[i].ErrorRate) > a.opt.ErrorLimit
+		if shed {
+			r.ErrorLimited = true
+		}
+		if !s.holds(v) || shed {
+			if shed && s.holds(v) {
+				// Stop at the last good level: no interpolation into a
+				// level that failed on errors.
+				if last >= 0 {
+					r.MaxOffered, r.MaxCompletedRPS = ls[last].Offered, ls[last].CompletedRPS
+				}
+				return r
+			}
 			if last >= 0 {
 				lv := s.value(&ls[last])
 				t := 0.0

@@ -38,6 +38,10 @@ var DefaultPercentiles = []float64{50, 90, 95, 99}
 // usable; call New.
 type Aggregator struct {
 	opt    Options
+	// minNS and maxNS bound the samples seen, so that the first and last
+	// windows' rates are per second of data, not of window width.
+	minNS, maxNS int64
+	any          bool
 	groups map[key]*cell
 	names  map[string][]string // group string → tag values
 	vals   []string
@@ -85,6 +89,13 @@ func (a *Aggregator) Add(s *ingest.Sample) {
 		}
 		failed = true
 	}
+	if !a.any || s.TimeNS < a.minNS {
+		a.minNS = s.TimeNS
+	}
+	if !a.any || s.TimeNS > a.maxNS {
+		a.maxNS = s.TimeNS
+	}
+	a.any = true
 	w := floorDiv(s.TimeNS, a.opt.WidthNS) * a.opt.WidthNS
 	g := a.group(s)
 	c := a.groups[key{w, g}]
@@ -143,8 +154,12 @@ type Row struct {
 	Tags []string
 	// Count is the number of samples of the metric.
 	Count uint64
-	// Rate is Count per second of window width.
+	// Rate is Count per second of data in the window: the window width,
+	// except for the run's first and last windows, which count only the
+	// seconds (at 1 s granularity) the run covers.
 	Rate float64
+	// Seconds is the span Rate divides by, s.
+	Seconds float64
 	// Mean, Min and Max of the values; NaN when Count is 0.
 	Mean, Min, Max float64
 	// Percentiles are the values at Options.Percentiles, in order.
@@ -162,15 +177,22 @@ func (a *Aggregator) Close() []Row {
 		qs[i] = p / 100
 	}
 	rows := make([]Row, 0, len(a.groups))
-	sec := float64(a.opt.WidthNS) / 1e9
+	// The run covers the whole seconds from its first sample's to its
+	// last's.
+	runStart := floorDiv(a.minNS, 1e9) * 1e9
+	runEnd := (floorDiv(a.maxNS, 1e9) + 1) * 1e9
 	for k, c := range a.groups {
+		sec := float64(min(k.window+a.opt.WidthNS, runEnd)-max(k.window, runStart)) / 1e9
+		if sec <= 0 {
+			sec = float64(a.opt.WidthNS) / 1e9
+		}
 		tags := a.names[k.group]
 		if tags == nil {
 			tags = []string{}
 		}
 		rows = append(rows, Row{
 			StartNS: k.window, Tags: tags, Count: c.sk.Count(),
-			Rate: float64(c.sk.Count()) / sec, Mean: c.sk.Mean(), Min: c.sk.Min(), Max: c.sk.Max(),
+			Rate: float64(c.sk.Count()) / sec, Seconds: sec, Mean: c.sk.Mean(), Min: c.sk.Min(), Max: c.sk.Max(),
 			Percentiles: c.sk.Quantiles(qs), Failed: c.failed, Exact: c.sk.Exact(),
 		})
 	}
@@ -190,6 +212,15 @@ func (a *Aggregator) Close() []Row {
 // (sketches merge exactly). o must have the same options; it is not
 // changed.
 func (a *Aggregator) Merge(o *Aggregator) {
+	if o.any {
+		if !a.any || o.minNS < a.minNS {
+			a.minNS = o.minNS
+		}
+		if !a.any || o.maxNS > a.maxNS {
+			a.maxNS = o.maxNS
+		}
+		a.any = true
+	}
 	for k, oc := range o.groups {
 		c := a.groups[k]
 		if c == nil {

@@ -43,6 +43,11 @@ func TestWindows(t *testing.T) {
 			t.Errorf("p%v = %v, want %v", DefaultPercentiles[i], r.Percentiles[i], w)
 		}
 	}
+	// The last window holds one second of the run (its last sample is at
+	// 1796004450): its rate is per that second, not per 30 s.
+	if rows[2].Rate != 1 || rows[2].Seconds != 1 {
+		t.Errorf("last window rate %v over %v s, want 1 over 1", rows[2].Rate, rows[2].Seconds)
+	}
 	if rows[1].Tags[0] != "b" || rows[2].StartNS != 1796004450e9 {
 		t.Errorf("order: %+v %+v", rows[1], rows[2])
 	}
