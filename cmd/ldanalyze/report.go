@@ -202,6 +202,9 @@ func (c *countWriter) Write(p []byte) (int, error) {
 
 // writeFile writes src to path, naming the path in any error.
 func writeFile(path string, src io.WriterTo) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return err

@@ -528,7 +528,7 @@ func (e *eval) errors() Check {
 		ch.Status = Fail
 	}
 	w := e.c.opt.WindowNS / 1e9
-	ch.Message = fmt.Sprintf("%d of %d requests failed (%s; %d HTTP errors, %d transport errors with status 0): %s; from +%d s, worst %d s window at +%s s with %s; percentiles here are of successful responses (p95 %s ms, all responses %s ms) because fast failures pull them down — fix the errors before reading the latency.",
+	ch.Message = fmt.Sprintf("%d of %d requests failed (%s; %d HTTP errors, %d transport errors with status 0): %s; from +%d s, worst %d s window at +%s s with %s; percentiles here are of successful responses (p95 %s ms, all responses %s ms) because failures (fast rejections or slow timeouts) distort them — fix the errors before reading the latency.",
 		failed, e.reqs, fmtPct(rate), httpErr, transport, strings.Join(parts, ", "), e.firstSecond(bad), w, fmtNum(peakAt), fmtPct(peak),
 		fmtNum(e.c.ok.Quantile(0.95)), fmtNum(e.c.all.Quantile(0.95)))
 	return ch
@@ -678,11 +678,11 @@ func (e *eval) summaryVsKnee() Check {
 	}
 	if len(why) > 0 {
 		ch.Status = Warn
-		kn := ""
-		if e.res.Knee != nil {
-			kn = fmt.Sprintf(" past the knee at %s %s", fmtNum(float64(e.res.Knee.Offered)), unit)
+		kn := " unlike each other"
+		if e.res.Knee != nil && e.res.Knee.Reached {
+			kn = fmt.Sprintf(" below and past the knee at %s %s", fmtNum(float64(e.res.Knee.Offered)), unit)
 		}
-		ch.Message = fmt.Sprintf("the whole-run summary averages load levels below and%s: %s; thresholds that pass on the summary can fail at a level — judge per level, or give --threshold to re-evaluate them per level.", kn, strings.Join(why, "; "))
+		ch.Message = fmt.Sprintf("the whole-run summary averages load levels%s: %s; thresholds that pass on the summary can fail at a level — judge per level, or give --threshold to re-evaluate them per level.", kn, strings.Join(why, "; "))
 		return ch
 	}
 	ch.Status = OK

@@ -37,15 +37,15 @@ var DefaultPercentiles = []float64{50, 90, 95, 99}
 // Aggregator accumulates samples into windows. Its zero value is not
 // usable; call New.
 type Aggregator struct {
-	opt    Options
+	opt Options
 	// minNS and maxNS bound the samples seen, so that the first and last
 	// windows' rates are per second of data, not of window width.
 	minNS, maxNS int64
 	any          bool
-	groups map[key]*cell
-	names  map[string][]string // group string → tag values
-	vals   []string
-	sb     strings.Builder
+	groups       map[key]*cell
+	names        map[string][]string // group string → tag values
+	vals         []string
+	sb           strings.Builder
 }
 
 type key struct {
