@@ -94,6 +94,7 @@ type csvBatch struct {
 	quotes    bool
 	recs      []csvRec
 	quoted    [][]string // unescaped fields of quoted records
+	n         int64      // records handed to a sink (Drain mode)
 	errs      []*SyntaxError
 	maxRes    int64 // coarsest unit of integer timestamps
 	rfcRes    int64 // finest fraction of RFC 3339 timestamps (0: none)
@@ -255,9 +256,10 @@ func (c *CSVReader) produce(r io.Reader, carry []byte, final error) {
 		go func() {
 			var w csvWorker
 			w.init(c)
-			var sink func(*Sample)
 			if c.sinks != nil {
-				sink = c.sinks[i]
+				// Drain mode: records go straight to the sink as they
+				// are parsed, with no buffer between.
+				w.sink = c.sinks[i]
 				w.s.Source = c.name
 				w.s.Tags.keys = c.cols.keys
 				w.s.Tags.lazy = &w.row
@@ -265,9 +267,6 @@ func (c *CSVReader) produce(r io.Reader, carry []byte, final error) {
 			}
 			for b := range jobs {
 				w.parse(b)
-				if sink != nil {
-					w.feed(b, sink)
-				}
 				close(b.ready)
 			}
 		}()
@@ -429,23 +428,10 @@ type csvWorker struct {
 	sp       splitter
 	tmpField [][]byte
 
-	// Drain mode: the worker's own sample and tag decoder.
-	s   Sample
-	row lazyRow
-}
-
-// feed hands the batch's records to sink on the worker's goroutine.
-func (w *csvWorker) feed(b *csvBatch, sink func(*Sample)) {
-	for i := range b.recs {
-		r := &b.recs[i]
-		w.s.Metric, w.s.TimeNS, w.s.Value = r.metric, r.ts, r.val
-		if r.quoted >= 0 {
-			w.row.set(nil, b.quoted[r.quoted])
-		} else {
-			w.row.set(b.chunk[r.start:r.end], nil)
-		}
-		sink(&w.s)
-	}
+	// Drain mode: the sink, the worker's own sample and tag decoder.
+	sink func(*Sample)
+	s    Sample
+	row  lazyRow
 }
 
 func (w *csvWorker) init(c *CSVReader) {
@@ -582,6 +568,17 @@ func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, e
 	} else if w.lastRes > b.maxRes {
 		b.maxRes = w.lastRes
 	}
+	if w.sink != nil {
+		w.s.Metric, w.s.TimeNS, w.s.Value = w.lastM, w.lastNS, v
+		if quoted >= 0 {
+			w.row.set(nil, b.quoted[quoted])
+		} else {
+			w.row.set(b.chunk[start:end], nil)
+		}
+		w.sink(&w.s)
+		b.n++
+		return
+	}
 	b.recs = append(b.recs, csvRec{metric: w.lastM, ts: w.lastNS, val: v, start: start, end: end, quoted: quoted})
 }
 
@@ -683,7 +680,7 @@ func (c *CSVReader) Drain(sinks []func(*Sample)) error {
 			return c.err
 		}
 		<-b.ready
-		c.st.Rows += int64(len(b.recs))
+		c.st.Rows += b.n
 		c.absorb(b)
 		b.release()
 	}
