@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -266,5 +267,22 @@ func TestFlagsAfterFiles(t *testing.T) {
 	got := flagsAnywhere(commands(&env{}), []string{"ldanalyze", "queue", "little", "x", "--rate", "5", "--", "-y"})
 	if strings.Join(got, " ") != "ldanalyze queue little --rate 5 -- x -y" {
 		t.Errorf("flagsAnywhere = %q", got)
+	}
+}
+
+// TestParallelEqualsSequential: parsing and accumulating on several cores
+// gives exactly the single-core result (counts, percentiles, sums, the
+// knee), on real runs with out-of-order rows.
+func TestParallelEqualsSequential(t *testing.T) {
+	for _, f := range []string{"breakpoint.csv.gz", "closed_ramp.csv.gz"} {
+		args := []string{"knee", "--format", "json", "--by", "name,status", "--window", "10s", td + f}
+		prev := runtime.GOMAXPROCS(1)
+		one, _, c1 := runCLI(t, "", args...)
+		runtime.GOMAXPROCS(4)
+		four, _, c4 := runCLI(t, "", args...)
+		runtime.GOMAXPROCS(prev)
+		if c1 != 0 || c4 != 0 || one != four {
+			t.Errorf("%s: 1 core and 4 cores differ (exit %d, %d)", f, c1, c4)
+		}
 	}
 }
