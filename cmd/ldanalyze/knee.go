@@ -155,7 +155,7 @@ func (e *env) knee(c *cli.Context) error {
 		err = render.WriteJSON(w, rep)
 	case render.CSV:
 		if agg != nil {
-			err = byGrid(rows, by, pcts).Write(w, format)
+			err = byGrid(rows, by, pcts, true).Write(w, format)
 		} else {
 			err = levelGrid(res.Windows, res, pcts, true).Write(w, format)
 		}
@@ -256,22 +256,42 @@ func pct(v float64) string {
 
 // byGrid is the per-window, per-tag table. Its first columns are the ones
 // shared/bench compares: window (unix s), the --by tags, count, the
-// percentiles, failed.
-func byGrid(rows []window.Row, by []string, pcts []float64) *render.Grid {
-	g := &render.Grid{Header: append([]string{"window"}, by...)}
+// percentiles, failed. With machine false (terminal and markdown) windows
+// are UTC clock times and numbers are rounded for reading.
+func byGrid(rows []window.Row, by []string, pcts []float64, machine bool) *render.Grid {
+	f := num
+	first := "window"
+	if !machine {
+		first = "window (UTC)"
+	} else {
+		f = csvNum
+	}
+	g := &render.Grid{Header: append([]string{first}, by...)}
 	g.Header = append(g.Header, "count")
 	for _, p := range pcts {
-		g.Header = append(g.Header, knee.PercentileName(p))
+		h := knee.PercentileName(p)
+		if !machine {
+			h += " ms"
+		}
+		g.Header = append(g.Header, h)
 	}
-	g.Header = append(g.Header, "failed", "rate", "mean", "min", "max")
+	if machine {
+		g.Header = append(g.Header, "failed", "rate", "mean", "min", "max")
+	} else {
+		g.Header = append(g.Header, "failed", "per s", "mean ms", "min ms", "max ms")
+	}
 	for _, r := range rows {
-		row := []string{strconv.FormatInt(r.StartNS/1e9, 10)}
+		w := strconv.FormatInt(r.StartNS/1e9, 10)
+		if !machine {
+			w = time.Unix(0, r.StartNS).UTC().Format("15:04:05")
+		}
+		row := []string{w}
 		row = append(row, r.Tags...)
 		row = append(row, strconv.FormatUint(r.Count, 10))
 		for _, v := range r.Percentiles {
-			row = append(row, csvNum(v))
+			row = append(row, f(v))
 		}
-		row = append(row, strconv.FormatUint(r.Failed, 10), csvNum(r.Rate), csvNum(r.Mean), csvNum(r.Min), csvNum(r.Max))
+		row = append(row, strconv.FormatUint(r.Failed, 10), f(r.Rate), f(r.Mean), f(r.Min), f(r.Max))
 		g.Rows = append(g.Rows, row)
 	}
 	return g

@@ -76,7 +76,7 @@ func writeKneeText(w io.Writer, f render.Format, rep *kneeReport, rows []window.
 		if err := flush(w, &b); err != nil {
 			return err
 		}
-		if err := byGrid(rows, by, pcts).Write(w, f); err != nil {
+		if err := byGrid(rows, by, pcts, false).Write(w, f); err != nil {
 			return err
 		}
 	}
