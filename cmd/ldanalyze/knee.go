@@ -134,6 +134,7 @@ func (e *env) knee(c *cli.Context) error {
 			closeOut()
 			return err
 		}
+		res.Warnings = append(res.Warnings, summaryMismatch(rep.Summary, path)...)
 	}
 	if dir := c.String("prom"); dir != "" {
 		exp, err := prom.ReadDir(dir)

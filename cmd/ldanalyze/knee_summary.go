@@ -61,6 +61,18 @@ func compareSummary(s *summary.Summary, metric string, o knee.Overall) ([]summar
 	return rows, nil
 }
 
+// summaryMismatch returns a warning when the counts of the summary and of
+// the samples disagree: k6 counts every sample, so a summary of the same
+// run gives the same counts exactly.
+func summaryMismatch(rows []summaryRow, path string) []string {
+	for _, r := range rows {
+		if r.Stat == "count" && r.K6 != r.Ours {
+			return []string{fmt.Sprintf("%s counts %.0f %s against %.0f in the samples: it is not the summary of this run, or the run's output is incomplete", path, float64(r.K6), r.Metric, float64(r.Ours))}
+		}
+	}
+	return nil
+}
+
 func summaryComparisonGrid(rows []summaryRow) *render.Grid {
 	g := &render.Grid{Header: []string{"metric", "stat", "k6 summary", "ldanalyze", "difference"}}
 	for _, r := range rows {

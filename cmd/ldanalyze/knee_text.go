@@ -46,7 +46,7 @@ func writeKneeText(w io.Writer, f render.Format, rep *kneeReport, rows []window.
 	}
 	levels, title := r.Holds, "Holds (plateaus of offered load; the seconds between levels are left out)"
 	if r.Levels == "ramp" {
-		levels, title = r.RampSteps, fmt.Sprintf("Continuous ramp: %d ramp steps (no plateaus of offered load to hold on)", len(r.RampSteps))
+		levels, title = r.RampSteps, fmt.Sprintf("Continuous ramp: %d ramp step%s of %s s (no plateaus of offered load to hold on)", len(r.RampSteps), plural(len(r.RampSteps)), num(r.RampSteps[0].Seconds))
 	}
 	if r.Levels != "none" {
 		h(title)
@@ -145,4 +145,11 @@ func writeFindings(b *strings.Builder, r *knee.Result) {
 			b.WriteString("  (a level that failed more than 5% of its requests does not meet the SLO, however fast its successful responses)\n")
 		}
 	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

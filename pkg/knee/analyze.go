@@ -239,6 +239,9 @@ func Analyze(c *Collector, resolutionNS int64, opt Options) (*Result, error) {
 	if kind, ok := notTrend[c.metric]; ok {
 		return nil, fmt.Errorf("metric %q is a k6 %s, not a Trend: choose a Trend such as http_req_duration, iteration_duration or a custom Trend", c.metric, kind)
 	}
+	if c.rows == 0 {
+		return nil, fmt.Errorf("the input has a header but no data rows (%w)", ErrNoSamples)
+	}
 	if !c.metricSeen {
 		return nil, fmt.Errorf("metric %q: %w (use --metric with a Trend the file has, e.g. http_req_duration)", c.metric, ErrNoSamples)
 	}
