@@ -64,9 +64,14 @@ func (g *Grid) Write(w io.Writer, f Format) error {
 	case Table:
 		t := tablewriter.NewTable(w,
 			tablewriter.WithHeaderAutoFormat(tw.Off),
-			tablewriter.WithRowAlignment(tw.AlignRight),
+			tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: tw.AlignRight, PerColumn: g.alignments()}),
 			tablewriter.WithHeaderAlignment(tw.AlignCenter),
 			tablewriter.WithRenderer(renderer.NewBlueprint()),
+			// Long sentences (a check's meaning, a reason) wrap at word
+			// boundaries instead of making the table hundreds of columns
+			// wide; numbers are never that long.
+			tablewriter.WithRowAutoWrap(tw.WrapNormal),
+			tablewriter.WithRowMaxWidth(60),
 		)
 		t.Header(toAny(g.Header)...)
 		for _, r := range g.Rows {
@@ -77,6 +82,42 @@ func (g *Grid) Write(w io.Writer, f Format) error {
 		return t.Render()
 	}
 	return fmt.Errorf("render: grid cannot be written as %q", f)
+}
+
+// alignments right-aligns the columns whose cells all read as numbers
+// (with units such as %, ms, ×, or "-" for none) and left-aligns text.
+func (g *Grid) alignments() []tw.Align {
+	al := make([]tw.Align, len(g.Header))
+	for c := range g.Header {
+		al[c] = tw.AlignRight
+		for _, r := range g.Rows {
+			if c < len(r) && !numeric(r[c]) {
+				al[c] = tw.AlignLeft
+				break
+			}
+		}
+	}
+	return al
+}
+
+// numeric reports whether a cell reads as a number: digits with an
+// optional sign, decimal point, exponent, leading + and a short unit.
+func numeric(s string) bool {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "-" {
+		return true
+	}
+	s = strings.TrimLeft(s, "+-")
+	s = strings.TrimRight(s, "%×sxmµ ")
+	if s == "" {
+		return false
+	}
+	for _, ch := range s {
+		if (ch < '0' || ch > '9') && ch != '.' && ch != 'e' && ch != 'E' && ch != '-' && ch != '+' && ch != ',' {
+			return false
+		}
+	}
+	return s[0] >= '0' && s[0] <= '9'
 }
 
 // markdown writes a GitHub-flavoured markdown table. It is written by hand

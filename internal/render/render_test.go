@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"testing"
 	"unicode"
+
+	"github.com/olekukonko/tablewriter/tw"
 )
 
 // TestMarkdownEscape pins the exact escaped form of hostile and ordinary
@@ -90,3 +92,21 @@ func FuzzMarkdownEscape(f *testing.F) {
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// TestAlignments: numeric columns (units and "-" allowed) are right-aligned,
+// text columns left-aligned, in terminal tables.
+func TestAlignments(t *testing.T) {
+	g := &Grid{Header: []string{"start", "rate", "errors", "verdict", "ratio"},
+		Rows: [][]string{{"+1s", "60.22", "0.0%", "headroom", "7.94×"}, {"+12s", "-", "5.7%", "overloaded", "-"}}}
+	got := g.alignments()
+	want := []string{"right", "right", "right", "left", "right"} // "+1s" is a number of seconds
+	for i, a := range got {
+		w := tw.AlignRight
+		if want[i] == "left" {
+			w = tw.AlignLeft
+		}
+		if a != w {
+			t.Errorf("column %s: %v, want %s", g.Header[i], a, want[i])
+		}
+	}
+}
