@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/cost"
+	"github.com/ldanalyze/ldanalyze/pkg/ingest"
+	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/urfave/cli/v2"
 )
 
@@ -26,17 +29,24 @@ type costOptions struct {
 	usage      string
 	offerFiles []string
 	price      cost.Options
+	// window is --window; runs are the k6 output files of --run, whose
+	// peak hold becomes the window (read in runCost).
+	window *cost.Window
+	runs   []string
+	stdin  io.Reader
+	stderr io.Writer
 }
 
 func costCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:      "cost",
 		Usage:     "price a load test's peak usage at AWS on-demand prices (USD per hour and per month)",
-		UsageText: "ldanalyze cost --usage usage.yaml [--region us-west-2] [--what-if 'NAME=0.09'] [--project 30000:100000] [--offer-file index.json] [--format json]",
+		UsageText: "ldanalyze cost --usage usage.yaml [--region us-west-2] [--window START/END | --run k6.csv] [--what-if 'NAME=0.09'] [--project 30000:100000] [--offer-file index.json] [--format json]",
 		Description: "Prices each line item of a usage file (YAML: region and items, each a kind and its usage per hour)\n" +
 			"with the embedded, dated on-demand catalogue or AWS Price List offer files, and prints each item's\n" +
 			"usage, unit price, price status and source, USD per hour, share and USD per month, and the total.\n" +
-			"Prices whose status is unverified are named in the warnings.",
+			"Prices whose status is unverified are named in the warnings. A usage may be a series of a Prometheus\n" +
+			"export (series: {file, unit, match, agg}) averaged over --window or the peak hold of the k6 run --run.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "usage", Aliases: []string{"u"}, Required: true, Usage: "usage `FILE` (YAML)"},
 			&cli.StringFlag{Name: "region", Usage: "AWS `REGION` code; overrides the usage file's region"},
@@ -45,12 +55,15 @@ func costCommand(e *env) *cli.Command {
 			&cli.GenericFlag{Name: "offer-file", Value: &repeated{}, Usage: "AWS Price List offer `FILE` (JSON) whose on-demand prices override the catalogue (repeatable)"},
 			&cli.Float64Flag{Name: "hours-per-month", Usage: "duty for the monthly figures, `HOURS` per month (default: the catalogue's 730)"},
 			&cli.DurationFlag{Name: "run-duration", Usage: "duration of the load test, to price the run itself, e.g. `6m`"},
+			&cli.StringFlag{Name: "window", Usage: "average usage series over `START/END` (RFC 3339 or Unix seconds each)"},
+			&cli.GenericFlag{Name: "run", Value: &repeated{}, Usage: "average usage series over the peak hold (highest completed_rps) of the k6 run in `FILE` (CSV or JSON output; repeat for the files of one distributed run)"},
 		}, outputFlags()...),
 		Action: func(c *cli.Context) error {
 			opt, err := costFlags(c)
 			if err != nil {
 				return err
 			}
+			opt.stdin, opt.stderr = e.stdin, e.stderr
 			rep, err := runCost(opt)
 			if err != nil {
 				return err
@@ -91,6 +104,22 @@ func costFlags(c *cli.Context) (costOptions, error) {
 		return opt, usageError{fmt.Errorf("--hours-per-month %g: want hours in (0, 744]", h)}
 	}
 	opt.price.HoursPerMonth = c.Float64("hours-per-month")
+	opt.runs = *c.Generic("run").(*repeated)
+	if s := c.String("window"); s != "" {
+		if len(opt.runs) > 0 {
+			return opt, usageError{fmt.Errorf("--window and --run both given: want one averaging window")}
+		}
+		w, err := cost.ParseWindow(s)
+		if err != nil {
+			return opt, usageError{err}
+		}
+		opt.window = &w
+	}
+	if len(opt.runs) > 0 {
+		if err := distinctFiles(opt.runs); err != nil {
+			return opt, usageError{err}
+		}
+	}
 	if d := c.Duration("run-duration"); d < 0 {
 		return opt, usageError{fmt.Errorf("--run-duration %v: want a positive duration", d)}
 	} else {
@@ -112,6 +141,17 @@ func runCost(opt costOptions) (*cost.Report, error) {
 	if err := u.ResolveExponents(filepath.Dir(opt.usage)); err != nil {
 		return nil, err
 	}
+	win := opt.window
+	if len(opt.runs) > 0 {
+		if win, err = peakHold(opt.runs, opt.stdin, opt.stderr); err != nil {
+			return nil, err
+		}
+	}
+	seriesNotes, err := u.ResolveSeries(filepath.Dir(opt.usage), win)
+	if err != nil {
+		return nil, err
+	}
+	opt.price.Window = win
 	cat, err := cost.DefaultCatalog()
 	if err != nil {
 		return nil, err
@@ -120,7 +160,7 @@ func runCost(opt costOptions) (*cost.Report, error) {
 	if region == "" {
 		region = u.Region
 	}
-	var notes []string
+	notes := seriesNotes
 	for _, path := range opt.offerFiles {
 		o, err := cost.ReadOfferFile(path, region)
 		if err != nil {
@@ -136,6 +176,42 @@ func runCost(opt costOptions) (*cost.Report, error) {
 	}
 	rep.Warnings = append(rep.Warnings, notes...)
 	return rep, nil
+}
+
+// peakHold reads the k6 run in paths as `knee` does (default options:
+// http_req_duration, 30 s windows, 10 s ramp steps) and returns its peak
+// hold, the hold with the highest completed_rps, as the averaging window;
+// a run without holds falls back to its ramp steps.
+func peakHold(paths []string, stdin io.Reader, stderr io.Writer) (*cost.Window, error) {
+	const metric = "http_req_duration"
+	col, st, err := readParallel(paths, stdin, stderr,
+		func() *knee.Collector { return knee.NewCollector(metric) },
+		func(c *knee.Collector) func(*ingest.Sample) { return c.Add }, (*knee.Collector).Merge)
+	reportStats(stderr, st)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.Join(paths, ", ")
+	res, err := knee.Analyze(col, st.ResolutionNS, knee.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("--run %s: %w", name, err)
+	}
+	levels, what := res.Holds, "hold"
+	if len(levels) == 0 {
+		levels, what = res.RampSteps, "ramp step"
+	}
+	peak := -1
+	for i, l := range levels {
+		if l.CompletedRPS.Valid() && (peak < 0 || l.CompletedRPS > levels[peak].CompletedRPS) {
+			peak = i
+		}
+	}
+	if peak < 0 {
+		return nil, fmt.Errorf("--run %s: no hold or ramp step with a completed rate: the run gives no peak to average usage over; give --window START/END", name)
+	}
+	l := levels[peak]
+	return &cost.Window{Start: l.Start, End: l.End,
+		Source: fmt.Sprintf("peak %s of %s (completed %.1f req/s, offered %.4g %s)", what, name, float64(l.CompletedRPS), float64(l.Offered), res.OfferedUnit)}, nil
 }
 
 // writeCost renders rep: JSON as the report itself; table, markdown and
@@ -171,6 +247,19 @@ func writeCost(w, stderr io.Writer, f render.Format, rep *cost.Report) error {
 		fmt.Sprintf("total $%.2f per hour; dominant item: %s (%.1f%%)", rep.TotalUSDPerHour, rep.Dominant, rep.DominantSharePct),
 		fmt.Sprintf("per month at %g h: $%.2f", rep.HoursPerMonth, rep.TotalUSDPerMonth),
 	}
+	if win := rep.Window; win != nil {
+		lines = append(lines, fmt.Sprintf("usage series averaged over %s (%s, %s)", win, win.Source, win.End.Sub(win.Start)))
+		for _, l := range rep.Items {
+			for _, s := range l.Series {
+				q := ""
+				if s.Query != "" {
+					q = " query " + s.Query
+				}
+				lines = append(lines, fmt.Sprintf("%s: %s = %s(%s%s%s) mean %s %s over %d points of %d series",
+					l.Name, s.Field, s.Agg, s.File, q, s.Match, fmtSig(s.Mean), s.MeanUnit, s.Points, s.Series))
+			}
+		}
+	}
 	if rep.RunHours > 0 {
 		lines = append(lines, fmt.Sprintf("the test run itself (%.3g h): $%.2f", rep.RunHours, rep.RunUSD))
 	}
@@ -189,4 +278,13 @@ func writeCost(w, stderr io.Writer, f render.Format, rep *cost.Report) error {
 		}
 	}
 	return nil
+}
+
+// fmtSig formats a mean: 6 significant digits below a million, whole
+// numbers above (no exponent for byte rates).
+func fmtSig(v float64) string {
+	if math.Abs(v) >= 1e6 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
 }

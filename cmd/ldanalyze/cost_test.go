@@ -144,3 +144,82 @@ func TestCostUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCostFromPrometheus: the worked example from Prometheus query_range
+// exports (testdata/cost/prom, see gen_prom.py), averaged over --window or
+// over the peak hold of the k6 run --run (run.csv.gz, whose 15 it/s hold
+// knee finds at 03:02:03Z–03:08:03Z): $4.66/h, $2.03/h with the what-if;
+// the output names the window and the points averaged per item.
+func TestCostFromPrometheus(t *testing.T) {
+	usage := costTD + "prom/usage.yaml"
+	for _, tc := range []struct {
+		args  []string
+		total float64
+	}{
+		{[]string{"--window", "2026-11-30T03:02:03Z/2026-11-30T03:08:03Z"}, 4.663476},
+		{[]string{"--window", "1796007723/1796008083", "--what-if", "snapshots to Redis=0.09"}, 2.033576},
+		{[]string{"--run", costTD + "prom/run.csv.gz"}, 4.663476},
+		{[]string{"--run", costTD + "prom/run.csv.gz", "--what-if", "snapshots to Redis=0.09"}, 2.033576},
+	} {
+		out, errs, code := runCLI(t, "", append([]string{"cost", "--usage", usage, "-f", "json"}, tc.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, errs)
+		}
+		var rep struct {
+			Total  float64 `json:"total_usd_per_hour"`
+			Window struct {
+				Start, End, Source string
+			} `json:"window"`
+			Items []struct {
+				Series []struct {
+					Points int `json:"points"`
+				} `json:"series"`
+			} `json:"items"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if math.Abs(rep.Total-tc.total) > 1e-6 {
+			t.Errorf("%v: total %.6f, want %.6f", tc.args, rep.Total, tc.total)
+		}
+		if rep.Window.Start != "2026-11-30T03:02:03Z" || rep.Window.End != "2026-11-30T03:08:03Z" {
+			t.Errorf("%v: window %+v, want 03:02:03Z to 03:08:03Z", tc.args, rep.Window)
+		}
+		if len(rep.Items) != 5 || len(rep.Items[2].Series) != 1 || rep.Items[2].Series[0].Points != 24 || rep.Items[0].Series[0].Points != 25 {
+			t.Errorf("%v: items %+v: want 25 points per gauge, 24 rates of the counter", tc.args, rep.Items)
+		}
+	}
+	out, errs, code := runCLI(t, "", "cost", "--usage", usage, "--run", costTD+"prom/run.csv.gz")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"total $4.66 per hour",
+		"usage series averaged over 2026-11-30T03:02:03Z to 2026-11-30T03:08:03Z (peak hold of " + costTD + "prom/run.csv.gz (completed 15.0 req/s, offered 15 iterations/s), 6m0s)",
+		`snapshots to Redis: gb_per_hour = sum(` + costTD + `prom/snapshots.json{pod=~"game-.*"}) mean 40138889 bytes_per_second over 25 points of 3 series`,
+		`load balancer to game pods: gb_per_hour = sum(` + costTD + `prom/lb_bytes.json{__name__=~"nlb_cross_az_bytes_total"}) mean 2555556 bytes_per_second over 24 points of 1 series`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCostSeriesErrors(t *testing.T) {
+	usage := costTD + "prom/usage.yaml"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, `usage.yaml:11: item "snapshots to Redis" takes its usage from a series: give --window START/END or --run FILE (k6 output) to average it over`},
+		{[]string{"--window", "2026-11-30T03:02:03Z"}, `--window "2026-11-30T03:02:03Z": want START/END, each RFC 3339 (2026-11-30T02:07:00Z) or Unix seconds`},
+		{[]string{"--window", "1796008083/1796007723"}, `--window "1796008083/1796007723": end is not after start`},
+		{[]string{"--window", "1796007723/1796008083", "--run", "x.csv"}, `--window and --run both given: want one averaging window`},
+		{[]string{"--window", "2026-12-01T00:00:00Z/2026-12-01T01:00:00Z"}, `usage.yaml:11: item "snapshots to Redis": series ` + costTD + `prom/snapshots.json: no point in the window 2026-12-01T00:00:00Z to 2026-12-01T01:00:00Z: the 3 series matching {pod=~"game-.*"} have points from 2026-11-30T02:58:03Z to 2026-11-30T03:12:03Z`},
+	} {
+		_, errs, code := runCLI(t, "", append([]string{"cost", "--usage", usage}, tc.args...)...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+}

@@ -35,6 +35,26 @@
 // Each item has a name, a kind (Kinds) and the usage its kind needs (see
 // Item and the Kind… constants); exponent sets its growth exponent for a
 // Projection, or exponent_from names the JSON of `ldanalyze scale --fit`
-// that holds it. Usage series taken from Prometheus exports are not read
-// here yet: give the averaged numbers.
+// that holds it.
+//
+// # Usage from Prometheus exports
+//
+// Instead of a number an item may give series, one mapping or a list
+// (compute takes vCPU and memory from two):
+//
+//	items:
+//	  - name: snapshots to Redis
+//	    kind: transfer-cross-az
+//	    series: {file: snapshots.json, unit: bytes_per_second, match: {pod: "game-.*"}, agg: sum}
+//
+// file is an export prom.ReadFile reads (API JSON, Grafana CSV,
+// VictoriaMetrics, text), relative to the usage file, or a `prom pull`
+// directory with query naming one of its queries; unit (SeriesUnits) says
+// which quantity the series fills and how it converts: bytes_per_second
+// (× 3600/10^9), mbps (× 0.45), gb_per_hour, counter_bytes (rate taken) →
+// GB per hour; cores, counter_cpu_seconds → vCPU; bytes (÷ 2^30), gib →
+// memory GiB; nlcu, lcu. match maps labels to anchored RE2 patterns; agg
+// (sum, avg, max; default sum) combines the matching series at each
+// timestamp. Usage.ResolveSeries averages the result over a Window
+// (ParseWindow, or the peak hold of a k6 run) and converts the mean once.
 package cost

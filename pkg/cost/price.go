@@ -32,6 +32,9 @@ type Options struct {
 	// RunHours is the duration of the load test itself, hours; 0 leaves the
 	// run's cost out.
 	RunHours float64
+	// Window is the range usage series were averaged over
+	// (Usage.ResolveSeries), echoed in the report; nil when none.
+	Window *Window
 }
 
 // WhatIf scales the usage of the item Name by Factor (0.09 = 91 % less).
@@ -101,6 +104,9 @@ type Report struct {
 	// cost at TotalUSDPerHour, USD; zero when no duration was given.
 	RunHours float64 `json:"run_hours,omitempty"`
 	RunUSD   float64 `json:"run_usd,omitempty"`
+	// Window is the range the usage series were averaged over; absent
+	// when every usage was a number.
+	Window *Window `json:"window,omitempty"`
 	// WhatIf and Projection echo the scaling applied.
 	WhatIf     []WhatIf    `json:"what_if,omitempty"`
 	Projection *Projection `json:"projection,omitempty"`
@@ -139,6 +145,9 @@ type Line struct {
 	Components []Component `json:"components"`
 	// Line is the item's line in the usage file.
 	Line int `json:"line"`
+	// Series are the usage series averaged for the item (file, matcher,
+	// mean, points averaged); absent for numeric usage.
+	Series []SeriesUse `json:"series,omitempty"`
 }
 
 // Component is one priced quantity: Usage Units per hour at UnitPriceUSD
@@ -177,7 +186,7 @@ type Component struct {
 func Compute(c *Catalog, u *Usage, opt Options) (*Report, error) {
 	region := u.Region
 	regionLine := u.RegionLine
-	rep := &Report{CatalogueDate: c.Generated, HoursPerMonth: opt.HoursPerMonth, WhatIf: opt.WhatIf, Projection: opt.Projection, Warnings: []string{}}
+	rep := &Report{CatalogueDate: c.Generated, HoursPerMonth: opt.HoursPerMonth, WhatIf: opt.WhatIf, Projection: opt.Projection, Window: opt.Window, Warnings: []string{}}
 	if opt.Region != "" {
 		if region != "" && region != opt.Region {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("--region %s overrides region %s of %s:%d", opt.Region, region, u.File, regionLine))
@@ -205,6 +214,9 @@ func Compute(c *Catalog, u *Usage, opt Options) (*Report, error) {
 		}
 	}
 	for _, it := range u.Items {
+		if !it.resolved() {
+			return nil, &InputError{File: u.File, Line: it.Line, Msg: fmt.Sprintf("item %q takes its usage from a series that was not averaged: call Usage.ResolveSeries with a window (--window or --run)", it.Name)}
+		}
 		comps, err := components(c, r, it)
 		if err != nil {
 			return nil, &InputError{File: u.File, Line: it.Line, Msg: fmt.Sprintf("item %q: %v", it.Name, err)}
@@ -216,7 +228,7 @@ func Compute(c *Catalog, u *Usage, opt Options) (*Report, error) {
 		if p := opt.Projection; p != nil {
 			factor *= math.Pow(p.To/p.From, it.Exponent)
 		}
-		l := Line{Name: it.Name, Kind: it.Kind, Factor: factor, Line: it.Line, Status: Verified}
+		l := Line{Name: it.Name, Kind: it.Kind, Factor: factor, Line: it.Line, Status: Verified, Series: it.SeriesUses}
 		var sources, usages, prices []string
 		for i := range comps {
 			cp := &comps[i]

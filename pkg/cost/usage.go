@@ -129,7 +129,16 @@ type Item struct {
 	// "exponent" becomes Exponent (see Usage.ResolveExponents); a relative
 	// path is relative to the usage file.
 	ExponentFile string
+	// Series are the usages taken from Prometheus exports instead of
+	// numbers (the series field): each fills the quantity its unit names
+	// (GBPerHour, VCPU, MemoryGiB, NLCU or LCU) once Usage.ResolveSeries
+	// has averaged it over a window; SeriesUses record what that gave.
+	Series     []SeriesRef
+	SeriesUses []SeriesUse
 }
+
+// resolved reports whether every series of it has been averaged.
+func (it *Item) resolved() bool { return len(it.SeriesUses) == len(it.Series) }
 
 // InputError is bad input in a named file: a usage file, an offer file or
 // a flag. Line is 1-based; 0 when unknown.
@@ -213,13 +222,13 @@ func ParseUsage(data []byte, file string) (*Usage, error) {
 // fieldsByKind lists the usage fields each kind accepts beyond name, kind
 // and exponent.
 var fieldsByKind = map[string][]string{
-	KindCrossAZ:     {"gb_per_hour", "mbps", "bytes_per_second", "cross_zone_fraction"},
-	KindInternetOut: {"gb_per_hour", "mbps", "bytes_per_second"},
-	KindCrossRegion: {"gb_per_hour", "mbps", "bytes_per_second"},
-	KindNLB:         {"nlcu", "hours"},
-	KindALB:         {"lcu", "hours"},
-	KindNAT:         {"gb_per_hour", "mbps", "bytes_per_second", "hours"},
-	KindCompute:     {"vcpu", "memory_gib", "method", "instance", "arch", "hours"},
+	KindCrossAZ:     {"gb_per_hour", "mbps", "bytes_per_second", "series", "cross_zone_fraction"},
+	KindInternetOut: {"gb_per_hour", "mbps", "bytes_per_second", "series"},
+	KindCrossRegion: {"gb_per_hour", "mbps", "bytes_per_second", "series"},
+	KindNLB:         {"nlcu", "series", "hours"},
+	KindALB:         {"lcu", "series", "hours"},
+	KindNAT:         {"gb_per_hour", "mbps", "bytes_per_second", "series", "hours"},
+	KindCompute:     {"vcpu", "memory_gib", "series", "method", "instance", "arch", "hours"},
 	KindFixedHourly: {"usd_per_hour", "price", "hours"},
 }
 
@@ -274,6 +283,15 @@ func parseItem(n *yaml.Node, file string) (Item, error) {
 		}
 		return bad(n.Content[i].Line, "item %q: field %s does not apply to kind %s: want %s, exponent, exponent_from", it.Name, k, it.Kind, strings.Join(allowed, ", "))
 	}
+	fromSeries := map[string]bool{}
+	if v, ok := fields["series"]; ok {
+		if it.Series, err = parseSeriesRefs(v, file, it.Name, allowed); err != nil {
+			return Item{}, err
+		}
+		for _, s := range it.Series {
+			fromSeries[s.field] = true
+		}
+	}
 	num := func(key string, dst *float64) (bool, error) {
 		v, ok := fields[key]
 		if !ok {
@@ -289,7 +307,10 @@ func parseItem(n *yaml.Node, file string) (Item, error) {
 	// need reads a required non-negative number.
 	need := func(key, what string, dst *float64) error {
 		got, err := num(key, dst)
-		if err == nil && !got {
+		if err == nil && got && fromSeries[key] {
+			err = &InputError{File: file, Line: n.Line, Msg: fmt.Sprintf("item %q: both %s and a series giving %s: want one", it.Name, key, key)}
+		}
+		if err == nil && !got && !fromSeries[key] {
 			err = &InputError{File: file, Line: n.Line, Msg: fmt.Sprintf("item %q (%s) without %s: want %s: <%s>", it.Name, it.Kind, key, key, what)}
 		}
 		return err
@@ -328,9 +349,12 @@ func parseItem(n *yaml.Node, file string) (Item, error) {
 				given = append(given, f.key)
 			}
 		}
+		if fromSeries["gb_per_hour"] {
+			given = append(given, "series")
+		}
 		switch len(given) {
 		case 0:
-			return bad(n.Line, "item %q (%s) without a transfer rate: want one of gb_per_hour, mbps, bytes_per_second", it.Name, it.Kind)
+			return bad(n.Line, "item %q (%s) without a transfer rate: want one of gb_per_hour, mbps, bytes_per_second, series", it.Name, it.Kind)
 		case 1:
 		default:
 			return bad(n.Line, "item %q: both %s and %s given: want one transfer rate", it.Name, given[0], given[1])

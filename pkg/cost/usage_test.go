@@ -3,6 +3,7 @@ package cost
 import (
 	"math"
 	"os"
+	"reflect"
 	"testing"
 )
 
@@ -20,7 +21,7 @@ func TestParseUsageWorkedExample(t *testing.T) {
 	}
 	c := u.Items[4]
 	want := Item{Name: "compute", Kind: KindCompute, Line: 9, VCPU: 3.3, MemoryGiB: 5.7, Method: MethodFargateRatio, Instance: "t3.xlarge", Arch: "x86_64", Exponent: 1}
-	if c != want {
+	if !reflect.DeepEqual(c, want) {
 		t.Errorf("item 5 = %+v\nwant %+v", c, want)
 	}
 	if s := u.Items[0]; s.GBPerHour != 144.5 || s.CrossZoneFraction != 1 || s.Line != 5 {
@@ -67,8 +68,8 @@ func TestParseUsageErrors(t *testing.T) {
 		{"region: us-west-2\nitems:\n  - name: a\n    kind: nlb-lcu\n    nlcu: -3\n", `u.yaml:5: item "a": nlcu: -3: want a number ≥ 0`},
 		{"region: us-west-2\nitems:\n  - name: a\n    kind: nlb-lcu\n    nlcu: .nan\n", `u.yaml:5: item "a": nlcu: .nan: want a finite number`},
 		{"region: us-west-2\nitems:\n  - name: a\n    kind: nlb-lcu\n    nlcu: lots\n", `u.yaml:5: item "a": nlcu: "lots" is not a number`},
-		{"region: us-west-2\nitems:\n  - name: a\n    kind: nlb-lcu\n    nlcu: 1\n    gb_per_hour: 3\n", `u.yaml:6: item "a": field gb_per_hour does not apply to kind nlb-lcu: want nlcu, hours, exponent, exponent_from`},
-		{"region: us-west-2\nitems:\n  - {name: a, kind: transfer-cross-az}\n", `u.yaml:3: item "a" (transfer-cross-az) without a transfer rate: want one of gb_per_hour, mbps, bytes_per_second`},
+		{"region: us-west-2\nitems:\n  - name: a\n    kind: nlb-lcu\n    nlcu: 1\n    gb_per_hour: 3\n", `u.yaml:6: item "a": field gb_per_hour does not apply to kind nlb-lcu: want nlcu, series, hours, exponent, exponent_from`},
+		{"region: us-west-2\nitems:\n  - {name: a, kind: transfer-cross-az}\n", `u.yaml:3: item "a" (transfer-cross-az) without a transfer rate: want one of gb_per_hour, mbps, bytes_per_second, series`},
 		{"region: us-west-2\nitems:\n  - {name: a, kind: transfer-cross-az, gb_per_hour: 1, mbps: 2}\n", `u.yaml:3: item "a": both gb_per_hour and mbps given: want one transfer rate`},
 		{"region: us-west-2\nitems:\n  - {name: a, kind: transfer-cross-az, gb_per_hour: 1, cross_zone_fraction: 2}\n", `u.yaml:3: item "a": cross_zone_fraction 2: want a share from 0 to 1`},
 		{"region: us-west-2\nitems:\n  - {name: a, kind: compute, vcpu: 1, memory_gib: 1}\n", `u.yaml:3: item "a" (compute) without method: want method: one of fargate-ratio, opencost-ratio, fargate, instance`},
