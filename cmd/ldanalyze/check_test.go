@@ -195,3 +195,62 @@ func TestCheckCorpusAcceptance(t *testing.T) {
 		}
 	}
 }
+
+// shiftCSV moves checkCSV's timestamps (from 1796004000) to start at t0.
+func shiftCSV(csv string, secs int, t0 int64) string {
+	var pairs []string
+	for s := range secs {
+		pairs = append(pairs, fmt.Sprintf(",%d,", 1796004000+s), fmt.Sprintf(",%d,", t0+int64(s)))
+	}
+	return strings.NewReplacer(pairs...).Replace(csv)
+}
+
+// TestCheckGeneratorProm: 20 it/s for 120 s from 02:07:10Z, inside
+// testdata/prom/generator. A steady run, so its levels are 10 s ramp
+// steps. The default `k6.*` picks the two k6 pods; k6-breakpoint-1 is
+// throttled 12 % of its CFS periods from 02:08:10Z (> 5 %) → generator
+// fails, exit 1. --generator-pod 'k6-breakpoint-2.*' keeps the other pod
+// (throttled 1 %, CPU 0.6 of 2 cores = 30 %) → ok, exit 0. The same run at
+// 02:00 lies outside the export → n/a. Without --prom → n/a.
+func TestCheckGeneratorProm(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "prom", "generator")
+	in := shiftCSV(checkCSV(20, 120, -1), 120, 1796004430)
+	out, errs, code := runCLI(t, in, "check", "--format", "json", "--prom", dir, "-")
+	if code != 1 || !strings.Contains(errs, "failed checks: generator") {
+		t.Fatalf("exit %d, want 1; stderr %s", code, errs)
+	}
+	st, d := checkStatuses(t, out)
+	if st["generator"] != "fail" {
+		t.Errorf("generator %q, want fail", st["generator"])
+	}
+	for _, c := range d.Checks {
+		if c.ID == "generator" && (c.Evidence["generator_pods"] != 2 || c.Evidence["throttle_ratio_peak"] != 0.12 || c.Evidence["cpu_share_peak"] != 0.75) {
+			t.Errorf("generator evidence %v", c.Evidence)
+		}
+	}
+	out, errs, code = runCLI(t, in, "check", "--format", "json", "--prom", dir, "--generator-pod", "k6-breakpoint-2.*", "-")
+	if code != 0 {
+		t.Fatalf("pod 2: exit %d; %s", code, errs)
+	}
+	if st, _ := checkStatuses(t, out); st["generator"] != "ok" {
+		t.Errorf("pod 2: generator %q, want ok", st["generator"])
+	}
+	for _, args := range [][]string{
+		{"check", "--format", "json", "--prom", dir, "-"}, // run at 02:00, export from 02:07
+		{"check", "--format", "json", "-"},                // no --prom
+	} {
+		out, errs, code = runCLI(t, checkCSV(20, 40, -1), args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d; %s", args, code, errs)
+		}
+		if st, _ := checkStatuses(t, out); st["generator"] != "n/a" {
+			t.Errorf("%v: generator %q, want n/a", args, st["generator"])
+		}
+	}
+	if _, errs, code := runCLI(t, in, "check", "--prom", dir, "--generator-pod", "k6(", "-"); code != 2 || !strings.Contains(errs, "--generator-pod") {
+		t.Errorf("bad regex: exit %d, %q", code, errs)
+	}
+	if _, errs, code := runCLI(t, in, "check", "--prom", t.TempDir(), "-"); code == 0 || !strings.Contains(errs, "manifest.json") {
+		t.Errorf("not an export: exit %d, %q", code, errs)
+	}
+}

@@ -145,6 +145,8 @@ func (e *env) knee(c *cli.Context) error {
 			closeOut()
 			return fmt.Errorf("--prom %s: %w", dir, err)
 		}
+		// The load generator's own pods (k6.*) judged as `check --prom` does.
+		rep.Checks = checks.WithGenerator(rep.Checks, checks.GeneratorFromExport(exp, nil), res)
 	}
 	var rows []window.Row
 	if agg != nil {

@@ -23,6 +23,9 @@ type Options struct {
 	// Thresholds are k6 thresholds re-evaluated per load level by the
 	// summary-vs-knee check (from --threshold flags or a summary file).
 	Thresholds []Threshold
+	// Generator is the load generator's Prometheus data for the generator
+	// check (GeneratorFromExport); nil leaves the check n/a with a hint.
+	Generator *GeneratorData
 }
 
 func (o *Options) defaults() {
@@ -42,6 +45,9 @@ const (
 	// time on every request.
 	maxSeries = MaxSeries + 1
 	maxNames  = 10000
+	// maxHistNames caps the request names given latency histograms
+	// (96 × 4 bytes per name and second).
+	maxHistNames = 16
 )
 
 // Collector accumulates what the checks need that knee.Collector does not
@@ -81,6 +87,13 @@ type Collector struct {
 	seed       maphash.Seed
 
 	thr []*thrAgg
+
+	// histNames indexes the request names (name tag, else url) whose
+	// successful latencies are kept per second in log histograms for the
+	// bimodal test of rate-limited, up to maxHistNames; histOver counts
+	// the samples of the names past the cap.
+	histNames map[string]int
+	histOver  uint64
 }
 
 type second struct {
@@ -88,6 +101,9 @@ type second struct {
 	iterations, dropped          uint64
 	iterDur                      sketch.Sketch
 	vus, vusMax                  []gauge
+	// hist holds, per request name (Collector.histNames index), the
+	// successful latencies of the metric in this second; nil when none.
+	hist []*logHist
 }
 
 type gauge struct {
@@ -107,7 +123,7 @@ func NewCollector(opt Options) *Collector {
 		opt: opt, secs: map[int64]*second{}, sources: map[string]int{},
 		byStatus: map[string]uint64{}, byCode: map[string]uint64{}, byStatusName: map[[2]string]uint64{},
 		checks: map[string]*checkCount{}, metrics: map[string]struct{}{}, series: map[uint64]struct{}{},
-		names: map[string]struct{}{}, seed: maphash.MakeSeed(),
+		names: map[string]struct{}{}, seed: maphash.MakeSeed(), histNames: map[string]int{},
 	}
 	for _, t := range opt.Thresholds {
 		c.thr = append(c.thr, newThrAgg(t))
@@ -166,6 +182,7 @@ func (c *Collector) Add(s *ingest.Sample) {
 		c.all.Add(s.Value)
 		if success(&s.Tags) {
 			c.ok.Add(s.Value)
+			c.addHist(s)
 		} else {
 			c.failed.Add(s.Value)
 			if st, _ := s.Tags.Get("status"); st == "429" {
@@ -238,6 +255,32 @@ func (c *Collector) Add(s *ingest.Sample) {
 			cc.fail++
 		}
 	}
+}
+
+// addHist adds a successful latency sample to its second's histogram of
+// its request name.
+func (c *Collector) addHist(s *ingest.Sample) {
+	n, ok := s.Tags.Get("name")
+	if !ok {
+		n, _ = s.Tags.Get("url")
+	}
+	i, ok := c.histNames[n]
+	if !ok {
+		if len(c.histNames) >= maxHistNames {
+			c.histOver++
+			return
+		}
+		i = len(c.histNames)
+		c.histNames[n] = i
+	}
+	sc := c.sec(s.TimeNS)
+	for len(sc.hist) <= i {
+		sc.hist = append(sc.hist, nil)
+	}
+	if sc.hist[i] == nil {
+		sc.hist[i] = &logHist{}
+	}
+	sc.hist[i][histBin(s.Value)]++
 }
 
 // cardinality counts metrics, series (metric + indexed tags; metadata is
@@ -394,6 +437,39 @@ func (c *Collector) Merge(o *Collector) {
 	}
 	for i, t := range o.thr {
 		c.thr[i].merge(t)
+	}
+	c.histOver += o.histOver
+	hremap := make([]int, len(o.histNames))
+	for name, i := range o.histNames {
+		j, ok := c.histNames[name]
+		if !ok {
+			j = -1
+			if len(c.histNames) < maxHistNames {
+				j = len(c.histNames)
+				c.histNames[name] = j
+			}
+		}
+		hremap[i] = j
+	}
+	for k, os := range o.secs {
+		s := c.secs[k]
+		for i, h := range os.hist {
+			if h == nil {
+				continue
+			}
+			j := hremap[i]
+			if j < 0 {
+				c.histOver += h.total()
+				continue
+			}
+			for len(s.hist) <= j {
+				s.hist = append(s.hist, nil)
+			}
+			if s.hist[j] == nil {
+				s.hist[j] = &logHist{}
+			}
+			s.hist[j].add(h)
+		}
 	}
 }
 

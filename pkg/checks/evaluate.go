@@ -90,19 +90,28 @@ func (e *eval) prepare() {
 			e.vusMaxPeak = math.Max(e.vusMaxPeak, v)
 		}
 	}
-	if e.res != nil {
-		switch e.res.Levels {
-		case "ramp":
-			e.levels = e.res.RampSteps
-		case "holds":
-			e.levels = e.res.Holds
-			if len(e.res.Holds) < 3 && len(e.res.RampSteps) > 0 {
-				// A steady run: its ramp steps show changes within the
-				// one level that the level itself averages away.
-				e.levels = e.res.RampSteps
-			}
-		}
+	e.levels = levelsOf(e.res)
+}
+
+// levelsOf returns the load levels the per-level checks work on: the ramp
+// steps of a ramp, the holds of a run with holds (its ramp steps when it
+// has fewer than three holds and ramp steps), none without an analysis.
+func levelsOf(res *knee.Result) []knee.Level {
+	if res == nil {
+		return nil
 	}
+	switch res.Levels {
+	case "ramp":
+		return res.RampSteps
+	case "holds":
+		if len(res.Holds) < 3 && len(res.RampSteps) > 0 {
+			// A steady run: its ramp steps show changes within the
+			// one level that the level itself averages away.
+			return res.RampSteps
+		}
+		return res.Holds
+	}
+	return nil
 }
 
 // span returns the seconds [a, b) of a level.
@@ -534,6 +543,10 @@ func (e *eval) errors() Check {
 	return ch
 }
 
+// rateLimited looks for a rate limiter measured instead of the system: 429
+// responses (their share decides warn or fail), or without them successful
+// latencies split into a fast and a slow group at the same load (the
+// bimodal test, see BimodalFactor; a warning, as a cache can look alike).
 func (e *eval) rateLimited() Check {
 	ch := Check{ID: IDRateLimited}
 	if !e.c.hasHTTP || e.reqs == 0 {
@@ -544,9 +557,23 @@ func (e *eval) rateLimited() Check {
 	share := float64(n) / float64(e.reqs)
 	ch.Evidence.add("status_429", float64(n))
 	ch.Evidence.add("share_429", share)
+	unit := "load"
+	if e.res != nil {
+		unit = e.res.OfferedUnit
+	}
+	bm := e.bimodal()
 	if n == 0 {
+		groups := bm.addBimodal(&ch, unit)
+		if groups != "" {
+			ch.Status = Warn
+			ch.Message = fmt.Sprintf("no 429, but %s (a cache that only misses under load looks alike): the slow group's latency is the limiter's, not the service's — find the limit (gateway, ingress, client retries) and test below it or exempt the load generator.", groups)
+			return ch
+		}
 		ch.Status = OK
-		ch.Message = "no 429 Too Many Requests: no rate limiter answered for the system."
+		ch.Message = "no 429 Too Many Requests and no load level whose successful latencies split into a fast and a slow group: no rate limiter answered for the system."
+		if len(bm.everywhere) > 0 {
+			ch.Message = fmt.Sprintf("no 429 Too Many Requests; %s split into a fast and a slow group already at the lowest load, which points to a cache or different requests under one name rather than a limiter.", strings.Join(quoteNames(bm.everywhere), ", "))
+		}
 		return ch
 	}
 	var names []string
@@ -570,12 +597,16 @@ func (e *eval) rateLimited() Check {
 	ch.Evidence.add("peak_window_start_s", peakAt)
 	ch.Evidence.add("limited_p50_ms", e.c.limited.Quantile(0.5))
 	ch.Evidence.add("ok_p50_ms", e.c.ok.Quantile(0.5))
+	groups := bm.addBimodal(&ch, unit)
+	if groups != "" {
+		groups = "; besides, " + groups
+	}
 	ch.Status = Warn
 	if share >= LimitedFailShare {
 		ch.Status = Fail
 	}
-	ch.Message = fmt.Sprintf("%d responses (%s of requests) were 429 Too Many Requests (%s), from +%d s, up to %s of a %d s window: a rate limiter (or the server's own load shedding) answered instead of the service — the limited group took p50 %s ms against %s ms for successes; exempt the load generator or test below the limit before reading capacity.",
-		n, fmtPct(share), strings.Join(where, ", "), first, fmtPct(peak), e.c.opt.WindowNS/1e9, fmtNum(e.c.limited.Quantile(0.5)), fmtNum(e.c.ok.Quantile(0.5)))
+	ch.Message = fmt.Sprintf("%d responses (%s of requests) were 429 Too Many Requests (%s), from +%d s, up to %s of a %d s window: a rate limiter (or the server's own load shedding) answered instead of the service — the limited group took p50 %s ms against %s ms for successes%s; exempt the load generator or test below the limit before reading capacity.",
+		n, fmtPct(share), strings.Join(where, ", "), first, fmtPct(peak), e.c.opt.WindowNS/1e9, fmtNum(e.c.limited.Quantile(0.5)), fmtNum(e.c.ok.Quantile(0.5)), groups)
 	return ch
 }
 
@@ -690,9 +721,10 @@ func (e *eval) summaryVsKnee() Check {
 	return ch
 }
 
+// generator judges the load generator from Options.Generator (n/a with a
+// hint without it); see GeneratorCheck.
 func (e *eval) generator() Check {
-	return Check{ID: IDGenerator, Status: NA, Evidence: Evidence{},
-		Message: "no load-generator data: give the k6 pods' CPU and container_cpu_cfs_throttled_periods_total / container_cpu_cfs_periods_total (a Prometheus export) to tell a throttled generator (> 5 % throttled periods or > 80 % CPU) from a slow system."}
+	return GeneratorCheck(e.c.opt.Generator, e.levels, e.s0*1e9, e.s1*1e9)
 }
 
 func (e *eval) cardinality() Check {

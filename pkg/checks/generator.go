@@ -1,0 +1,349 @@
+package checks
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/prom"
+)
+
+// Generator limits (issue 5): a load generator past either measured its own
+// delay as the system's latency.
+const (
+	// GenThrottleFail: CFS throttled periods above this share of all
+	// periods (container_cpu_cfs_throttled_periods_total ÷
+	// container_cpu_cfs_periods_total), 0–1, fail the run.
+	GenThrottleFail = 0.05
+	// GenCPUFail: CPU used above this share of the pod's CPU limit, 0–1,
+	// fails the run.
+	GenCPUFail = 0.80
+	// DefaultGeneratorPods is the default --generator-pod pattern.
+	DefaultGeneratorPods = "k6.*"
+)
+
+// GeneratorData is the load generator's resource data, from a Prometheus
+// export (`ldanalyze prom pull`), already narrowed to the generator's pods.
+// Times are Unix ns on the k6 clock.
+type GeneratorData struct {
+	// CPUCores is CPU used per generator pod, cores (CPU seconds per
+	// second), labelled namespace and pod.
+	CPUCores []prom.Series
+	// CPULimitCores is the CPU limit per generator pod, cores.
+	CPULimitCores []prom.Series
+	// ThrottleRatio is throttled ÷ all CFS periods per container of a
+	// generator pod, a 0–1 ratio (labelled namespace, pod, container).
+	ThrottleRatio []prom.Series
+	// StepNS is the export's query step, ns: the span a series' first
+	// point stands for (a point at t covers (t − step, t]).
+	StepNS int64
+	// Pattern is the pod-name pattern the pods were chosen by.
+	Pattern string
+	// Pods are the generator pods, "namespace/pod", sorted.
+	Pods []string
+	// OtherPods are the export's pods that did not match, sorted (for the
+	// hint when none matched).
+	OtherPods []string
+}
+
+// GeneratorPods compiles a --generator-pod pattern. Like a PromQL
+// `pod=~"…"` matcher it must match the whole pod name.
+func GeneratorPods(pattern string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile(`^(?:` + pattern + `)$`)
+	if err != nil {
+		return nil, fmt.Errorf("--generator-pod %q: %w", pattern, err)
+	}
+	return re, nil
+}
+
+// GeneratorFromExport picks the series of the pods whose name matches pods
+// (nil: DefaultGeneratorPods) from the export's queries of roles
+// pod_cpu_cores, pod_cpu_limit_cores and cpu_throttle_ratio (the `prom
+// pull` presets). Raw counters (Counter queries) are turned into rates,
+// as prom.Attribute does. A nil export gives nil.
+func GeneratorFromExport(e *prom.Export, pods *regexp.Regexp) *GeneratorData {
+	if e == nil {
+		return nil
+	}
+	if pods == nil {
+		pods, _ = GeneratorPods(DefaultGeneratorPods)
+	}
+	pat := strings.TrimSuffix(strings.TrimPrefix(pods.String(), "^(?:"), ")$")
+	g := &GeneratorData{StepNS: int64(e.Manifest.StepS * 1e9), Pattern: pat}
+	gen, other := map[string]bool{}, map[string]bool{}
+	for i, q := range e.Manifest.Queries {
+		if i >= len(e.Data) || e.Data[i] == nil {
+			continue
+		}
+		var dst *[]prom.Series
+		switch q.Role {
+		case prom.RolePodCPUCores:
+			dst = &g.CPUCores
+		case prom.RolePodCPULimitCores:
+			dst = &g.CPULimitCores
+		case prom.RoleCPUThrottleRatio:
+			dst = &g.ThrottleRatio
+		default:
+			continue
+		}
+		for _, s := range e.Data[i].Series {
+			pod := s.Labels["pod"]
+			if pod == "" {
+				continue
+			}
+			key := podKey(s.Labels)
+			if !pods.MatchString(pod) {
+				other[key] = true
+				continue
+			}
+			gen[key] = true
+			if q.Counter {
+				s = prom.Series{Labels: s.Labels, Points: prom.Rate(s.Points)}
+			}
+			*dst = append(*dst, s)
+		}
+	}
+	for k := range gen {
+		g.Pods = append(g.Pods, k)
+	}
+	for k := range other {
+		g.OtherPods = append(g.OtherPods, k)
+	}
+	slices.Sort(g.Pods)
+	slices.Sort(g.OtherPods)
+	return g
+}
+
+func podKey(ls map[string]string) string {
+	if ns := ls["namespace"]; ns != "" {
+		return ns + "/" + ls["pod"]
+	}
+	return ls["pod"]
+}
+
+// seriesMean is the time-weighted mean of s over [a, b) ns: each point at t
+// stands for (t − step, t], step being the distance to the previous point
+// (defStep for the first), as in prom.Attribute. NaN when no finite point
+// overlaps.
+func seriesMean(s prom.Series, a, b, defStep int64) float64 {
+	var sum, w float64
+	for i, p := range s.Points {
+		st := defStep
+		if i > 0 {
+			st = p.TimeNS - s.Points[i-1].TimeNS
+		}
+		if st <= 0 {
+			st = int64(time.Second)
+		}
+		lo, hi := max(p.TimeNS-st, a), min(p.TimeNS, b)
+		if hi <= lo || math.IsNaN(p.Value) || math.IsInf(p.Value, 0) {
+			continue
+		}
+		sum += p.Value * float64(hi-lo)
+		w += float64(hi - lo)
+	}
+	if w == 0 {
+		return math.NaN()
+	}
+	return sum / w
+}
+
+// genSpan is a time range the generator is judged over, [A, B) ns; Offered
+// is its load level's offered load (NaN for the whole run).
+type genSpan struct {
+	A, B    int64
+	Offered float64
+}
+
+// genPeak is the worst value of one resource: the value, the pod and the
+// span it was read over.
+type genPeak struct {
+	v    float64
+	pod  string
+	span genSpan
+}
+
+func (p *genPeak) take(v float64, pod string, sp genSpan) {
+	if !math.IsNaN(v) && (math.IsNaN(p.v) || v > p.v) {
+		p.v, p.pod, p.span = v, pod, sp
+	}
+}
+
+// GeneratorCheck judges the load generator's health over the run [runA,
+// runB) ns and each of its load levels (levels may be empty). For every
+// generator pod it takes the time-weighted mean, per span, of its CPU
+// throttle ratio (the worst container of the pod) and of its CPU used ÷
+// its CPU limit; the worst pod at the worst span decides: a throttle ratio
+// above GenThrottleFail (5 %) or a CPU share above GenCPUFail (80 %)
+// fails the run — CFS throttling pauses the generator's threads for the
+// rest of a 100 ms period, and a busy event loop delays the timing of
+// responses, so both add the generator's own delay to the latency it
+// reports (k6 docs, "Running large tests": keep the generator's CPU
+// under 80 %). Levels are judged as well as the whole run because a
+// generator usually saturates only at the highest load, where the knee
+// is, which a whole-run mean dilutes. Without data the check is n/a with
+// a hint.
+func GeneratorCheck(g *GeneratorData, levels []knee.Level, runA, runB int64) Check {
+	ch := Check{ID: IDGenerator, Evidence: Evidence{}}
+	if g == nil {
+		ch.Status = NA
+		ch.Message = "no load-generator data: give --prom DIR (a `prom pull` export with the k6 pods' CPU, CPU limit and container_cpu_cfs_throttled_periods_total ÷ container_cpu_cfs_periods_total) to tell a throttled generator (> 5 % throttled periods or > 80 % of its CPU limit) from a slow system."
+		return ch
+	}
+	ch.Evidence.add("generator_pods", float64(len(g.Pods)))
+	if len(g.Pods) == 0 {
+		ch.Status = NA
+		seen := "none"
+		if len(g.OtherPods) > 0 {
+			seen = strings.Join(firstN(g.OtherPods, 8), ", ")
+		}
+		ch.Message = fmt.Sprintf("the Prometheus export has no pod matching --generator-pod %q (pods seen: %s): give the k6 pods' name pattern to judge the load generator.", g.Pattern, seen)
+		return ch
+	}
+	spans := []genSpan{{runA, runB, math.NaN()}}
+	for i := range levels {
+		spans = append(spans, genSpan{levels[i].Start.UnixNano(), levels[i].End.UnixNano(), float64(levels[i].Offered)})
+	}
+	limits := map[string]prom.Series{}
+	for _, s := range g.CPULimitCores {
+		limits[podKey(s.Labels)] = s
+	}
+	thrRun, thrPeak := genPeak{v: math.NaN()}, genPeak{v: math.NaN()}
+	cpuRun, cpuPeak := genPeak{v: math.NaN()}, genPeak{v: math.NaN()}
+	var peakCores, peakLimit float64 = math.NaN(), math.NaN()
+	for k, sp := range spans {
+		// The throttle ratio of a pod is its worst container's.
+		perPod := map[string]float64{}
+		for _, s := range g.ThrottleRatio {
+			v := seriesMean(s, sp.A, sp.B, g.StepNS)
+			if p, ok := perPod[podKey(s.Labels)]; !math.IsNaN(v) && (!ok || math.IsNaN(p) || v > p) {
+				perPod[podKey(s.Labels)] = v
+			}
+		}
+		for pod, v := range perPod {
+			if k == 0 {
+				thrRun.take(v, pod, sp)
+			} else {
+				thrPeak.take(v, pod, sp)
+			}
+		}
+		for _, s := range g.CPUCores {
+			pod := podKey(s.Labels)
+			lim, ok := limits[pod]
+			if !ok {
+				continue
+			}
+			cores, l := seriesMean(s, sp.A, sp.B, g.StepNS), seriesMean(lim, sp.A, sp.B, g.StepNS)
+			if !(l > 0) {
+				continue
+			}
+			if k == 0 {
+				cpuRun.take(cores/l, pod, sp)
+				continue
+			}
+			old := cpuPeak.v
+			cpuPeak.take(cores/l, pod, sp)
+			if cpuPeak.v != old {
+				peakCores, peakLimit = cores, l
+			}
+		}
+	}
+	if len(spans) == 1 { // no levels: the run is the only span
+		thrPeak, cpuPeak = thrRun, cpuRun
+		for _, s := range g.CPUCores {
+			if podKey(s.Labels) == cpuRun.pod {
+				peakCores = seriesMean(s, runA, runB, g.StepNS)
+				peakLimit = seriesMean(limits[cpuRun.pod], runA, runB, g.StepNS)
+			}
+		}
+	}
+	ch.Evidence.add("throttle_ratio_run", thrRun.v)
+	ch.Evidence.add("throttle_ratio_peak", thrPeak.v)
+	ch.Evidence.add("throttle_peak_offered", thrPeak.span.Offered)
+	ch.Evidence.add("throttle_peak_start_s", spanStart(thrPeak, runA))
+	ch.Evidence.add("cpu_share_run", cpuRun.v)
+	ch.Evidence.add("cpu_share_peak", cpuPeak.v)
+	ch.Evidence.add("cpu_cores_peak", peakCores)
+	ch.Evidence.add("cpu_limit_cores", peakLimit)
+	ch.Evidence.add("cpu_peak_offered", cpuPeak.span.Offered)
+	ch.Evidence.add("cpu_peak_start_s", spanStart(cpuPeak, runA))
+	if math.IsNaN(thrPeak.v) && math.IsNaN(cpuPeak.v) {
+		ch.Status = NA
+		ch.Message = fmt.Sprintf("%d generator pod(s) matched %q but the export has no CPU throttle ratio, nor CPU with a CPU limit, inside the run (%s to %s): pull with the presets pod_cpu_cores, pod_cpu_limit_cores and cpu_throttle_ratio over the run's time range.",
+			len(g.Pods), g.Pattern, time.Unix(0, runA).UTC().Format(time.RFC3339), time.Unix(0, runB).UTC().Format(time.RFC3339))
+		return ch
+	}
+	var why []string
+	if thrPeak.v > GenThrottleFail {
+		why = append(why, fmt.Sprintf("%s was CPU-throttled in %s of its CFS periods %s (%s over the run)", thrPeak.pod, fmtPct(thrPeak.v), where(thrPeak), fmtPct(thrRun.v)))
+	}
+	if cpuPeak.v > GenCPUFail {
+		why = append(why, fmt.Sprintf("%s used %s of its CPU limit (%s of %s cores) %s", cpuPeak.pod, fmtPct(cpuPeak.v), fmtNum(peakCores), fmtNum(peakLimit), where(cpuPeak)))
+	}
+	if len(why) > 0 {
+		ch.Status = Fail
+		ch.Message = fmt.Sprintf("the load generator was short of CPU: %s (limits %s throttled, %s of the limit): its own delay is in the latency it reported — raise the k6 pods' CPU limit or spread the load over more pods, and rerun.",
+			strings.Join(why, "; "), fmtPct(GenThrottleFail), fmtPct(GenCPUFail))
+		return ch
+	}
+	var parts []string
+	if !math.IsNaN(thrPeak.v) {
+		parts = append(parts, fmt.Sprintf("throttled at most %s of CFS periods (%s)", fmtPct(thrPeak.v), thrPeak.pod))
+	} else {
+		parts = append(parts, "throttling not measured")
+	}
+	if !math.IsNaN(cpuPeak.v) {
+		parts = append(parts, fmt.Sprintf("at most %s of its CPU limit (%s)", fmtPct(cpuPeak.v), cpuPeak.pod))
+	} else {
+		parts = append(parts, "CPU share of the limit not measured")
+	}
+	ch.Status = OK
+	ch.Message = fmt.Sprintf("%d generator pod(s) matching %q, %s: the generator had CPU to spare.", len(g.Pods), g.Pattern, strings.Join(parts, ", "))
+	return ch
+}
+
+// spanStart is the start of the peak's span in seconds since runA (NaN
+// when there is no peak).
+func spanStart(p genPeak, runA int64) float64 {
+	if math.IsNaN(p.v) {
+		return math.NaN()
+	}
+	return float64(p.span.A-runA) / 1e9
+}
+
+func where(p genPeak) string {
+	if math.IsNaN(p.span.Offered) {
+		return "over the run"
+	}
+	return fmt.Sprintf("at the level from %s (offered %s)", time.Unix(0, p.span.A).UTC().Format("15:04:05Z"), fmtNum(p.span.Offered))
+}
+
+func firstN(s []string, n int) []string {
+	if len(s) <= n {
+		return s
+	}
+	return append(slices.Clone(s[:n]), fmt.Sprintf("… %d more", len(s)-n))
+}
+
+// WithGenerator replaces the generator check of list (from Evaluate) by
+// GeneratorCheck on g over res's run and load levels, for callers that read
+// the Prometheus export after Evaluate (knee). A nil g or res leaves the
+// list as it is.
+func WithGenerator(list []Check, g *GeneratorData, res *knee.Result) []Check {
+	if g == nil || res == nil {
+		return list
+	}
+	// Whole seconds, as Evaluate's run span: k6 CSV timestamps are whole
+	// seconds and the samples of the last one cover it all.
+	ch := GeneratorCheck(g, levelsOf(res), secOf(res.Start.UnixNano())*1e9, (secOf(res.End.UnixNano())+1)*1e9)
+	for i := range list {
+		if list[i].ID == IDGenerator {
+			list[i] = ch
+		}
+	}
+	return list
+}
