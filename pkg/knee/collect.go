@@ -41,7 +41,6 @@ type Collector struct {
 	rows         int64
 
 	iterDur sketch.Sketch
-	vusMax  float64
 	// negative counts samples of the metric below zero.
 	negative int64
 	// perSource counts the metric's samples and their span per input
@@ -260,7 +259,6 @@ func (c *Collector) Merge(o *Collector) {
 	c.overall.Merge(&o.overall)
 	c.overallOK.Merge(&o.overallOK)
 	c.iterDur.Merge(&o.iterDur)
-	c.vusMax = math.Max(c.vusMax, o.vusMax)
 	remap := make([]int, len(o.sources))
 	for name, i := range o.sources {
 		remap[i] = c.source(name)
