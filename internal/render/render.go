@@ -176,7 +176,7 @@ func MarkdownEscape(s string) string {
 			b.WriteString("&gt;")
 		case '&':
 			b.WriteString("&amp;")
-		case '\\', '|', '[', ']', '`', '*', '~':
+		case '\\', '|', '[', ']', '`', '*', '~', '#':
 			b.WriteByte('\\')
 			b.WriteRune(c)
 		case '_':

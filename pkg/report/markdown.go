@@ -4,7 +4,6 @@ import (
 	"io"
 	"net/url"
 	"strings"
-	"unicode"
 
 	"github.com/ldanalyze/ldanalyze/internal/render"
 )
@@ -77,34 +76,7 @@ func (r *Report) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 // HTML is entity-escaped, and the characters that start emphasis, code,
 // links or tables are backslash-escaped. An underscore inside a word
 // (http_req_duration) is left alone: GitHub does not read it as emphasis.
-func escapeMarkdown(s string) string {
-	var b strings.Builder
-	prev := ' '
-	for _, c := range s {
-		switch c {
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '&':
-			b.WriteString("&amp;")
-		case '\\', '`', '*', '[', ']', '|', '#', '~':
-			b.WriteByte('\\')
-			b.WriteRune(c)
-		case '_':
-			if !unicode.IsLetter(prev) && !unicode.IsDigit(prev) {
-				b.WriteByte('\\')
-			}
-			b.WriteRune(c)
-		case '\n', '\r':
-			b.WriteByte(' ')
-		default:
-			b.WriteRune(c)
-		}
-		prev = c
-	}
-	return b.String()
-}
+func escapeMarkdown(s string) string { return render.MarkdownEscape(s) }
 
 // escapeAlt makes s safe as an image's alt text.
 func escapeAlt(s string) string {
