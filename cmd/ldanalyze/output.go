@@ -46,3 +46,17 @@ type usageError struct{ err error }
 
 func (u usageError) Error() string { return u.err.Error() }
 func (u usageError) Unwrap() error { return u.err }
+
+// emit opens the output chosen by -o and --format, runs write on it and
+// closes it, reporting the first error.
+func (e *env) emit(c *cli.Context, write func(w io.Writer, f render.Format) error) error {
+	w, f, closeOut, err := e.output(c)
+	if err != nil {
+		return err
+	}
+	if err := write(w, f); err != nil {
+		closeOut()
+		return err
+	}
+	return closeOut()
+}

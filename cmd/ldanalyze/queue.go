@@ -198,15 +198,7 @@ func (e *env) queueLittle(c *cli.Context) error {
 			rep.Warnings = append(rep.Warnings, fmt.Sprintf("maxVUs %d leaves only %.0f%% headroom over the mean %.0f busy VUs: bursts will drop iterations", v.MaxVUs, 100*v.Headroom, v.Required))
 		}
 	}
-	w, f, closeOut, err := e.output(c)
-	if err != nil {
-		return err
-	}
-	if err := writeLittle(w, e.stderr, f, &rep); err != nil {
-		closeOut()
-		return err
-	}
-	return closeOut()
+	return e.emit(c, func(w io.Writer, f render.Format) error { return writeLittle(w, e.stderr, f, &rep) })
 }
 
 func writeLittle(w, stderr io.Writer, f render.Format, r *littleReport) error {
@@ -368,15 +360,7 @@ func (e *env) queueModel(multi bool) cli.ActionFunc {
 				QueueLength: q.QueueLength, InSystem: q.InSystem,
 			})
 		}
-		w, f, closeOut, err := e.output(c)
-		if err != nil {
-			return err
-		}
-		if err := writeQueue(w, e.stderr, f, &rep); err != nil {
-			closeOut()
-			return err
-		}
-		return closeOut()
+		return e.emit(c, func(w io.Writer, f render.Format) error { return writeQueue(w, e.stderr, f, &rep) })
 	}
 }
 
@@ -538,15 +522,7 @@ func (e *env) queueLittleRun(c *cli.Context) error {
 	for _, l := range chk.Levels {
 		rep.Rows = append(rep.Rows, toLittleRow(l))
 	}
-	w, f, closeOut, err := e.output(c)
-	if err != nil {
-		return err
-	}
-	if err := writeLittleRun(w, e.stderr, f, &rep); err != nil {
-		closeOut()
-		return err
-	}
-	return closeOut()
+	return e.emit(c, func(w io.Writer, f render.Format) error { return writeLittleRun(w, e.stderr, f, &rep) })
 }
 
 func writeLittleRun(w, stderr io.Writer, f render.Format, r *littleRunReport) error {
@@ -732,15 +708,7 @@ func (e *env) queueMMcRun(c *cli.Context) error {
 		}
 		rep.Rows = append(rep.Rows, row)
 	}
-	w, f, closeOut, err := e.output(c)
-	if err != nil {
-		return err
-	}
-	if err := writeQueueRun(w, e.stderr, f, &rep); err != nil {
-		closeOut()
-		return err
-	}
-	return closeOut()
+	return e.emit(c, func(w io.Writer, f render.Format) error { return writeQueueRun(w, e.stderr, f, &rep) })
 }
 
 func writeQueueRun(w, stderr io.Writer, f render.Format, r *queueRunReport) error {

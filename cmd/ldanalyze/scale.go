@@ -343,15 +343,7 @@ func (e *env) scaleFitAction(c *cli.Context) error {
 	if rep.Warnings == nil {
 		rep.Warnings = []string{}
 	}
-	w, f, closeOut, err := e.output(c)
-	if err != nil {
-		return err
-	}
-	if err := writeScaleFit(w, e.stderr, f, &rep); err != nil {
-		closeOut()
-		return err
-	}
-	return closeOut()
+	return e.emit(c, func(w io.Writer, f render.Format) error { return writeScaleFit(w, e.stderr, f, &rep) })
 }
 
 // writeScaleFit renders the fit: JSON as the report; table, markdown and
