@@ -81,8 +81,8 @@ type Collector struct {
 	metrics map[string]struct{}
 	series  map[uint64]struct{}
 	// seenMetric caches the string pointers of metric names already
-	// counted (see cardinality).
-	seenMetric [64]uintptr
+	// counted, with whether their series are counted (see cardinality).
+	seenMetric [64]metricSlot
 	names      map[string]struct{}
 	seed       maphash.Seed
 
@@ -289,17 +289,18 @@ func (c *Collector) cardinality(s *ingest.Sample) {
 	// Readers intern metric names, so the few distinct names arrive as a
 	// few distinct pointers: a direct-mapped cache of them skips the map.
 	p := uintptr(unsafe.Pointer(unsafe.StringData(s.Metric)))
-	if slot := &c.seenMetric[(p>>4)%uintptr(len(c.seenMetric))]; *slot != p {
+	slot := &c.seenMetric[(p>>4)%uintptr(len(c.seenMetric))]
+	if slot.p != p {
 		if _, ok := c.metrics[s.Metric]; !ok {
 			c.metrics[s.Metric] = struct{}{}
 		}
-		*slot = p
+		// Series are counted on http_reqs and on custom metrics: the
+		// other built-in metrics of a request or an iteration carry the
+		// same tags (research/k6-formats.md §4), and decoding every tag of
+		// every row would defeat the CSV reader's lazy columns.
+		*slot = metricSlot{p: p, series: s.Metric == "http_reqs" || !builtin(s.Metric)}
 	}
-	// Series are counted on http_reqs and on custom metrics: the other
-	// built-in metrics of a request or an iteration carry the same tags
-	// (research/k6-formats.md §4), and decoding every tag of every row
-	// would defeat the CSV reader's lazy columns on the hot path.
-	if len(c.series) < maxSeries && (s.Metric == "http_reqs" || !builtin(s.Metric)) {
+	if slot.series && len(c.series) < maxSeries {
 		h := maphash.String(c.seed, s.Metric)
 		sum := s.Tags.SeriesHash(c.seed)
 		c.series[h^(sum*0x9E3779B97F4A7C15)] = struct{}{}
@@ -326,6 +327,12 @@ func gaugeTotal(gs []gauge) (float64, bool) {
 		}
 	}
 	return t, any
+}
+
+// metricSlot is one entry of Collector.seenMetric.
+type metricSlot struct {
+	p      uintptr
+	series bool // http_reqs or a custom metric
 }
 
 // builtin reports whether name is one of k6's built-in metrics other than
