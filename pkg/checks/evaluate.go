@@ -433,12 +433,18 @@ func (e *eval) checksMetric() Check {
 	return ch
 }
 
-// windowRates returns, per window of WindowNS from the run's first second,
-// (start s since run start, failed, requests).
+// windowRates returns the highest share pick(second)/requests over windows
+// of WindowNS from the run's first second, and that window's start (s since
+// the run's start). A last window under half a window long is skipped.
 func (e *eval) windowRates(pick func(*second) uint64) (peakRate, peakStart float64) {
 	w := max(1, e.c.opt.WindowNS/1e9)
 	peakRate, peakStart = math.NaN(), math.NaN()
 	for a := e.s0; a < e.s1; a += w {
+		if a+w > e.s1 && a > e.s0 && 2*(e.s1-a) < w {
+			// The run's last window holds less than half a window of
+			// data: too little to be called the worst window.
+			continue
+		}
 		var n, bad uint64
 		for k := a; k < min(a+w, e.s1); k++ {
 			if sc := e.c.secs[k]; sc != nil {
