@@ -306,7 +306,13 @@ func levelGrid(ls []knee.Level, res *knee.Result, pcts []float64, machine bool) 
 	if machine {
 		f = csvNum
 	}
-	g := &render.Grid{Header: []string{"start", "seconds", "offered (" + res.OfferedUnit + ")", "completed req/s", "req/s", "errors", "dropped/s", "VUs"}}
+	offered := "offered it/s"
+	if res.OfferedUnit == "VUs" {
+		offered = "offered VUs"
+	}
+	// Short headers keep the table within ~130 columns: goodput/s is
+	// successful responses per second, all/s every response.
+	g := &render.Grid{Header: []string{"start", "s", offered, "goodput/s", "all/s", "errors", "dropped/s", "VUs"}}
 	if machine {
 		g.Header = []string{"start", "seconds", "offered", "completed_rps", "requests_rps", "error_rate", "dropped_per_s", "vus", "count", "mean_ms", "min_ms", "max_ms"}
 	}
