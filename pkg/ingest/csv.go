@@ -35,7 +35,7 @@ import (
 // worker per core parses chunks, and Next hands out their samples in file
 // order. Tag columns are not decoded until asked for (Tags.Get), since most
 // analyses read tags of few rows. Memory is bounded by the chunks in flight
-// (about (2·cores+3) × 1 MiB) plus the interned tag values; rows need not be
+// (about (2·cores+3) × 512 KiB) plus the interned tag values; rows need not be
 // in time order.
 type CSVReader struct {
 	name string
@@ -108,7 +108,7 @@ type csvBatch struct {
 }
 
 const (
-	chunkSize = 1 << 20
+	chunkSize = 512 << 10
 	maxRecord = 16 << 20
 )
 
