@@ -361,3 +361,19 @@ func TestRFC3339Resolution(t *testing.T) {
 		t.Errorf("resolution %d ns, want 1", st.ResolutionNS)
 	}
 }
+
+// TestLongRecord: a record longer than a chunk (512 KiB) is read whole, and
+// the records around it too.
+func TestLongRecord(t *testing.T) {
+	long := strings.Repeat("a", 3*chunkSize/2)
+	in := hdr + "http_reqs,1796004429,1.000000,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,,\n" +
+		"checks,1796004429,1.000000," + long + ",,,,,,,,s,,,,,,,\n" +
+		"http_reqs,1796004430,1.000000,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,,\n"
+	got, st := readString(t, in)
+	if len(got) != 3 || st.Skipped != 0 {
+		t.Fatalf("%d samples, %d skipped", len(got), st.Skipped)
+	}
+	if c, _ := got[1].Tags.Get("check"); c != long {
+		t.Errorf("check column of %d bytes, want %d", len(c), len(long))
+	}
+}
