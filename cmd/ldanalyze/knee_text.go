@@ -45,7 +45,7 @@ func writeKneeText(w io.Writer, f render.Format, rep *kneeReport, rows []window.
 		}
 	}
 	levels, title := r.Holds, "Holds (plateaus of offered load; the seconds between levels are left out)"
-	if r.Levels == "ramp" {
+	if r.Levels == "ramp" && len(r.RampSteps) > 0 {
 		levels, title = r.RampSteps, fmt.Sprintf("Continuous ramp: %d ramp step%s of %s s (no plateaus of offered load to hold on)", len(r.RampSteps), plural(len(r.RampSteps)), num(r.RampSteps[0].Seconds))
 	}
 	if r.Levels != "none" {

@@ -719,7 +719,7 @@ func (e *eval) summaryVsKnee() Check {
 		if e.res.Knee != nil && e.res.Knee.Reached {
 			kn = fmt.Sprintf(" below and past the knee at %s %s", fmtNum(float64(e.res.Knee.Offered)), unit)
 		}
-		ch.Message = fmt.Sprintf("the whole-run summary averages load levels%s: %s; thresholds that pass on the summary can fail at a level — judge per level, or give --threshold to re-evaluate them per level.", kn, strings.Join(why, "; "))
+		ch.Message = fmt.Sprintf("the whole-run summary averages load levels%s: %s; thresholds that pass on the summary can fail at a level — judge per level, or re-evaluate the thresholds per level with `ldanalyze check --threshold EXPR`.", kn, strings.Join(why, "; "))
 		return ch
 	}
 	ch.Status = OK

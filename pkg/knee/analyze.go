@@ -298,6 +298,9 @@ func Analyze(c *Collector, resolutionNS int64, opt Options) (*Result, error) {
 			levels = r.RampSteps
 		}
 	}
+	if r.Levels == "ramp" && len(levels) < 3 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("only %d ramp step(s) of %v: too few load levels to find a knee; choose a shorter --ramp-step", len(levels), time.Duration(opt.RampStepNS)))
+	}
 	a.judge(levels)
 	r.Knee = a.knee(levels)
 	r.Ceiling = a.ceiling(levels)
@@ -471,8 +474,8 @@ func (a *analysis) rampSteps() []Level {
 	var out []Level
 	for i0 := 0; i0 < n; i0 += w {
 		i1 := min(i0+w, n)
-		if i1-i0 < max(2, w/2) {
-			continue
+		if i1-i0 < max(1, w/2) && len(out) > 0 {
+			continue // a short tail step
 		}
 		out = append(out, a.aggregate(i0, i1, a.opt.Percentiles))
 	}

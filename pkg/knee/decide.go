@@ -195,6 +195,14 @@ func (a *analysis) knee(levels []Level) *Knee {
 	if !ok {
 		return k
 	}
+	// The bend cannot lie past a step that already lacked headroom: then
+	// the last step with headroom is the knee.
+	if first > 0 && tau >= float64(levels[first].Offered) {
+		return k
+	}
+	if first == 0 {
+		return nil
+	}
 	x, p95 := interpolate(levels, tau)
 	next := ""
 	for _, l := range levels {

@@ -128,7 +128,7 @@ func (a *analysis) slo(levels []Level, s *SLO) *SLOResult {
 			r.ErrorLimited = true
 		}
 		if !s.holds(v) || shed {
-			if shed && s.holds(v) {
+			if shed {
 				// Stop at the last good level: no interpolation into a
 				// level that failed on errors.
 				if last >= 0 {
