@@ -224,12 +224,28 @@ func TestSynthetic(t *testing.T) {
 	if r.Ceiling == nil || r.Ceiling.CompletedRPS != 150 || r.Ceiling.Low != 150 || r.Ceiling.High != 150 {
 		t.Errorf("ceiling %+v, want exactly 150", r.Ceiling)
 	}
-	// p95 at 150 is 10·(0.9+0.2·…) ≈ 11 ms, at 200 ≈ 110 ms: linear
-	// interpolation of 50 ms between them: 150 + 50·(50−11)/(110−11).
-	p150, p200 := float64(r.Holds[2].P95MS), float64(r.Holds[3].P95MS)
-	want := 150 + 50*(50-p150)/(p200-p150)
-	if r.SLO == nil || math.Abs(float64(r.SLO.MaxOffered)-want) > 1e-9 || r.SLO.Met {
-		t.Errorf("slo %+v, want max_offered %v", r.SLO, want)
+	// p95 at 150 is 10·(0.9+0.2·…) ≈ 11 ms, at 200 ≈ 110 ms, but the 200
+	// level also sheds 50 of 200 requests (25 % > 5 %): no interpolation
+	// into a shedding level, the SLO capacity is the 150 level itself.
+	if r.SLO == nil || r.SLO.MaxOffered != 150 || r.SLO.Met || !r.SLO.ErrorLimited {
+		t.Errorf("slo %+v, want max_offered 150", r.SLO)
+	}
+	// Interpolation where the next level fails on latency alone: capacity
+	// 300 (nothing sheds), latency 10 ms up to 150 and 100 ms above.
+	c2 := synth([]float64{50, 100, 150, 200, 250}, 20, 300, func(r float64) float64 {
+		if r > 150 {
+			return 100
+		}
+		return 10
+	})
+	r2, err := Analyze(c2, 1e9, Options{SLO: slo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p150, p200 := float64(r2.Holds[2].P95MS), float64(r2.Holds[3].P95MS)
+	want := 150 + 50*(50-p150)/(p200-p150) // linear between the two levels
+	if r2.SLO == nil || math.Abs(float64(r2.SLO.MaxOffered)-want) > 1e-9 || r2.SLO.Met || r2.SLO.ErrorLimited {
+		t.Errorf("slo %+v, want max_offered %v", r2.SLO, want)
 	}
 	if r.Overall.Count != uint64(20*(50+100+150+200+250)) {
 		t.Errorf("overall count %d", r.Overall.Count)
