@@ -125,33 +125,6 @@ func podKey(ls map[string]string) string {
 	return ls["pod"]
 }
 
-// seriesMean is the time-weighted mean of s over [a, b) ns: each point at t
-// stands for (t − step, t], step being the distance to the previous point
-// (defStep for the first), as in prom.Attribute. NaN when no finite point
-// overlaps.
-func seriesMean(s prom.Series, a, b, defStep int64) float64 {
-	var sum, w float64
-	for i, p := range s.Points {
-		st := defStep
-		if i > 0 {
-			st = p.TimeNS - s.Points[i-1].TimeNS
-		}
-		if st <= 0 {
-			st = int64(time.Second)
-		}
-		lo, hi := max(p.TimeNS-st, a), min(p.TimeNS, b)
-		if hi <= lo || math.IsNaN(p.Value) || math.IsInf(p.Value, 0) {
-			continue
-		}
-		sum += p.Value * float64(hi-lo)
-		w += float64(hi - lo)
-	}
-	if w == 0 {
-		return math.NaN()
-	}
-	return sum / w
-}
-
 // genSpan is a time range the generator is judged over, [A, B) ns; Offered
 // is its load level's offered load (NaN for the whole run).
 type genSpan struct {
@@ -219,7 +192,7 @@ func GeneratorCheck(g *GeneratorData, levels []knee.Level, runA, runB int64) Che
 		// The throttle ratio of a pod is its worst container's.
 		perPod := map[string]float64{}
 		for _, s := range g.ThrottleRatio {
-			v := seriesMean(s, sp.A, sp.B, g.StepNS)
+			v := s.Mean(sp.A, sp.B, g.StepNS)
 			if p, ok := perPod[podKey(s.Labels)]; !math.IsNaN(v) && (!ok || math.IsNaN(p) || v > p) {
 				perPod[podKey(s.Labels)] = v
 			}
@@ -237,7 +210,7 @@ func GeneratorCheck(g *GeneratorData, levels []knee.Level, runA, runB int64) Che
 			if !ok {
 				continue
 			}
-			cores, l := seriesMean(s, sp.A, sp.B, g.StepNS), seriesMean(lim, sp.A, sp.B, g.StepNS)
+			cores, l := s.Mean(sp.A, sp.B, g.StepNS), lim.Mean(sp.A, sp.B, g.StepNS)
 			if !(l > 0) {
 				continue
 			}
@@ -256,8 +229,8 @@ func GeneratorCheck(g *GeneratorData, levels []knee.Level, runA, runB int64) Che
 		thrPeak, cpuPeak = thrRun, cpuRun
 		for _, s := range g.CPUCores {
 			if podKey(s.Labels) == cpuRun.pod {
-				peakCores = seriesMean(s, runA, runB, g.StepNS)
-				peakLimit = seriesMean(limits[cpuRun.pod], runA, runB, g.StepNS)
+				peakCores = s.Mean(runA, runB, g.StepNS)
+				peakLimit = limits[cpuRun.pod].Mean(runA, runB, g.StepNS)
 			}
 		}
 	}

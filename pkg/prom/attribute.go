@@ -201,13 +201,15 @@ func ceilingLevel(levels []knee.Level, c *knee.Ceiling) int {
 	return best
 }
 
-// mean is the time-weighted mean of s over [start, end): each point at t
-// covers (t − step, t], step being the distance to the previous point (or
-// defStep for the first). NaN when no finite point overlaps.
-func mean(s Series, startNS, endNS, defStep int64) float64 {
+// Mean is the time-weighted mean of the series over [startNS, endNS): each
+// point at t stands for (t − step, t], step being the distance to the
+// previous point (defStepNS for the first), as a Prometheus range query's
+// samples do. NaN and ±Inf points are skipped; the result is NaN when no
+// finite point overlaps the span. Times in ns since the epoch.
+func (s Series) Mean(startNS, endNS, defStepNS int64) float64 {
 	var sum, w float64
 	for i, p := range s.Points {
-		st := defStep
+		st := defStepNS
 		if i > 0 {
 			st = p.TimeNS - s.Points[i-1].TimeNS
 		}
@@ -272,35 +274,35 @@ func utilisations(by map[Role][]Series, l knee.Level, step int64, opt AttributeO
 	limits := func(r Role) map[string]float64 {
 		m := map[string]float64{}
 		for _, s := range by[r] {
-			m[podKey(s.Labels)] = mean(s, s0, s1, step)
+			m[podKey(s.Labels)] = s.Mean(s0, s1, step)
 		}
 		return m
 	}
 	cpuLim := limits(RolePodCPULimitCores)
 	for _, s := range by[RolePodCPUCores] {
 		if lim := cpuLim[podKey(s.Labels)]; lim > 0 {
-			put(subject(s.Labels)+" CPU (of limit)", mean(s, s0, s1, step)/lim)
+			put(subject(s.Labels)+" CPU (of limit)", s.Mean(s0, s1, step)/lim)
 		}
 	}
 	memLim := limits(RolePodMemoryLimitBytes)
 	for _, s := range by[RolePodMemoryBytes] {
 		if lim := memLim[podKey(s.Labels)]; lim > 0 {
-			put(subject(s.Labels)+" memory (of limit)", mean(s, s0, s1, step)/lim)
+			put(subject(s.Labels)+" memory (of limit)", s.Mean(s0, s1, step)/lim)
 		}
 	}
 	for _, s := range by[RoleCPUThrottleRatio] {
-		put(subject(s.Labels)+" CPU throttled", mean(s, s0, s1, step))
+		put(subject(s.Labels)+" CPU throttled", s.Mean(s0, s1, step))
 	}
 	for _, s := range by[RoleNodeCPURatio] {
-		put(subject(s.Labels)+" node CPU", mean(s, s0, s1, step))
+		put(subject(s.Labels)+" node CPU", s.Mean(s0, s1, step))
 	}
 	for _, s := range by[RoleUtilisationRatio] {
-		put(subject(s.Labels), mean(s, s0, s1, step))
+		put(subject(s.Labels), s.Mean(s0, s1, step))
 	}
 	if opt.LinkMbps > 0 {
 		for r, what := range map[Role]string{RolePodNetworkTransmitMbps: " network transmit (of link)", RolePodNetworkReceiveMbps: " network receive (of link)", RoleNodeNetworkTransmitMbps: " node network transmit (of link)"} {
 			for _, s := range by[r] {
-				put(subject(s.Labels)+what, mean(s, s0, s1, step)/opt.LinkMbps)
+				put(subject(s.Labels)+what, s.Mean(s0, s1, step)/opt.LinkMbps)
 			}
 		}
 	}
@@ -336,7 +338,7 @@ func imbalance(cpu []Series, l knee.Level, step int64, factor float64) []Imbalan
 		if pod == "" {
 			continue
 		}
-		v := mean(s, s0, s1, step)
+		v := s.Mean(s0, s1, step)
 		if math.IsNaN(v) {
 			continue
 		}
