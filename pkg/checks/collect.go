@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"github.com/ldanalyze/ldanalyze/internal/vugauge"
 	"hash/maphash"
 	"math"
 	"strconv"
@@ -100,15 +101,10 @@ type second struct {
 	reqs, ok, transport, limited uint64
 	iterations, dropped          uint64
 	iterDur                      sketch.Sketch
-	vus, vusMax                  []gauge
+	vus, vusMax                  vugauge.Sources
 	// hist holds, per request name (Collector.histNames index), the
 	// successful latencies of the metric in this second; nil when none.
 	hist []*logHist
-}
-
-type gauge struct {
-	sum float64
-	n   int
 }
 
 type checkCount struct {
@@ -234,11 +230,7 @@ func (c *Collector) Add(s *ingest.Sample) {
 		if s.Metric == "vus_max" {
 			g = &sc.vusMax
 		}
-		for len(*g) <= i {
-			*g = append(*g, gauge{})
-		}
-		(*g)[i].sum += s.Value
-		(*g)[i].n++
+		g.Add(i, s.Value)
 	case "checks":
 		name, _ := s.Tags.Get("check")
 		cc := c.checks[name]
@@ -314,19 +306,6 @@ func (c *Collector) cardinality(s *ingest.Sample) {
 			c.names[n] = struct{}{}
 		}
 	}
-}
-
-// gaugeTotal is the sum over sources of each source's mean in the second
-// (VU gauges of the instances of a distributed run add up).
-func gaugeTotal(gs []gauge) (float64, bool) {
-	t, any := 0.0, false
-	for _, g := range gs {
-		if g.n > 0 {
-			t += g.sum / float64(g.n)
-			any = true
-		}
-	}
-	return t, any
 }
 
 // metricSlot is one entry of Collector.seenMetric.
@@ -439,8 +418,8 @@ func (c *Collector) Merge(o *Collector) {
 		s.iterations += os.iterations
 		s.dropped += os.dropped
 		s.iterDur.Merge(&os.iterDur)
-		s.vus = mergeGauges(s.vus, os.vus, remap)
-		s.vusMax = mergeGauges(s.vusMax, os.vusMax, remap)
+		s.vus.Merge(os.vus, remap)
+		s.vusMax.Merge(os.vusMax, remap)
 	}
 	for i, t := range o.thr {
 		c.thr[i].merge(t)
@@ -478,21 +457,4 @@ func (c *Collector) Merge(o *Collector) {
 			s.hist[j].add(h)
 		}
 	}
-}
-
-// mergeGauges adds src (indexed by the other collector's sources) into dst
-// (indexed by this one's) through remap.
-func mergeGauges(dst, src []gauge, remap []int) []gauge {
-	for i, g := range src {
-		if g.n == 0 {
-			continue
-		}
-		j := remap[i]
-		for len(dst) <= j {
-			dst = append(dst, gauge{})
-		}
-		dst[j].sum += g.sum
-		dst[j].n += g.n
-	}
-	return dst
 }

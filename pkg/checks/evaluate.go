@@ -82,11 +82,11 @@ func (e *eval) prepare() {
 		e.dropped += sc.dropped
 		e.reqs += sc.reqs
 		e.okReqs += sc.ok
-		if v, ok := gaugeTotal(sc.vus); ok {
+		if v, ok := sc.vus.Total(); ok {
 			e.hasVUs = true
 			e.vusPeak = math.Max(e.vusPeak, v)
 		}
-		if v, ok := gaugeTotal(sc.vusMax); ok {
+		if v, ok := sc.vusMax.Total(); ok {
 			e.vusMaxPeak = math.Max(e.vusMaxPeak, v)
 		}
 	}
@@ -139,7 +139,7 @@ func (e *eval) levelStats(a, b int64) (iters uint64, vus float64, dur *sketch.Sk
 			continue
 		}
 		iters += sc.iterations
-		if v, ok := gaugeTotal(sc.vus); ok {
+		if v, ok := sc.vus.Total(); ok {
 			vus += v
 			n++
 		}

@@ -8,6 +8,7 @@
 package knee
 
 import (
+	"github.com/ldanalyze/ldanalyze/internal/vugauge"
 	"math"
 	"strconv"
 
@@ -61,14 +62,9 @@ type second struct {
 	iterations uint64
 	dropped    uint64
 	metricN    uint64
-	lat        sketch.Sketch // successful samples of the metric
-	vus        []gauge       // per source
-	vusMax     []gauge
-}
-
-type gauge struct {
-	sum float64
-	n   int
+	lat        sketch.Sketch   // successful samples of the metric
+	vus        vugauge.Sources // per source
+	vusMax     vugauge.Sources
 }
 
 // NewCollector returns a Collector for the latency metric (a Trend such as
@@ -175,36 +171,10 @@ func (c *Collector) Add(s *ingest.Sample) {
 	case "dropped_iterations":
 		c.sec(s.TimeNS).dropped += uint64(math.Max(1, math.Round(s.Value)))
 	case "vus":
-		sc := c.sec(s.TimeNS)
-		i := c.source(s.Source)
-		for len(sc.vus) <= i {
-			sc.vus = append(sc.vus, gauge{})
-		}
-		sc.vus[i].sum += s.Value
-		sc.vus[i].n++
+		c.sec(s.TimeNS).vus.Add(c.source(s.Source), s.Value)
 	case "vus_max":
-		sc := c.sec(s.TimeNS)
-		i := c.source(s.Source)
-		for len(sc.vusMax) <= i {
-			sc.vusMax = append(sc.vusMax, gauge{})
-		}
-		sc.vusMax[i].sum += s.Value
-		sc.vusMax[i].n++
+		c.sec(s.TimeNS).vusMax.Add(c.source(s.Source), s.Value)
 	}
-}
-
-// gaugeTotal is the sum over sources of each source's mean in the second
-// (VU gauges of the instances of a distributed run add up); ok is false
-// when no source reported.
-func gaugeTotal(gs []gauge) (float64, bool) {
-	t, any := 0.0, false
-	for _, g := range gs {
-		if g.n > 0 {
-			t += g.sum / float64(g.n)
-			any = true
-		}
-	}
-	return t, any
 }
 
 func (c *Collector) spanOf(s *ingest.Sample) {
@@ -282,24 +252,7 @@ func (c *Collector) Merge(o *Collector) {
 			}
 			s.byStatus[st] += n
 		}
-		s.vus = mergeGauges(s.vus, os.vus, remap)
-		s.vusMax = mergeGauges(s.vusMax, os.vusMax, remap)
+		s.vus.Merge(os.vus, remap)
+		s.vusMax.Merge(os.vusMax, remap)
 	}
-}
-
-// mergeGauges adds src (indexed by the other collector's sources) into dst
-// (indexed by this one's) through remap.
-func mergeGauges(dst, src []gauge, remap []int) []gauge {
-	for i, g := range src {
-		if g.n == 0 {
-			continue
-		}
-		j := remap[i]
-		for len(dst) <= j {
-			dst = append(dst, gauge{})
-		}
-		dst[j].sum += g.sum
-		dst[j].n += g.n
-	}
-	return dst
 }

@@ -51,11 +51,11 @@ func (c *Collector) dense() *perSecond {
 		p.errs[i] = float64(s.reqs - s.ok)
 		p.transport[i] = float64(s.transport)
 		p.iterations[i], p.dropped[i] = float64(s.iterations), float64(s.dropped)
-		if v, ok := gaugeTotal(s.vus); ok {
+		if v, ok := s.vus.Total(); ok {
 			lastV = v
 			p.hasVUs = true
 		}
-		if v, ok := gaugeTotal(s.vusMax); ok {
+		if v, ok := s.vusMax.Total(); ok {
 			lastM = v
 		}
 		p.vus[i], p.vusMax[i] = lastV, lastM

@@ -1,0 +1,51 @@
+// Package vugauge accumulates a k6 gauge (vus, vus_max) within one second
+// over the sources of a distributed run: each instance reports its own VUs
+// about once a second, and the run's VUs are the sum over instances of each
+// instance's mean within the second.
+package vugauge
+
+// Gauge is the sum and count of one source's samples within a second.
+type Gauge struct {
+	Sum float64
+	N   int
+}
+
+// Sources is one second's gauges, indexed by source number.
+type Sources []Gauge
+
+// Add adds the value v reported by source i (0-based).
+func (s *Sources) Add(i int, v float64) {
+	for len(*s) <= i {
+		*s = append(*s, Gauge{})
+	}
+	(*s)[i].Sum += v
+	(*s)[i].N++
+}
+
+// Total returns the sum over sources of each source's mean, and whether any
+// source reported.
+func (s Sources) Total() (float64, bool) {
+	t, any := 0.0, false
+	for _, g := range s {
+		if g.N > 0 {
+			t += g.Sum / float64(g.N)
+			any = true
+		}
+	}
+	return t, any
+}
+
+// Merge adds o, whose source i is this one's remap[i], into s.
+func (s *Sources) Merge(o Sources, remap []int) {
+	for i, g := range o {
+		if g.N == 0 {
+			continue
+		}
+		j := remap[i]
+		for len(*s) <= j {
+			*s = append(*s, Gauge{})
+		}
+		(*s)[j].Sum += g.Sum
+		(*s)[j].N += g.N
+	}
+}

@@ -1,0 +1,25 @@
+package vugauge
+
+import "testing"
+
+// TestTotal: two instances of a distributed run, 10 and 20 VUs (the first
+// reported twice in the second: 9 and 11, mean 10): 30 VUs; merging a
+// collector whose source 0 is this one's source 1 adds to it.
+func TestTotal(t *testing.T) {
+	var s Sources
+	if _, ok := s.Total(); ok {
+		t.Fatal("empty reported")
+	}
+	s.Add(0, 9)
+	s.Add(0, 11)
+	s.Add(1, 20)
+	if v, ok := s.Total(); !ok || v != 30 {
+		t.Errorf("total %v, want 30", v)
+	}
+	var o Sources
+	o.Add(0, 40)
+	s.Merge(o, []int{1})
+	if v, _ := s.Total(); v != 10+30 { // source 1: (20+40)/2
+		t.Errorf("after merge %v, want 40", v)
+	}
+}
