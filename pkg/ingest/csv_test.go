@@ -377,3 +377,52 @@ func TestLongRecord(t *testing.T) {
 		t.Errorf("check column of %d bytes, want %d", len(c), len(long))
 	}
 }
+
+// FuzzCSVDrain: the parallel Drain path and the ordered Next path read the
+// same samples and skip the same lines, whatever the input.
+func FuzzCSVDrain(f *testing.F) {
+	f.Add([]byte(hdr + "http_reqs,1796004429,1.000000,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,a=b,vu=1\nbad\n"))
+	f.Add([]byte("metric_name,timestamp,metric_value,check\nchecks,1,1,\"multi\nline\"\nx,2,3,\"a,b\"\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		key := func(s *Sample) string {
+			v, _ := s.Tags.Get("check")
+			return fmt.Sprintf("%s|%d|%v|%s|%s", s.Metric, s.TimeNS, s.Value, v, s.Tags.Extra())
+		}
+		r, err := NewCSVReader(bytes.NewReader(data), "f.csv")
+		if err != nil {
+			return
+		}
+		want := map[string]int{}
+		for r.Next() {
+			want[key(r.Sample())]++
+		}
+		st1 := r.Stats()
+		r2, err := NewCSVReader(bytes.NewReader(data), "f.csv")
+		if err != nil {
+			t.Fatalf("second open: %v", err)
+		}
+		got := make([]map[string]int, 3)
+		sinks := make([]func(*Sample), 3)
+		for i := range sinks {
+			got[i] = map[string]int{}
+			sinks[i] = func(s *Sample) { got[i][key(s)]++ }
+		}
+		if err := r2.Drain(sinks); err != nil {
+			t.Fatalf("drain: %v", err)
+		}
+		for _, g := range got[1:] {
+			for k, n := range g {
+				got[0][k] += n
+			}
+		}
+		st2 := r2.Stats()
+		if st1.Rows != st2.Rows || st1.Skipped != st2.Skipped || len(want) != len(got[0]) {
+			t.Fatalf("Next: %d rows %d skipped %d keys; Drain: %d rows %d skipped %d keys", st1.Rows, st1.Skipped, len(want), st2.Rows, st2.Skipped, len(got[0]))
+		}
+		for k, n := range want {
+			if got[0][k] != n {
+				t.Fatalf("sample %q: Next %d, Drain %d", k, n, got[0][k])
+			}
+		}
+	})
+}
