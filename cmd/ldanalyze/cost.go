@@ -186,7 +186,7 @@ func peakHold(paths []string, stdin io.Reader, stderr io.Writer) (*cost.Window, 
 	const metric = "http_req_duration"
 	col, st, err := readParallel(paths, stdin, stderr,
 		func() *knee.Collector { return knee.NewCollector(metric) },
-		func(c *knee.Collector) func(*ingest.Sample) { return c.Add }, (*knee.Collector).Merge)
+		func(c *knee.Collector) func(*ingest.Sample) { return c.Add }, (*knee.Collector).Merge, nil)
 	reportStats(stderr, st)
 	if err != nil {
 		return nil, err

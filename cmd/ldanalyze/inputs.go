@@ -111,7 +111,10 @@ func progress(paths []string, stderr io.Writer) *progressbar.ProgressBar {
 // parsed and accumulated on every core; other formats feed the first) and
 // merges them into the first. newAcc makes an empty accumulator, add
 // returns its sample consumer, merge folds one accumulator into another.
-func readParallel[T any](paths []string, stdin io.Reader, stderr io.Writer, newAcc func() T, add func(T) func(*ingest.Sample), merge func(dst, src T)) (T, ingest.Stats, error) {
+//
+// setInput, when not nil, is told before each file which input the next
+// samples come from.
+func readParallel[T any](paths []string, stdin io.Reader, stderr io.Writer, newAcc func() T, add func(T) func(*ingest.Sample), merge func(dst, src T), setInput func(acc T, path string)) (T, ingest.Stats, error) {
 	n := max(1, runtime.GOMAXPROCS(0))
 	accs := make([]T, n)
 	sinks := make([]func(*ingest.Sample), n)
@@ -124,7 +127,25 @@ func readParallel[T any](paths []string, stdin io.Reader, stderr io.Writer, newA
 	if bar != nil {
 		onRead = func(n int) { bar.Add(n) }
 	}
-	st, err := ingest.ReadAll(paths, stdin, sinks, onRead)
+	var st ingest.Stats
+	var err error
+	if setInput == nil {
+		st, err = ingest.ReadAll(paths, stdin, sinks, onRead)
+	} else {
+		// One input at a time, so that the accumulators know which file
+		// their samples come from.
+		for _, p := range paths {
+			for _, a := range accs {
+				setInput(a, p)
+			}
+			var s ingest.Stats
+			s, err = ingest.ReadAll([]string{p}, stdin, sinks, onRead)
+			st.Merge(s)
+			if err != nil {
+				break
+			}
+		}
+	}
 	if bar != nil {
 		bar.Finish()
 		bar.Exit()

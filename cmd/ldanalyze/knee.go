@@ -111,7 +111,8 @@ func (e *env) knee(c *cli.Context) error {
 			}
 			return a
 		},
-		func(a *kneeAcc) func(*ingest.Sample) { return a.add }, (*kneeAcc).merge)
+		func(a *kneeAcc) func(*ingest.Sample) { return a.add }, (*kneeAcc).merge,
+		func(a *kneeAcc, path string) { a.col.SetInput(path) })
 	reportStats(e.stderr, st)
 	if rerr != nil {
 		closeOut()

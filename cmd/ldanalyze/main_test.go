@@ -220,6 +220,22 @@ func TestDistributedRun(t *testing.T) {
 	if strip(whole) != strip(split) {
 		t.Errorf("split run differs from the whole:\n%s\n%s", strip(whole), strip(split))
 	}
+	if strings.Contains(split, "look like one run") {
+		t.Error("the segments of a distributed run were taken for one run given twice")
+	}
+}
+
+// TestSameRunTwice: a run given together with its own Parquet copy is
+// flagged (the copy keeps the CSV's source names, so inputs are compared).
+func TestSameRunTwice(t *testing.T) {
+	pq := filepath.Join(t.TempDir(), "copy.parquet")
+	if _, errOut, code := runCLI(t, "", "convert", td+"timefmt_rfc3339_nano.csv", "-o", pq); code != 0 {
+		t.Fatal(errOut)
+	}
+	out, errOut, code := runCLI(t, "", "knee", "--format", "json", td+"timefmt_rfc3339_nano.csv", pq)
+	if code != 0 || !strings.Contains(out, "look like one run given twice") {
+		t.Errorf("exit %d, no warning:\n%s", code, errOut)
+	}
 }
 
 // TestKneeSummary: --summary puts k6's own figures beside the computed ones;

@@ -220,6 +220,10 @@ func (st *Stats) record(e *SyntaxError) {
 	}
 }
 
+// Merge adds o's counts to st (the stats of several inputs read one after
+// the other).
+func (st *Stats) Merge(o Stats) { st.merge(o) }
+
 // merge adds o's counts to st.
 func (st *Stats) merge(o Stats) {
 	st.Rows += o.Rows

@@ -169,7 +169,7 @@ type Overall struct {
 }
 
 // duplicates warns about input files that hold the same number of samples
-// of the metric over the same span: one run given twice (a file twice, or
+// of the metric, with the same sum, over the same span: one run given twice (a file twice, or
 // the CSV and the JSON output of one run), whose figures were added
 // together. The files of a distributed run split the samples, so they
 // differ in count.
@@ -183,7 +183,7 @@ func (c *Collector) duplicates(resolutionNS int64) []string {
 	for i, a := range names {
 		for _, b := range names[i+1:] {
 			x, y := c.perSource[a], c.perSource[b]
-			if x.n == y.n && abs64(x.minNS-y.minNS) <= resolutionNS && abs64(x.maxNS-y.maxNS) <= resolutionNS {
+			if x.n == y.n && x.micro == y.micro && abs64(x.minNS-y.minNS) <= resolutionNS && abs64(x.maxNS-y.maxNS) <= resolutionNS {
 				out = append(out, fmt.Sprintf("%s and %s hold the same %d samples of %s over the same span: they look like one run given twice (or its CSV and JSON outputs), and their figures were added together — give one of them", a, b, x.n, c.metric))
 			}
 		}

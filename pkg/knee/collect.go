@@ -45,14 +45,20 @@ type Collector struct {
 	// negative counts samples of the metric below zero.
 	negative int64
 	// perSource counts the metric's samples and their span per input
-	// file, to catch one run given twice.
+	// file (SetInput, else the sample's Source), to catch one run given
+	// twice.
 	perSource map[string]*sourceSpan
+	input     string
 }
 
 // sourceSpan is one input file's samples of the metric.
 type sourceSpan struct {
 	n            int64
 	minNS, maxNS int64
+	// micro is the sum of the values in millionths, wrapping: equal for
+	// the same samples in any order, and almost surely not for the
+	// different samples of two instances of a distributed run.
+	micro int64
 }
 
 type second struct {
@@ -177,16 +183,27 @@ func (c *Collector) Add(s *ingest.Sample) {
 	}
 }
 
+// SetInput names the input file the next samples come from. A Parquet
+// file written by convert keeps the source names of the files it was
+// converted from, so the input, not the sample's Source, tells a run given
+// twice (as CSV and as its own Parquet copy). Empty means use Source.
+func (c *Collector) SetInput(name string) { c.input = name }
+
 func (c *Collector) spanOf(s *ingest.Sample) {
 	if c.perSource == nil {
 		c.perSource = map[string]*sourceSpan{}
 	}
-	sp := c.perSource[s.Source]
+	key := c.input
+	if key == "" {
+		key = s.Source
+	}
+	sp := c.perSource[key]
 	if sp == nil {
 		sp = &sourceSpan{minNS: s.TimeNS, maxNS: s.TimeNS}
-		c.perSource[s.Source] = sp
+		c.perSource[key] = sp
 	}
 	sp.n++
+	sp.micro += int64(math.Round(s.Value * 1e6))
 	sp.minNS = min(sp.minNS, s.TimeNS)
 	sp.maxNS = max(sp.maxNS, s.TimeNS)
 }
@@ -220,6 +237,7 @@ func (c *Collector) Merge(o *Collector) {
 			continue
 		}
 		sp.n += osp.n
+		sp.micro += osp.micro
 		sp.minNS = min(sp.minNS, osp.minNS)
 		sp.maxNS = max(sp.maxNS, osp.maxNS)
 	}
