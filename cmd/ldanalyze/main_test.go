@@ -302,3 +302,17 @@ func TestParallelEqualsSequential(t *testing.T) {
 		}
 	}
 }
+
+// TestFailOnThresholdsMachineReadable: the machine-readable summary has no
+// threshold results, so --fail-on-thresholds refuses to pass it (exit 2);
+// the old shape fails on its failed thresholds (exit 1).
+func TestFailOnThresholdsMachineReadable(t *testing.T) {
+	_, errOut, code := runCLI(t, "", "summary", "--fail-on-thresholds", td+"breakpoint.summary.json")
+	if code != 2 || !strings.Contains(errOut, "carries no threshold results") {
+		t.Errorf("machine-readable: exit %d %q", code, errOut)
+	}
+	_, errOut, code = runCLI(t, "", "summary", "--fail-on-thresholds", td+"open_ramp.summary.json")
+	if code != 1 || !strings.Contains(errOut, "http_req_failed: rate<0.05") {
+		t.Errorf("old shape: exit %d %q", code, errOut)
+	}
+}

@@ -73,6 +73,11 @@ func (e *env) summaryAction(c *cli.Context) error {
 		if len(failed) > 0 {
 			return errFinding{fmt.Sprintf("%d threshold(s) failed: %s", len(failed), strings.Join(failed, "; "))}
 		}
+		if s.Shape == summary.ShapeMachineReadable {
+			// That shape has no threshold results: passing would be a
+			// claim the file cannot support.
+			return usageError{fmt.Errorf("%s: the machine-readable summary carries no threshold results, so --fail-on-thresholds cannot judge it; use the --summary-export (old shape) or handleSummary file, or ldanalyze check --summary", s.Source)}
+		}
 	}
 	return nil
 }

@@ -183,6 +183,9 @@ func (c *Collector) duplicates(resolutionNS int64) []string {
 	for i, a := range names {
 		for _, b := range names[i+1:] {
 			x, y := c.perSource[a], c.perSource[b]
+			if x.maxNS+resolutionNS < y.minNS || y.maxNS+resolutionNS < x.minNS {
+				out = append(out, fmt.Sprintf("%s and %s do not overlap in time: they look like two separate runs, analysed here as one (the files of a distributed run cover the same time); give them one at a time, or compare them with ldanalyze compare", a, b))
+			}
 			if x.n == y.n && x.micro == y.micro && abs64(x.minNS-y.minNS) <= resolutionNS && abs64(x.maxNS-y.maxNS) <= resolutionNS {
 				out = append(out, fmt.Sprintf("%s and %s hold the same %d samples of %s over the same span: they look like one run given twice (or its CSV and JSON outputs), and their figures were added together — give one of them", a, b, x.n, c.metric))
 			}
@@ -279,6 +282,9 @@ func Analyze(c *Collector, resolutionNS int64, opt Options) (*Result, error) {
 	}
 	r.RequestsPerIteration = F(a.reqsPerIter)
 	r.Warnings = append(r.Warnings, c.duplicates(resolutionNS)...)
+	if c.huge > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d samples of %s exceed a day (%.3g ms at most), longer than any k6 timeout: the file is damaged or the metric is not in ms; they are kept in the figures", c.huge, c.metric, float64(r.Overall.MaxMS)))
+	}
 	if c.negative > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d samples of %s are negative, which a duration cannot be: the file is damaged or the metric is not a time; they are kept in the figures", c.negative, c.metric))
 	}

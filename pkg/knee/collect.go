@@ -42,8 +42,9 @@ type Collector struct {
 	rows         int64
 
 	iterDur sketch.Sketch
-	// negative counts samples of the metric below zero.
-	negative int64
+	// negative counts samples of the metric below zero, huge those above
+	// a day (in ms).
+	negative, huge int64
 	// perSource counts the metric's samples and their span per input
 	// file (SetInput, else the sample's Source), to catch one run given
 	// twice.
@@ -135,6 +136,8 @@ func (c *Collector) Add(s *ingest.Sample) {
 		c.metricSeen = true
 		if s.Value < 0 {
 			c.negative++
+		} else if s.Value > 86_400_000 {
+			c.huge++
 		}
 		c.spanOf(s)
 		c.overall.Add(s.Value)
@@ -226,6 +229,7 @@ func (c *Collector) Merge(o *Collector) {
 	c.any = true
 	c.rows += o.rows
 	c.negative += o.negative
+	c.huge += o.huge
 	for src, osp := range o.perSource {
 		if c.perSource == nil {
 			c.perSource = map[string]*sourceSpan{}

@@ -370,3 +370,24 @@ func TestDuplicateSources(t *testing.T) {
 		t.Errorf("warnings %v", r.Warnings)
 	}
 }
+
+// TestSeparateRunsAndHugeValues: inputs that do not overlap in time are
+// flagged as separate runs; a duration above a day is flagged.
+func TestSeparateRunsAndHugeValues(t *testing.T) {
+	c := NewCollector("http_req_duration")
+	for i := range 5 {
+		c.Add(&ingest.Sample{Metric: "http_req_duration", TimeNS: int64(1796000000+i) * 1e9, Value: 5, Source: "a.csv"})
+		c.Add(&ingest.Sample{Metric: "http_req_duration", TimeNS: int64(1796009000+i) * 1e9, Value: 5, Source: "b.csv"})
+	}
+	c.Add(&ingest.Sample{Metric: "http_req_duration", TimeNS: 1796000002e9, Value: 1e12, Source: "a.csv"})
+	r, err := Analyze(c, 1e9, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(r.Warnings, "\n")
+	for _, want := range []string{"a.csv and b.csv do not overlap in time", "1 samples of http_req_duration exceed a day"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no %q in %v", want, r.Warnings)
+		}
+	}
+}
