@@ -49,3 +49,32 @@ func (s *Sources) Merge(o Sources, remap []int) {
 		(*s)[j].N += g.N
 	}
 }
+
+// Index numbers the sources (input files) of a run in the order they are
+// first seen. The zero value is ready to use.
+type Index struct {
+	m map[string]int
+}
+
+// Of returns the number of source name, adding it if new.
+func (x *Index) Of(name string) int {
+	if x.m == nil {
+		x.m = map[string]int{}
+	}
+	i, ok := x.m[name]
+	if !ok {
+		i = len(x.m)
+		x.m[name] = i
+	}
+	return i
+}
+
+// Remap returns, for each source number of o, its number in x (adding the
+// sources x lacks): the remap argument of Sources.Merge.
+func (x *Index) Remap(o *Index) []int {
+	r := make([]int, len(o.m))
+	for name, i := range o.m {
+		r[i] = x.Of(name)
+	}
+	return r
+}

@@ -23,3 +23,18 @@ func TestTotal(t *testing.T) {
 		t.Errorf("after merge %v, want 40", v)
 	}
 }
+
+// TestIndex: sources are numbered in first-seen order; Remap maps another
+// index's numbers onto this one's, adding the missing sources.
+func TestIndex(t *testing.T) {
+	var a, b Index
+	if a.Of("x") != 0 || a.Of("y") != 1 || a.Of("x") != 0 {
+		t.Fatal("numbering")
+	}
+	b.Of("z")
+	b.Of("x")
+	r := a.Remap(&b)
+	if len(r) != 2 || r[0] != 2 || r[1] != 0 {
+		t.Errorf("remap %v, want [2 0]", r)
+	}
+}

@@ -67,7 +67,7 @@ type Collector struct {
 	minNS, maxNS int64
 	any          bool
 
-	sources map[string]int
+	sources vugauge.Index
 
 	// latency of the metric, ms
 	all, ok, failed, limited sketch.Sketch
@@ -116,7 +116,7 @@ type checkCount struct {
 func NewCollector(opt Options) *Collector {
 	opt.defaults()
 	c := &Collector{
-		opt: opt, secs: map[int64]*second{}, sources: map[string]int{},
+		opt: opt, secs: map[int64]*second{},
 		byStatus: map[string]uint64{}, byCode: map[string]uint64{}, byStatusName: map[[2]string]uint64{},
 		checks: map[string]*checkCount{}, metrics: map[string]struct{}{}, series: map[uint64]struct{}{},
 		names: map[string]struct{}{}, seed: maphash.MakeSeed(), histNames: map[string]int{},
@@ -221,11 +221,7 @@ func (c *Collector) Add(s *ingest.Sample) {
 		c.sec(s.TimeNS).dropped += count(s.Value)
 	case "vus", "vus_max":
 		sc := c.sec(s.TimeNS)
-		i, ok := c.sources[s.Source]
-		if !ok {
-			i = len(c.sources)
-			c.sources[s.Source] = i
-		}
+		i := c.sources.Of(s.Source)
 		g := &sc.vus
 		if s.Metric == "vus_max" {
 			g = &sc.vusMax
@@ -396,15 +392,7 @@ func (c *Collector) Merge(o *Collector) {
 		}
 		c.names[n] = struct{}{}
 	}
-	remap := make([]int, len(o.sources))
-	for name, i := range o.sources {
-		j, ok := c.sources[name]
-		if !ok {
-			j = len(c.sources)
-			c.sources[name] = j
-		}
-		remap[i] = j
-	}
+	remap := c.sources.Remap(&o.sources)
 	for k, os := range o.secs {
 		s := c.secs[k]
 		if s == nil {

@@ -27,7 +27,7 @@ import (
 type Collector struct {
 	metric  string
 	secs    map[int64]*second
-	sources map[string]int
+	sources vugauge.Index
 	lastK   int64
 	lastS   *second
 
@@ -77,7 +77,7 @@ type second struct {
 // NewCollector returns a Collector for the latency metric (a Trend such as
 // "http_req_duration").
 func NewCollector(metric string) *Collector {
-	return &Collector{metric: metric, secs: map[int64]*second{}, sources: map[string]int{}}
+	return &Collector{metric: metric, secs: map[int64]*second{}}
 }
 
 func (c *Collector) sec(ns int64) *second {
@@ -95,15 +95,6 @@ func (c *Collector) sec(ns int64) *second {
 	}
 	c.lastK, c.lastS = k, s
 	return s
-}
-
-func (c *Collector) source(name string) int {
-	i, ok := c.sources[name]
-	if !ok {
-		i = len(c.sources)
-		c.sources[name] = i
-	}
-	return i
 }
 
 // success tells whether a request sample is a successful response:
@@ -180,9 +171,9 @@ func (c *Collector) Add(s *ingest.Sample) {
 	case "dropped_iterations":
 		c.sec(s.TimeNS).dropped += uint64(math.Max(1, math.Round(s.Value)))
 	case "vus":
-		c.sec(s.TimeNS).vus.Add(c.source(s.Source), s.Value)
+		c.sec(s.TimeNS).vus.Add(c.sources.Of(s.Source), s.Value)
 	case "vus_max":
-		c.sec(s.TimeNS).vusMax.Add(c.source(s.Source), s.Value)
+		c.sec(s.TimeNS).vusMax.Add(c.sources.Of(s.Source), s.Value)
 	}
 }
 
@@ -251,10 +242,7 @@ func (c *Collector) Merge(o *Collector) {
 	c.overall.Merge(&o.overall)
 	c.overallOK.Merge(&o.overallOK)
 	c.iterDur.Merge(&o.iterDur)
-	remap := make([]int, len(o.sources))
-	for name, i := range o.sources {
-		remap[i] = c.source(name)
-	}
+	remap := c.sources.Remap(&o.sources)
 	for k, os := range o.secs {
 		s := c.secs[k]
 		if s == nil {
