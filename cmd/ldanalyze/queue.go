@@ -231,10 +231,7 @@ func writeLittle(w, stderr io.Writer, f render.Format, r *littleReport) error {
 	if err := g.Write(w, f); err != nil {
 		return err
 	}
-	if f == render.CSV {
-		for _, s := range r.Warnings {
-			fmt.Fprintln(stderr, "warning:", s)
-		}
+	if csvWarnings(f, stderr, r.Warnings) {
 		return nil
 	}
 	return writeLines(w, f, nil, r.Warnings)
@@ -387,10 +384,7 @@ func writeQueue(w, stderr io.Writer, f render.Format, r *queueReport) error {
 	if err := g.Write(w, f); err != nil {
 		return err
 	}
-	if f == render.CSV {
-		for _, s := range r.Warnings {
-			fmt.Fprintln(stderr, "warning:", s)
-		}
+	if csvWarnings(f, stderr, r.Warnings) {
 		return nil
 	}
 	var lines []string
@@ -549,10 +543,7 @@ func writeLittleRun(w, stderr io.Writer, f render.Format, r *littleRunReport) er
 	if err := g.Write(w, f); err != nil {
 		return err
 	}
-	if f == render.CSV {
-		for _, s := range r.Warnings {
-			fmt.Fprintln(stderr, "warning:", s)
-		}
+	if csvWarnings(f, stderr, r.Warnings) {
 		return nil
 	}
 	kind := map[string]string{"holds": "hold", "ramp": "ramp step"}[r.Levels]
@@ -744,10 +735,7 @@ func writeQueueRun(w, stderr io.Writer, f render.Format, r *queueRunReport) erro
 	if err := g.Write(w, f); err != nil {
 		return err
 	}
-	if f == render.CSV {
-		for _, s := range r.Warnings {
-			fmt.Fprintln(stderr, "warning:", s)
-		}
+	if csvWarnings(f, stderr, r.Warnings) {
 		return nil
 	}
 	svc := "given"

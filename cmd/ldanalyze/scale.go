@@ -377,10 +377,7 @@ func writeScaleFit(w, stderr io.Writer, f render.Format, r *scaleFitReport) erro
 	if err := g.Write(w, f); err != nil {
 		return err
 	}
-	if f == render.CSV {
-		for _, s := range r.Warnings {
-			fmt.Fprintln(stderr, "warning:", s)
-		}
+	if csvWarnings(f, stderr, r.Warnings) {
 		return nil
 	}
 	ci := "no interval (2 points)"
@@ -546,10 +543,7 @@ func writeUSL(w, stderr io.Writer, f render.Format, r *uslReport) error {
 	if err := g.Write(w, f); err != nil {
 		return err
 	}
-	if f == render.CSV {
-		for _, s := range r.Warnings {
-			fmt.Fprintln(stderr, "warning:", s)
-		}
+	if csvWarnings(f, stderr, r.Warnings) {
 		return nil
 	}
 	pm := func(name string, v float64, se jsonnum.Float, iv [2]float64) string {
