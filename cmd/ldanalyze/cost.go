@@ -184,8 +184,8 @@ func runCost(opt costOptions) (*cost.Report, error) {
 // a run without holds falls back to its ramp steps.
 func peakHold(paths []string, stdin io.Reader, stderr io.Writer) (*cost.Window, error) {
 	const metric = "http_req_duration"
-	col, st, err := readParallel(paths, stdin, stderr,
-		func() *knee.Collector { return knee.NewCollector(metric) },
+	seed := knee.NewCollector(metric)
+	col, st, err := readParallel(paths, stdin, stderr, seed.Fork,
 		func(c *knee.Collector) func(*ingest.Sample) { return c.Add }, (*knee.Collector).Merge, nil)
 	reportStats(stderr, st)
 	if err != nil {

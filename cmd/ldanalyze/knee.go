@@ -102,10 +102,13 @@ func (e *env) knee(c *cli.Context) error {
 			return usageError{err}
 		}
 	}
+	// Forks of one collector share their per-second sketches: one copy
+	// of them however many cores read.
 	seed := checks.NewCollector(checks.Options{Metric: metric, WindowNS: opt.WindowNS})
+	kseed := knee.NewCollector(metric)
 	acc, st, rerr := readParallel(paths, e.stdin, e.stderr,
 		func() *kneeAcc {
-			a := &kneeAcc{col: knee.NewCollector(metric), cc: seed.Fork()}
+			a := &kneeAcc{col: kseed.Fork(), cc: seed.Fork()}
 			if len(by) > 0 {
 				a.agg, _ = window.New(wopt)
 			}

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -81,6 +82,34 @@ func binLow(i int) float64 {
 func (h *logHist) add(o *logHist) {
 	for i, c := range o {
 		h[i] += c
+	}
+}
+
+// appendEnc appends h's non-empty bins to dst as (bin byte, uvarint
+// count) pairs. Encodings concatenate: decoding dst adds the counts of
+// every part.
+func (h *logHist) appendEnc(dst []byte) []byte {
+	for i, c := range h {
+		if c != 0 {
+			dst = append(dst, byte(i))
+			dst = binary.AppendUvarint(dst, uint64(c))
+		}
+	}
+	return dst
+}
+
+// addEnc adds the counts of an appendEnc encoding to h.
+func (h *logHist) addEnc(b []byte) {
+	for len(b) > 1 {
+		i := int(b[0])
+		c, n := binary.Uvarint(b[1:])
+		if n <= 0 || i >= histBins {
+			// Only appendEnc writes these: a failure is a bug, and a
+			// silently short histogram would give a wrong verdict.
+			panic("checks: malformed histogram encoding")
+		}
+		h[i] += uint32(c)
+		b = b[1+n:]
 	}
 }
 
@@ -220,8 +249,8 @@ func (e *eval) bimodal() bimodalResult {
 		for _, sp := range spans {
 			var h logHist
 			for k := sp.a; k < sp.b; k++ {
-				if sc := e.c.secs[k]; sc != nil && i < len(sc.hist) && sc.hist[i] != nil {
-					h.add(sc.hist[i])
+				if sc := e.c.secs[k]; sc != nil && i < len(sc.histEnc) {
+					h.addEnc(sc.histEnc[i])
 				}
 			}
 			if h.total() < BimodalMinSamples {

@@ -63,6 +63,10 @@ const (
 type Collector struct {
 	opt  Options
 	secs map[int64]*second
+	// dur holds the iteration durations per second (sealed, shared with
+	// forks); durW is this Collector's writer to it.
+	dur  *sketch.Series
+	durW *sketch.Writer
 
 	minNS, maxNS int64
 	any          bool
@@ -95,16 +99,25 @@ type Collector struct {
 	// the samples of the names past the cap.
 	histNames map[string]int
 	histOver  uint64
+	// histLive lists the seconds whose histograms are live (not yet
+	// sealed into second.histEnc); histHi is the newest second seen.
+	histLive []int64
+	histHi   int64
+	histAny  bool
+	histFree []*logHist
 }
 
 type second struct {
 	reqs, ok, transport, limited uint64
 	iterations, dropped          uint64
-	iterDur                      sketch.Sketch
 	vus, vusMax                  vugauge.Sources
 	// hist holds, per request name (Collector.histNames index), the
-	// successful latencies of the metric in this second; nil when none.
-	hist []*logHist
+	// successful latencies of the metric in this second while the second
+	// is recent; histEnc the same once sealed (logHist.appendEnc, ~40
+	// bytes instead of 384; encodings concatenate to sum).
+	hist     []*logHist
+	histEnc  [][]byte
+	histLive bool
 }
 
 type checkCount struct {
@@ -115,8 +128,9 @@ type checkCount struct {
 // NewCollector returns an empty Collector for the options.
 func NewCollector(opt Options) *Collector {
 	opt.defaults()
+	dur := sketch.NewSeries(0)
 	c := &Collector{
-		opt: opt, secs: map[int64]*second{},
+		opt: opt, secs: map[int64]*second{}, dur: dur, durW: dur.Writer(),
 		byStatus: map[string]uint64{}, byCode: map[string]uint64{}, byStatusName: map[[2]string]uint64{},
 		checks: map[string]*checkCount{}, metrics: map[string]struct{}{}, series: map[uint64]struct{}{},
 		names: map[string]struct{}{}, seed: maphash.MakeSeed(), histNames: map[string]int{},
@@ -215,7 +229,7 @@ func (c *Collector) Add(s *ingest.Sample) {
 	case "iterations":
 		c.sec(s.TimeNS).iterations += count(s.Value)
 	case "iteration_duration":
-		c.sec(s.TimeNS).iterDur.Add(s.Value)
+		c.durW.Add(secOf(s.TimeNS), 0, s.Value)
 		c.iterDur.Add(s.Value)
 	case "dropped_iterations":
 		c.sec(s.TimeNS).dropped += count(s.Value)
@@ -261,14 +275,58 @@ func (c *Collector) addHist(s *ingest.Sample) {
 		i = len(c.histNames)
 		c.histNames[n] = i
 	}
+	k := secOf(s.TimeNS)
 	sc := c.sec(s.TimeNS)
 	for len(sc.hist) <= i {
 		sc.hist = append(sc.hist, nil)
 	}
 	if sc.hist[i] == nil {
-		sc.hist[i] = &logHist{}
+		if n := len(c.histFree); n > 0 {
+			sc.hist[i], c.histFree = c.histFree[n-1], c.histFree[:n-1]
+		} else {
+			sc.hist[i] = &logHist{}
+		}
+		if !sc.histLive {
+			sc.histLive = true
+			c.histLive = append(c.histLive, k)
+		}
+		if !c.histAny || k > c.histHi {
+			c.histHi, c.histAny = k, true
+			c.sealHists(k - histLag)
+		} else if len(c.histLive) > 64 { // out of order: bound the live ones
+			c.sealHists(c.histHi - histLag)
+		}
 	}
 	sc.hist[i][histBin(s.Value)]++
+}
+
+// histLag is how many seconds behind the newest one the per-name
+// histograms stay live (k6 writes samples late by a second or two).
+const histLag = 4
+
+// sealHists encodes the live histograms of the seconds before sec.
+func (c *Collector) sealHists(before int64) {
+	keep := c.histLive[:0]
+	for _, k := range c.histLive {
+		if k >= before {
+			keep = append(keep, k)
+			continue
+		}
+		sc := c.secs[k]
+		for len(sc.histEnc) < len(sc.hist) {
+			sc.histEnc = append(sc.histEnc, nil)
+		}
+		for i, h := range sc.hist {
+			if h == nil {
+				continue
+			}
+			sc.histEnc[i] = h.appendEnc(sc.histEnc[i])
+			*h = logHist{}
+			c.histFree = append(c.histFree, h)
+		}
+		sc.hist, sc.histLive = nil, false
+	}
+	c.histLive = keep
 }
 
 // cardinality counts metrics, series (metric + indexed tags; metadata is
@@ -326,12 +384,21 @@ func builtin(name string) bool {
 	return false
 }
 
-// Fork returns an empty Collector with c's options and hash seed, to be
-// fed a disjoint part of the same input and merged back with Merge.
+// Fork returns an empty Collector with c's options and hash seed that
+// shares c's per-second iteration durations, to be fed a disjoint part of
+// the same input from another goroutine and merged back with Merge.
 func (c *Collector) Fork() *Collector {
 	f := NewCollector(c.opt)
 	f.seed = c.seed
+	f.dur, f.durW = c.dur, c.dur.Writer()
 	return f
+}
+
+// flush seals the per-second sketches and histograms still live.
+func (c *Collector) flush() {
+	c.durW.Flush()
+	c.sealHists(math.MaxInt64)
+	c.histFree = nil
 }
 
 // Merge adds everything o collected to c, as if c had been given o's
@@ -355,6 +422,9 @@ func (c *Collector) Merge(o *Collector) {
 	c.failed.Merge(&o.failed)
 	c.limited.Merge(&o.limited)
 	c.iterDur.Merge(&o.iterDur)
+	o.flush()
+	c.flush()
+	c.dur.Merge(o.dur)
 	for k, n := range o.byStatus {
 		c.byStatus[k] += n
 	}
@@ -405,7 +475,6 @@ func (c *Collector) Merge(o *Collector) {
 		s.limited += os.limited
 		s.iterations += os.iterations
 		s.dropped += os.dropped
-		s.iterDur.Merge(&os.iterDur)
 		s.vus.Merge(os.vus, remap)
 		s.vusMax.Merge(os.vusMax, remap)
 	}
@@ -427,22 +496,21 @@ func (c *Collector) Merge(o *Collector) {
 	}
 	for k, os := range o.secs {
 		s := c.secs[k]
-		for i, h := range os.hist {
-			if h == nil {
+		for i, enc := range os.histEnc {
+			if len(enc) == 0 {
 				continue
 			}
 			j := hremap[i]
 			if j < 0 {
+				var h logHist
+				h.addEnc(enc)
 				c.histOver += h.total()
 				continue
 			}
-			for len(s.hist) <= j {
-				s.hist = append(s.hist, nil)
+			for len(s.histEnc) <= j {
+				s.histEnc = append(s.histEnc, nil)
 			}
-			if s.hist[j] == nil {
-				s.hist[j] = &logHist{}
-			}
-			s.hist[j].add(h)
+			s.histEnc[j] = append(s.histEnc[j], enc...)
 		}
 	}
 }

@@ -52,6 +52,7 @@ const (
 // analysis (nil when it could not be made, e.g. the latency metric is
 // absent: the checks that need it are then n/a).
 func Evaluate(c *Collector, res *knee.Result) *Report {
+	c.flush()
 	e := &eval{c: c, res: res}
 	e.prepare()
 	r := &Report{}
@@ -131,7 +132,7 @@ func (e *eval) durationS() float64 {
 // levelStats sums a level's seconds: iterations, mean VUs over the seconds
 // that have the gauge, and the iteration-duration sketch.
 func (e *eval) levelStats(a, b int64) (iters uint64, vus float64, dur *sketch.Sketch) {
-	dur = &sketch.Sketch{}
+	dur = e.c.dur.Range(0, a, b)
 	n := 0
 	for k := a; k < b; k++ {
 		sc := e.c.secs[k]
@@ -143,7 +144,6 @@ func (e *eval) levelStats(a, b int64) (iters uint64, vus float64, dur *sketch.Sk
 			vus += v
 			n++
 		}
-		dur.Merge(&sc.iterDur)
 	}
 	if n > 0 {
 		vus /= float64(n)

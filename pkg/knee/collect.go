@@ -22,11 +22,16 @@ import (
 // default k6 CSV carries, and holds are found at that resolution whatever
 // the window width.
 //
-// Memory grows with the run's duration in seconds (one small record and
-// one sketch per second), not with its rows.
+// Memory grows with the run's duration in seconds (one small record a
+// second), not with its rows; the per-second latency sketches are kept
+// sealed in a sketch.Series, which coarsens in time past its budget.
 type Collector struct {
-	metric  string
-	secs    map[int64]*second
+	metric string
+	secs   map[int64]*second
+	// lat holds the successful samples of the metric per second; latW is
+	// this Collector's writer to it (Fork shares lat).
+	lat     *sketch.Series
+	latW    *sketch.Writer
 	sources vugauge.Index
 	lastK   int64
 	lastS   *second
@@ -69,7 +74,6 @@ type second struct {
 	iterations uint64
 	dropped    uint64
 	metricN    uint64
-	lat        sketch.Sketch   // successful samples of the metric
 	vus        vugauge.Sources // per source
 	vusMax     vugauge.Sources
 }
@@ -77,14 +81,33 @@ type second struct {
 // NewCollector returns a Collector for the latency metric (a Trend such as
 // "http_req_duration").
 func NewCollector(metric string) *Collector {
-	return &Collector{metric: metric, secs: map[int64]*second{}}
+	lat := sketch.NewSeries(latBudget)
+	return &Collector{metric: metric, secs: map[int64]*second{}, lat: lat, latW: lat.Writer()}
 }
 
-func (c *Collector) sec(ns int64) *second {
+// latBudget is the byte budget of the per-second latency sketches (0:
+// sketch.DefaultSeriesBudget); tests lower it.
+var latBudget = 0
+
+// Fork returns an empty Collector for the same metric that shares c's
+// per-second latency sketches (one copy of them however many cores read),
+// to be fed a disjoint part of the same input from another goroutine and
+// merged back into c with Merge.
+func (c *Collector) Fork() *Collector {
+	return &Collector{metric: c.metric, secs: map[int64]*second{}, lat: c.lat, latW: c.lat.Writer()}
+}
+
+// secOf returns the Unix second of a time in ns.
+func secOf(ns int64) int64 {
 	k := ns / 1e9
 	if ns < 0 && ns%1e9 != 0 {
 		k--
 	}
+	return k
+}
+
+func (c *Collector) sec(ns int64) *second {
+	k := secOf(ns)
 	if c.lastS != nil && k == c.lastK {
 		return c.lastS
 	}
@@ -135,7 +158,7 @@ func (c *Collector) Add(s *ingest.Sample) {
 		sc := c.sec(s.TimeNS)
 		sc.metricN++
 		if ok, _ := c.success(&s.Tags); ok {
-			sc.lat.Add(s.Value)
+			c.latW.Add(secOf(s.TimeNS), 0, s.Value)
 			c.overallOK.Add(s.Value)
 		}
 		if s.Metric != "http_reqs" {
@@ -242,6 +265,9 @@ func (c *Collector) Merge(o *Collector) {
 	c.overall.Merge(&o.overall)
 	c.overallOK.Merge(&o.overallOK)
 	c.iterDur.Merge(&o.iterDur)
+	o.latW.Flush()
+	c.latW.Flush()
+	c.lat.Merge(o.lat)
 	remap := c.sources.Remap(&o.sources)
 	for k, os := range o.secs {
 		s := c.secs[k]
@@ -255,7 +281,6 @@ func (c *Collector) Merge(o *Collector) {
 		s.iterations += os.iterations
 		s.dropped += os.dropped
 		s.metricN += os.metricN
-		s.lat.Merge(&os.lat)
 		for st, n := range os.byStatus {
 			if s.byStatus == nil {
 				s.byStatus = map[string]uint64{}

@@ -3,6 +3,7 @@ package knee
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -390,4 +391,90 @@ func TestSeparateRunsAndHugeValues(t *testing.T) {
 			t.Errorf("no %q in %v", want, r.Warnings)
 		}
 	}
+}
+
+// TestForkedCollectorsMatchOne feeds the breakpoint run to a collector and
+// its fork in alternating blocks of rows (as the parallel reader does) and
+// checks that the merged result equals that of one collector.
+func TestForkedCollectorsMatchOne(t *testing.T) {
+	path := filepath.Join("..", "..", "testdata", "k6", "breakpoint.csv.gz")
+	want := analyzeFile(t, path, Options{})
+	r, err := ingest.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	a := NewCollector("http_req_duration")
+	b := a.Fork()
+	for i := 0; r.Next(); i++ {
+		if i/5000%2 == 0 {
+			a.Add(r.Sample())
+		} else {
+			b.Add(r.Sample())
+		}
+	}
+	a.Merge(b)
+	got, err := Analyze(a, r.Stats().ResolutionNS, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Holds) != len(want.Holds) {
+		t.Fatalf("%d holds, want %d", len(got.Holds), len(want.Holds))
+	}
+	for i := range want.Holds {
+		g, w := got.Holds[i], want.Holds[i]
+		if g.Count != w.Count || g.P95MS != w.P95MS || g.P50MS != w.P50MS || g.MaxMS != w.MaxMS {
+			t.Errorf("hold %d: count %d p50 %v p95 %v max %v, want %d %v %v %v", i, g.Count, g.P50MS, g.P95MS, g.MaxMS, w.Count, w.P50MS, w.P95MS, w.MaxMS)
+		}
+	}
+}
+
+// TestLongRunCoarsensLatency lowers the latency budget so that a 10-minute
+// run's per-second sketches do not fit: latency is then kept per 2^k-second
+// slot, the result says so, every successful sample is still counted once,
+// holds, knee and ceiling (from per-second counts) do not change, and the
+// holds' percentiles stay within 5 % of the per-second ones.
+func TestLongRunCoarsensLatency(t *testing.T) {
+	levels := []float64{50, 100, 150, 200, 250}
+	lat := func(r float64) float64 { return 10 + r/10 }
+	want, err := Analyze(synth(levels, 120, 150, lat), 1e9, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	latBudget = 64 << 10
+	defer func() { latBudget = 0 }()
+	got, err := Analyze(synth(levels, 120, 150, lat), 1e9, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := ""
+	for _, w := range got.Warnings {
+		if strings.HasPrefix(w, "latency is kept per ") {
+			note = w
+		}
+	}
+	var width float64
+	fmt.Sscanf(note, "latency is kept per %g-second", &width)
+	if width < 2 || width > 16 {
+		t.Fatalf("no coarsening note (or a width outside 2–16 s) in %q", got.Warnings)
+	}
+	if len(got.Holds) != len(want.Holds) || got.Knee == nil || want.Knee == nil || got.Knee.Offered != want.Knee.Offered || got.Ceiling.CompletedRPS != want.Ceiling.CompletedRPS {
+		t.Fatalf("holds %v knee %+v, want %v %+v", offered(got.Holds), got.Knee, offered(want.Holds), want.Knee)
+	}
+	var n, wn uint64
+	for i := range want.Holds {
+		g, w := got.Holds[i], want.Holds[i]
+		n += g.Count
+		wn += w.Count
+		if d := math.Abs(float64(g.P95MS-w.P95MS)) / float64(w.P95MS); d > 0.05 {
+			t.Errorf("hold %d p95 %v, per-second %v", i, g.P95MS, w.P95MS)
+		}
+	}
+	if d := int64(wn) - int64(n); d < -int64(wn)/20 || d > int64(wn)/20 {
+		t.Errorf("holds count %d of %d successful samples", n, wn)
+	}
+	if got.Overall.Count != want.Overall.Count {
+		t.Errorf("overall count %d, want %d", got.Overall.Count, want.Overall.Count)
+	}
+	t.Log(note)
 }

@@ -18,17 +18,18 @@ type perSecond struct {
 	vus        []float64 // carried forward over seconds without a sample
 	vusMax     []float64
 	hasVUs     bool
-	lat        []*sketch.Sketch
+	lat        *sketch.Series // successful latencies, group 0
 	status     []map[string]uint64
 }
 
 func (c *Collector) dense() *perSecond {
+	c.latW.Flush()
 	keys := make([]int64, 0, len(c.secs))
 	for k := range c.secs {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	p := &perSecond{}
+	p := &perSecond{lat: c.lat}
 	if len(keys) == 0 {
 		return p
 	}
@@ -37,13 +38,11 @@ func (c *Collector) dense() *perSecond {
 	p.reqs, p.ok, p.errs, p.transport = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	p.iterations, p.dropped = make([]float64, n), make([]float64, n)
 	p.vus, p.vusMax = make([]float64, n), make([]float64, n)
-	p.lat = make([]*sketch.Sketch, n)
 	p.status = make([]map[string]uint64, n)
 	lastV, lastM := 0.0, 0.0
 	for i := range n {
 		s := c.secs[p.start+int64(i)]
 		if s == nil {
-			p.lat[i] = &sketch.Sketch{}
 			p.vus[i], p.vusMax[i] = lastV, lastM
 			continue
 		}
@@ -59,7 +58,6 @@ func (c *Collector) dense() *perSecond {
 			lastM = v
 		}
 		p.vus[i], p.vusMax[i] = lastV, lastM
-		p.lat[i] = &s.lat
 		p.status[i] = s.byStatus
 	}
 	return p

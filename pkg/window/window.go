@@ -42,20 +42,24 @@ type Aggregator struct {
 	// windows' rates are per second of data, not of window width.
 	minNS, maxNS int64
 	any          bool
-	groups       map[key]*cell
-	names        map[string][]string // group string → tag values
-	vals         []string
-	sb           strings.Builder
+	// cells holds the sketches per window (slot = window index, start /
+	// WidthNS) and group id, sealed once the reader is past the window;
+	// w is the Aggregator's writer to it.
+	cells *sketch.Series
+	w     *sketch.Writer
+	// failed counts http_req_failed = 1 per window and group id; a key
+	// present with 0 marks a cell with no failure.
+	failed map[key]uint64
+	ids    map[string]int      // group string → group id
+	groups []string            // group id → group string
+	names  map[string][]string // group string → tag values
+	vals   []string
+	sb     strings.Builder
 }
 
 type key struct {
-	window int64 // window start, ns
-	group  string
-}
-
-type cell struct {
-	sk     sketch.Sketch
-	failed uint64
+	window int64 // window index: start / WidthNS
+	group  int
 }
 
 // New returns an Aggregator. It returns an error when the options cannot
@@ -75,7 +79,9 @@ func New(opt Options) (*Aggregator, error) {
 			return nil, fmt.Errorf("window: percentile %v outside (0, 100]", p)
 		}
 	}
-	return &Aggregator{opt: opt, groups: map[key]*cell{}, names: map[string][]string{}, vals: make([]string, len(opt.By))}, nil
+	cells := sketch.NewSeries(-1) // windows never coarsen
+	return &Aggregator{opt: opt, cells: cells, w: cells.Writer(), failed: map[key]uint64{}, ids: map[string]int{},
+		names: map[string][]string{}, vals: make([]string, len(opt.By))}, nil
 }
 
 // Add adds a sample. Samples of Options.Metric go to their window and
@@ -96,18 +102,24 @@ func (a *Aggregator) Add(s *ingest.Sample) {
 		a.maxNS = s.TimeNS
 	}
 	a.any = true
-	w := floorDiv(s.TimeNS, a.opt.WidthNS) * a.opt.WidthNS
-	g := a.group(s)
-	c := a.groups[key{w, g}]
-	if c == nil {
-		c = &cell{}
-		a.groups[key{w, g}] = c
-	}
+	w := floorDiv(s.TimeNS, a.opt.WidthNS)
+	g := a.id(a.group(s))
 	if failed {
-		c.failed++
+		a.failed[key{w, g}]++
 		return
 	}
-	c.sk.Add(s.Value)
+	a.w.Add(w, g, s.Value)
+}
+
+// id returns the id of group string g.
+func (a *Aggregator) id(g string) int {
+	i, ok := a.ids[g]
+	if !ok {
+		i = len(a.groups)
+		a.ids[g] = i
+		a.groups = append(a.groups, g)
+	}
+	return i
 }
 
 func (a *Aggregator) group(s *ingest.Sample) string {
@@ -176,24 +188,33 @@ func (a *Aggregator) Close() []Row {
 	for i, p := range a.opt.Percentiles {
 		qs[i] = p / 100
 	}
-	rows := make([]Row, 0, len(a.groups))
+	a.w.Flush()
+	sks := map[key]*sketch.Sketch{}
+	a.cells.Each(func(w int64, g int, sk *sketch.Sketch) { sks[key{w, g}] = sk })
+	for k := range a.failed {
+		if sks[k] == nil {
+			sks[k] = &sketch.Sketch{}
+		}
+	}
+	rows := make([]Row, 0, len(sks))
 	// The run covers the whole seconds from its first sample's to its
 	// last's.
 	runStart := floorDiv(a.minNS, 1e9) * 1e9
 	runEnd := (floorDiv(a.maxNS, 1e9) + 1) * 1e9
-	for k, c := range a.groups {
-		sec := float64(min(k.window+a.opt.WidthNS, runEnd)-max(k.window, runStart)) / 1e9
+	for k, sk := range sks {
+		start := k.window * a.opt.WidthNS
+		sec := float64(min(start+a.opt.WidthNS, runEnd)-max(start, runStart)) / 1e9
 		if sec <= 0 {
 			sec = float64(a.opt.WidthNS) / 1e9
 		}
-		tags := a.names[k.group]
+		tags := a.names[a.groups[k.group]]
 		if tags == nil {
 			tags = []string{}
 		}
 		rows = append(rows, Row{
-			StartNS: k.window, Tags: tags, Count: c.sk.Count(),
-			Rate: float64(c.sk.Count()) / sec, Seconds: sec, Mean: c.sk.Mean(), Min: c.sk.Min(), Max: c.sk.Max(),
-			Percentiles: c.sk.Quantiles(qs), Failed: c.failed, Exact: c.sk.Exact(),
+			StartNS: start, Tags: tags, Count: sk.Count(),
+			Rate: float64(sk.Count()) / sec, Seconds: sec, Mean: sk.Mean(), Min: sk.Min(), Max: sk.Max(),
+			Percentiles: sk.Quantiles(qs), Failed: a.failed[k], Exact: sk.Exact(),
 		})
 	}
 	slices.SortFunc(rows, func(x, y Row) int {
@@ -209,8 +230,8 @@ func (a *Aggregator) Close() []Row {
 }
 
 // Merge adds o's windows to a, as if a had been given o's samples too
-// (sketches merge exactly). o must have the same options; it is not
-// changed.
+// (sketches merge exactly). o must have the same options and must not be
+// used afterwards.
 func (a *Aggregator) Merge(o *Aggregator) {
 	if o.any {
 		if !a.any || o.minNS < a.minNS {
@@ -221,14 +242,12 @@ func (a *Aggregator) Merge(o *Aggregator) {
 		}
 		a.any = true
 	}
-	for k, oc := range o.groups {
-		c := a.groups[k]
-		if c == nil {
-			c = &cell{}
-			a.groups[k] = c
-		}
-		c.sk.Merge(&oc.sk)
-		c.failed += oc.failed
+	o.w.Flush()
+	o.cells.Each(func(w int64, g int, sk *sketch.Sketch) {
+		a.cells.AddSketch(w, a.id(o.groups[g]), sk)
+	})
+	for k, n := range o.failed {
+		a.failed[key{k.window, a.id(o.groups[k.group])}] += n
 	}
 	for g, tags := range o.names {
 		if _, ok := a.names[g]; !ok {

@@ -1,0 +1,299 @@
+package sketch
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"slices"
+)
+
+// The encoding of a sealed sketch (AppendEncoded, MergeEncoded): a mode
+// byte, then uvarint n, varint microSum, and sum, min, max as 8-byte
+// little-endian float64 bits, then the values:
+//
+//   - modeMicro: the exact values, all multiples of 1e-6 (every value of a
+//     k6 CSV, printed with %f), as millionths sorted ascending: the first
+//     as a zigzag varint, then uvarint gaps. ~2–3 bytes a latency in ms.
+//   - modeFloat: the exact values as 8-byte float64 bits (k6 JSON values
+//     with more digits).
+//   - modeHist: uvarint zero count, then the negative and the positive
+//     stores, each as runs of consecutive non-empty buckets: uvarint
+//     number of runs, then per run the first bucket (zigzag varint for the
+//     first run, uvarint gap after the previous run's end otherwise),
+//     uvarint length and one uvarint count per bucket.
+//
+// A histogram of a second of latencies holds a few hundred non-empty
+// buckets of small counts: ~1 byte a bucket instead of the 4 bytes of every
+// bucket between the smallest and the largest in a live Sketch.
+const (
+	modeEmpty byte = iota
+	modeMicro
+	modeFloat
+	modeHist
+)
+
+var errEncoding = errors.New("sketch: malformed encoding")
+
+// AppendEncoded appends s in its compact, mergeable encoding to dst and
+// returns the extended slice. MergeEncoded reads it back; the pair loses
+// nothing (a sketch merged from its encoding equals one merged from s).
+func (s *Sketch) AppendEncoded(dst []byte) []byte {
+	if s.n == 0 {
+		return append(dst, modeEmpty)
+	}
+	mode := modeHist
+	if !s.hist {
+		mode = modeMicro
+		for _, v := range s.exact {
+			if _, ok := micro(v); !ok {
+				mode = modeFloat
+				break
+			}
+		}
+	}
+	dst = append(dst, mode)
+	dst = binary.AppendUvarint(dst, s.n)
+	dst = binary.AppendVarint(dst, s.microSum)
+	dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(s.sum))
+	dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(s.min))
+	dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(s.max))
+	switch mode {
+	case modeMicro:
+		if !s.sorted {
+			slices.Sort(s.exact)
+			s.sorted = true
+		}
+		var prev int64
+		for i, v := range s.exact {
+			m, _ := micro(v)
+			if i == 0 {
+				dst = binary.AppendVarint(dst, m)
+			} else {
+				dst = binary.AppendUvarint(dst, uint64(m-prev))
+			}
+			prev = m
+		}
+	case modeFloat:
+		for _, v := range s.exact {
+			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(v))
+		}
+	default:
+		dst = binary.AppendUvarint(dst, s.zero)
+		dst = s.neg.appendRuns(dst)
+		dst = s.pos.appendRuns(dst)
+	}
+	return dst
+}
+
+// micro returns v in millionths when v is an exact multiple of 1e-6 in
+// float64 (the test addSum uses) small enough for gaps to fit in int64.
+func micro(v float64) (int64, bool) {
+	m := math.Round(v * 1e6)
+	if math.Abs(m) >= 1<<53 || m/1e6 != v {
+		return 0, false
+	}
+	return int64(m), true
+}
+
+func (st *store) appendRuns(dst []byte) []byte {
+	runs := 0
+	for i := 0; i < len(st.counts); {
+		if st.counts[i] == 0 {
+			i++
+			continue
+		}
+		runs++
+		for i < len(st.counts) && st.counts[i] != 0 {
+			i++
+		}
+	}
+	dst = binary.AppendUvarint(dst, uint64(runs))
+	end := 0 // one past the previous run, as an index into counts
+	first := true
+	for i := 0; i < len(st.counts); {
+		if st.counts[i] == 0 {
+			i++
+			continue
+		}
+		j := i
+		for j < len(st.counts) && st.counts[j] != 0 {
+			j++
+		}
+		if first {
+			dst = binary.AppendVarint(dst, int64(st.off+i))
+			first = false
+		} else {
+			dst = binary.AppendUvarint(dst, uint64(i-end))
+		}
+		dst = binary.AppendUvarint(dst, uint64(j-i))
+		for _, c := range st.counts[i:j] {
+			dst = binary.AppendUvarint(dst, uint64(c))
+		}
+		end, i = j, j
+	}
+	return dst
+}
+
+// decoder reads the encoding, remembering the first error.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) float() float64 {
+	if len(d.b) < 8 {
+		d.fail()
+		return 0
+	}
+	v := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
+	d.b = d.b[8:]
+	return v
+}
+
+func (d *decoder) fail() {
+	if d.err == nil {
+		d.err = errEncoding
+	}
+	d.b = nil
+}
+
+// MergeEncoded adds every value of an encoded sketch (AppendEncoded) to s,
+// exactly as Merge adds those of the sketch that was encoded. It returns an
+// error, leaving s unchanged, when b is not such an encoding.
+func (s *Sketch) MergeEncoded(b []byte) error {
+	var o Sketch
+	if err := o.decode(b); err != nil {
+		return err
+	}
+	s.Merge(&o)
+	return nil
+}
+
+// decode sets the empty sketch s to the encoded one.
+func (s *Sketch) decode(b []byte) error {
+	if len(b) == 0 {
+		return errEncoding
+	}
+	d := decoder{b: b[1:]}
+	mode := b[0]
+	if mode == modeEmpty {
+		if len(d.b) != 0 {
+			return errEncoding
+		}
+		return nil
+	}
+	n := d.uvarint()
+	micro := d.varint()
+	sum, lo, hi := d.float(), d.float(), d.float()
+	if d.err != nil || n == 0 || !(lo <= hi) {
+		return errEncoding
+	}
+	*s = Sketch{n: n, microSum: micro, sum: sum, min: lo, max: hi}
+	switch mode {
+	case modeMicro, modeFloat:
+		if n > ExactLimit {
+			return errEncoding
+		}
+		s.exact = make([]float64, 0, n)
+		var m int64
+		for i := uint64(0); i < n && d.err == nil; i++ {
+			var v float64
+			if mode == modeFloat {
+				v = d.float()
+			} else {
+				if i == 0 {
+					m = d.varint()
+				} else {
+					gap := d.uvarint()
+					if gap > 1<<54 {
+						d.fail()
+					}
+					m += int64(gap)
+				}
+				v = float64(m) / 1e6
+			}
+			s.exact = append(s.exact, v)
+		}
+		s.sorted = mode == modeMicro
+	case modeHist:
+		s.hist = true
+		s.zero = d.uvarint()
+		total := s.zero
+		total += s.neg.decodeRuns(&d)
+		total += s.pos.decodeRuns(&d)
+		if d.err == nil && total != n {
+			d.fail()
+		}
+	default:
+		return errEncoding
+	}
+	if d.err != nil || len(d.b) != 0 {
+		*s = Sketch{}
+		return errEncoding
+	}
+	return nil
+}
+
+// maxIndex bounds a bucket index: float64 exponents span −1075..1024.
+const maxIndex = 1100 << subBits
+
+// decodeRuns reads a store written by appendRuns and returns the sum of
+// its counts.
+func (st *store) decodeRuns(d *decoder) uint64 {
+	runs := d.uvarint()
+	var total uint64
+	idx := 0
+	for r := uint64(0); r < runs && d.err == nil; r++ {
+		if r == 0 {
+			v := d.varint()
+			if v < -maxIndex || v > maxIndex {
+				d.fail()
+				return 0
+			}
+			idx = int(v)
+		} else {
+			gap := d.uvarint()
+			if gap == 0 || gap > 2*maxIndex {
+				d.fail()
+				return 0
+			}
+			idx += int(gap)
+		}
+		length := d.uvarint()
+		if length == 0 || length > 2*maxIndex || idx+int(length) > maxIndex {
+			d.fail()
+			return 0
+		}
+		for k := 0; k < int(length) && d.err == nil; k++ {
+			c := d.uvarint()
+			if c == 0 || c > math.MaxUint32 {
+				d.fail()
+				return 0
+			}
+			st.add(idx+k, c)
+			total += c
+		}
+		idx += int(length)
+	}
+	return total
+}

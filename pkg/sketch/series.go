@@ -1,0 +1,335 @@
+package sketch
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// Series is a run's sketches over time: one per slot of Width seconds and
+// per group (a small integer the caller assigns, e.g. 0 for a single
+// metric), in bounded memory.
+//
+// Values arrive through Writers, one per goroutine. A Writer keeps live
+// Sketches only for the seconds near the newest it has seen and seals older
+// ones into the Series in their compact encoding (AppendEncoded, ~1–3 bytes
+// a value or a non-empty bucket instead of 8 bytes a value and 4 bytes a
+// bucket). k6 writes samples roughly in time order (out of order by a second
+// or two), so a second is sealed once per writer; a late value is sealed
+// again and merged, so order never changes a result, only the work.
+//
+// When the encoded sketches exceed the byte budget the Series coarsens in
+// time: it doubles Width (1 s, 2 s, 4 s, …; slots stay aligned to the Unix
+// epoch) and merges neighbouring slots, so that memory stays bounded
+// whatever the run's duration. Range then answers at that resolution.
+//
+// The Writers of one Series may run concurrently; Range, Merge and Bytes
+// must not run while a Writer adds or flushes.
+type Series struct {
+	mu     sync.Mutex
+	width  int64 // seconds per slot, a power of two
+	budget int   // bytes of encodings before coarsening; ≤ 0: unbounded
+	bytes  int
+	slots  map[seriesKey]*seriesSlot
+	// scratch is reused to decode, merge and re-encode slots.
+	scratch Sketch
+	buf     []byte
+}
+
+type seriesKey struct {
+	slot  int64 // floor(second / width)
+	group int32
+}
+
+// seriesSlot is one slot's sketch: its encoding plus the small sketches
+// sealed since (pending), folded in once they hold pendingLimit values.
+type seriesSlot struct {
+	enc     []byte
+	pending *Sketch
+}
+
+// pendingLimit is the number of late values a slot collects before they
+// are merged into its encoding (re-encoding a slot costs its size).
+const pendingLimit = 256
+
+// DefaultSeriesBudget is the byte budget NewSeries(0) gets: at ~1–2 KB a
+// second of latencies, about an hour of a run at 1-second resolution.
+const DefaultSeriesBudget = 4 << 20
+
+// NewSeries returns an empty Series at 1-second resolution that coarsens
+// once its encodings take more than budget bytes (0 means
+// DefaultSeriesBudget, < 0 never coarsens).
+func NewSeries(budget int) *Series {
+	if budget == 0 {
+		budget = DefaultSeriesBudget
+	}
+	return &Series{width: 1, budget: budget, slots: map[seriesKey]*seriesSlot{}}
+}
+
+// Width returns the seconds per slot: 1 until the Series coarsened.
+func (s *Series) Width() int64 { return s.width }
+
+// Bytes returns the memory held by the slots' encodings, in bytes.
+func (s *Series) Bytes() int { return s.bytes }
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+// seal merges sk, the values of second sec and group g, into the Series.
+// The caller holds s.mu.
+func (s *Series) seal(sec int64, g int32, sk *Sketch) {
+	if sk.n == 0 {
+		return
+	}
+	k := seriesKey{floorDiv(sec, s.width), g}
+	sl := s.slots[k]
+	if sl == nil {
+		sl = &seriesSlot{enc: s.encode(sk)}
+		s.slots[k] = sl
+		s.bytes += cap(sl.enc)
+	} else if sk.n < pendingLimit {
+		if sl.pending == nil {
+			sl.pending = &Sketch{}
+		}
+		sl.pending.Merge(sk)
+		if sl.pending.n >= pendingLimit {
+			s.fold(sl, nil)
+		}
+	} else {
+		s.fold(sl, sk)
+	}
+	if s.budget > 0 && s.bytes > s.budget {
+		s.coarsen()
+	}
+}
+
+// fold merges the slot's pending values and extra (may be nil) into its
+// encoding.
+func (s *Series) fold(sl *seriesSlot, extra *Sketch) {
+	sc := &s.scratch
+	sc.Reset()
+	sl.mergeInto(sc)
+	sc.Merge(extra)
+	sl.pending = nil
+	s.bytes -= cap(sl.enc)
+	sl.enc = s.encode(sc)
+	s.bytes += cap(sl.enc)
+}
+
+// encode returns sk's encoding in a slice of its own length (the budget
+// counts capacity).
+func (s *Series) encode(sk *Sketch) []byte {
+	s.buf = sk.AppendEncoded(s.buf[:0])
+	return slices.Clone(s.buf)
+}
+
+// mergeInto merges the slot's values into sc.
+func (sl *seriesSlot) mergeInto(sc *Sketch) {
+	if err := sc.MergeEncoded(sl.enc); err != nil {
+		// Only this file writes encodings: a failure is a bug, and losing
+		// values silently would give a wrong number.
+		panic(fmt.Sprintf("sketch: series slot: %v", err))
+	}
+	sc.Merge(sl.pending)
+}
+
+// coarsen doubles the width until the encodings fit in three quarters of
+// the budget (or the width reaches a day).
+func (s *Series) coarsen() {
+	for s.bytes > s.budget*3/4 && s.width < 1<<16 {
+		s.regroup(s.width * 2)
+	}
+}
+
+// regroup rebuilds the slots at width w, a multiple of the current width.
+func (s *Series) regroup(w int64) {
+	f := w / s.width
+	old := s.slots
+	s.slots = make(map[seriesKey]*seriesSlot, len(old)/int(f)+1)
+	s.width = w
+	s.bytes = 0
+	merged := map[seriesKey][]*seriesSlot{}
+	for k, sl := range old {
+		nk := seriesKey{floorDiv(k.slot, f), k.group}
+		merged[nk] = append(merged[nk], sl)
+	}
+	for k, parts := range merged {
+		sc := &s.scratch
+		sc.Reset()
+		for _, p := range parts {
+			p.mergeInto(sc)
+		}
+		enc := s.encode(sc)
+		if !sc.hist {
+			// Coarse slots give up exactness where the histogram
+			// is smaller (few distinct values, or values with more
+			// than six decimals).
+			sc.toHist()
+			if h := s.encode(sc); len(h) < len(enc) {
+				enc = h
+			}
+		}
+		s.slots[k] = &seriesSlot{enc: enc}
+		s.bytes += cap(enc)
+	}
+}
+
+// Range returns a new Sketch of group g's values in the slots whose
+// midpoint lies in [from, to), seconds since the Unix epoch: at width 1,
+// exactly the seconds from, …, to−1; at a coarser width, each slot counts
+// in the one range that holds its middle, so adjacent ranges never share a
+// value.
+func (s *Series) Range(g int, from, to int64) *Sketch {
+	out := &Sketch{}
+	if to <= from {
+		return out
+	}
+	w := s.width
+	for k := floorDiv(from, w) - 1; k <= floorDiv(to, w); k++ {
+		mid2 := 2*k*w + w // twice the midpoint
+		if mid2 < 2*from || mid2 >= 2*to {
+			continue
+		}
+		if sl := s.slots[seriesKey{k, int32(g)}]; sl != nil {
+			sl.mergeInto(out)
+		}
+	}
+	return out
+}
+
+// Merge adds every value of o to s, as if o's Writers had written to s; it
+// coarsens s to o's width when o's is larger. Merging a Series into itself
+// does nothing. o must not be used afterwards.
+func (s *Series) Merge(o *Series) {
+	if o == nil || o == s {
+		return
+	}
+	for s.width < o.width {
+		s.regroup(s.width * 2)
+	}
+	o.Each(func(sec int64, g int, sk *Sketch) { s.seal(sec, int32(g), sk) })
+}
+
+// Each calls fn for every slot of the Series, in no particular order, with
+// the slot's first second, its group and a new Sketch of its values. It
+// must not run while a Writer adds or flushes.
+func (s *Series) Each(fn func(sec int64, g int, sk *Sketch)) {
+	for k, sl := range s.slots {
+		sk := &Sketch{}
+		sl.mergeInto(sk)
+		fn(k.slot*s.width, int(k.group), sk)
+	}
+}
+
+// AddSketch merges every value of sk into the slot of second sec and group
+// g. It is safe to call while Writers run.
+func (s *Series) AddSketch(sec int64, g int, sk *Sketch) {
+	s.mu.Lock()
+	s.seal(sec, int32(g), sk)
+	s.mu.Unlock()
+}
+
+// Writer adds values to a Series from one goroutine. Call Flush when done:
+// values still live in a Writer are not in the Series.
+type Writer struct {
+	s    *Series
+	live map[liveKey]*Sketch
+	hi   int64 // newest second seen
+	any  bool
+	free []*Sketch
+	// last caches the live sketch of the previous Add.
+	lastK liveKey
+	last  *Sketch
+}
+
+type liveKey struct {
+	sec   int64
+	group int32
+}
+
+// writerLag is how many seconds behind the newest one a Writer keeps its
+// sketches live; maxLive bounds them when values arrive out of order.
+const (
+	writerLag = 4
+	maxLive   = 64
+)
+
+// Writer returns a new Writer of s.
+func (s *Series) Writer() *Writer { return &Writer{s: s, live: map[liveKey]*Sketch{}} }
+
+// Add adds v (NaN is ignored) to group g at second sec (Unix seconds).
+func (w *Writer) Add(sec int64, g int, v float64) {
+	k := liveKey{sec, int32(g)}
+	if w.last != nil && k == w.lastK {
+		w.last.Add(v)
+		return
+	}
+	sk := w.live[k]
+	if sk == nil {
+		if n := len(w.free); n > 0 {
+			sk, w.free = w.free[n-1], w.free[:n-1]
+		} else {
+			sk = &Sketch{}
+		}
+		w.live[k] = sk
+		if !w.any || sec > w.hi {
+			w.hi, w.any = sec, true
+			w.sealBefore(w.hi - writerLag)
+		} else if len(w.live) > maxLive {
+			w.sealBefore(w.hi - writerLag)
+		}
+	}
+	w.lastK, w.last = k, sk
+	sk.Add(v)
+}
+
+// sealBefore seals the live sketches of seconds before sec (all of them
+// when too many are live).
+func (w *Writer) sealBefore(sec int64) {
+	var seal []liveKey
+	for k := range w.live {
+		if k.sec < sec {
+			seal = append(seal, k)
+		}
+	}
+	if len(seal) == 0 && len(w.live) <= maxLive {
+		return
+	}
+	if len(w.live)-len(seal) > maxLive {
+		seal = seal[:0]
+		for k := range w.live {
+			seal = append(seal, k)
+		}
+	}
+	w.s.mu.Lock()
+	for _, k := range seal {
+		sk := w.live[k]
+		w.s.seal(k.sec, k.group, sk)
+		delete(w.live, k)
+		if len(w.free) < 8 {
+			sk.Reset()
+			w.free = append(w.free, sk)
+		}
+	}
+	w.s.mu.Unlock()
+	w.last = nil
+}
+
+// Flush seals every live sketch into the Series.
+func (w *Writer) Flush() {
+	if len(w.live) == 0 {
+		return
+	}
+	w.s.mu.Lock()
+	for k, sk := range w.live {
+		w.s.seal(k.sec, k.group, sk)
+	}
+	w.s.mu.Unlock()
+	clear(w.live)
+	w.last = nil
+}

@@ -1,0 +1,293 @@
+package sketch
+
+import (
+	"math"
+	"math/rand/v2"
+	"sync"
+	"testing"
+)
+
+// same fails unless a and b hold the same summary: count, sum, min, max,
+// mode and every percentile equal.
+func same(t *testing.T, what string, a, b *Sketch) {
+	t.Helper()
+	if a.Count() != b.Count() || a.Exact() != b.Exact() {
+		t.Fatalf("%s: count/exact %d/%v vs %d/%v", what, a.Count(), a.Exact(), b.Count(), b.Exact())
+	}
+	if a.Count() == 0 {
+		return
+	}
+	if a.Min() != b.Min() || a.Max() != b.Max() || math.Abs(a.Sum()-b.Sum()) > 1e-9*math.Abs(a.Sum()) {
+		t.Fatalf("%s: min/max/sum %v %v %v vs %v %v %v", what, a.Min(), a.Max(), a.Sum(), b.Min(), b.Max(), b.Sum())
+	}
+	for _, q := range []float64{0, 0.01, 0.25, 0.5, 0.9, 0.95, 0.99, 0.999, 1} {
+		if x, y := a.Quantile(q), b.Quantile(q); x != y {
+			t.Fatalf("%s: q%v = %v vs %v", what, q, x, y)
+		}
+	}
+}
+
+// micros rounds to six decimals, as k6's CSV output prints values.
+func micros(v float64) float64 { return math.Round(v*1e6) / 1e6 }
+
+func TestEncodeRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	gens := map[string]func() float64{
+		"csv-latency": func() float64 { return micros(math.Exp(rng.NormFloat64() + 3)) },
+		"json-float":  func() float64 { return math.Exp(rng.NormFloat64() + 3) },
+		"signed":      func() float64 { return micros(rng.NormFloat64() * 50) },
+		"zeros":       func() float64 { return float64(rng.IntN(3)) },
+		"wide":        func() float64 { return math.Pow(10, rng.Float64()*30-15) },
+	}
+	for name, gen := range gens {
+		for _, n := range []int{0, 1, 7, 1024, 1025, 20000} {
+			var s Sketch
+			for range n {
+				s.Add(gen())
+			}
+			enc := s.AppendEncoded(nil)
+			var d Sketch
+			if err := d.MergeEncoded(enc); err != nil {
+				t.Fatalf("%s n=%d: %v", name, n, err)
+			}
+			same(t, name, &d, &s)
+			// Merging the encoding into a non-empty sketch equals Merge.
+			var a, b Sketch
+			for range 300 {
+				v := gen()
+				a.Add(v)
+				b.Add(v)
+			}
+			a.Merge(&s)
+			if err := b.MergeEncoded(enc); err != nil {
+				t.Fatal(err)
+			}
+			same(t, name+" merged", &b, &a)
+		}
+	}
+}
+
+// TestEncodeSize checks the point of the encoding: a second of k6 CSV
+// latencies (400 values, six decimals) in under 3 bytes a value, a busy
+// second (20,000 values, histogram) in under 1.6 bytes a non-empty bucket,
+// instead of 8 bytes a value and 4 bytes a bucket between min and max.
+func TestEncodeSize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var s Sketch
+	for range 400 {
+		s.Add(micros(math.Exp(rng.NormFloat64()*0.8 + 3)))
+	}
+	if n := len(s.AppendEncoded(nil)); n > 3*400+40 {
+		t.Errorf("400 exact values: %d bytes", n)
+	}
+	var h Sketch
+	for range 20000 {
+		h.Add(micros(math.Exp(rng.NormFloat64()*0.8 + 3)))
+	}
+	nonEmpty := 0
+	for _, c := range h.pos.counts {
+		if c != 0 {
+			nonEmpty++
+		}
+	}
+	if n := len(h.AppendEncoded(nil)); float64(n) > 1.6*float64(nonEmpty)+40 {
+		t.Errorf("histogram of %d non-empty buckets: %d bytes", nonEmpty, n)
+	}
+}
+
+func TestMergeEncodedRefusesDamage(t *testing.T) {
+	var s Sketch
+	for i := range 2000 {
+		s.Add(float64(i) / 7)
+	}
+	enc := s.AppendEncoded(nil)
+	for _, bad := range [][]byte{nil, {9}, enc[:len(enc)-1], append(append([]byte{}, enc...), 0)} {
+		var d Sketch
+		d.Add(1)
+		if err := d.MergeEncoded(bad); err == nil {
+			t.Errorf("accepted %d bytes of damage", len(bad))
+		}
+		if d.Count() != 1 {
+			t.Errorf("damaged input changed the sketch")
+		}
+	}
+}
+
+func FuzzMergeEncoded(f *testing.F) {
+	var s Sketch
+	for i := range 1500 {
+		s.Add(float64(i%97) - 3.25)
+	}
+	f.Add(s.AppendEncoded(nil))
+	var e Sketch
+	e.Add(1.5)
+	e.Add(2.000001)
+	f.Add(e.AppendEncoded(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var d Sketch
+		if err := d.MergeEncoded(b); err != nil {
+			return
+		}
+		// Whatever decodes re-encodes to something that decodes the same.
+		var r Sketch
+		if err := r.MergeEncoded(d.AppendEncoded(nil)); err != nil {
+			t.Fatalf("re-encoding: %v", err)
+		}
+		if r.Count() != d.Count() {
+			t.Fatalf("count %d vs %d", r.Count(), d.Count())
+		}
+	})
+}
+
+type timed struct {
+	sec int64
+	v   float64
+}
+
+// run makes 600 seconds of latencies whose rate rises with time, in time
+// order except that 5 % of values are stamped 1–3 s early (k6 flushes
+// late), plus a few very late ones.
+func run(rng *rand.Rand) []timed {
+	var out []timed
+	for sec := int64(1_700_000_000); sec < 1_700_000_600; sec++ {
+		n := 50 + int(sec-1_700_000_000)*3
+		for range n {
+			s := sec
+			if rng.IntN(20) == 0 {
+				s -= int64(1 + rng.IntN(3))
+			}
+			if rng.IntN(5000) == 0 {
+				s -= 300
+			}
+			out = append(out, timed{s, micros(math.Exp(rng.NormFloat64() + 3 + float64(sec%600)/300))})
+		}
+	}
+	return out
+}
+
+// TestSeriesMatchesDirect feeds a run through two concurrent Writers, each
+// given alternating chunks as the parallel CSV reader does, and checks that
+// every range equals a sketch of the same values added directly.
+func TestSeriesMatchesDirect(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	vals := run(rng)
+	s := NewSeries(-1)
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wr := s.Writer()
+			for i := w * 1000; i < len(vals); i += 2000 {
+				for _, x := range vals[i:min(i+1000, len(vals))] {
+					wr.Add(x.sec, 0, x.v)
+				}
+			}
+			wr.Flush()
+		}()
+	}
+	wg.Wait()
+	if s.Width() != 1 {
+		t.Fatalf("width %d without a budget", s.Width())
+	}
+	for _, r := range [][2]int64{{1_700_000_000, 1_700_000_001}, {1_700_000_010, 1_700_000_040}, {1_699_999_000, 1_700_001_000}, {1_700_000_599, 1_700_000_600}} {
+		var direct Sketch
+		for _, x := range vals {
+			if x.sec >= r[0] && x.sec < r[1] {
+				direct.Add(x.v)
+			}
+		}
+		same(t, "range", s.Range(0, r[0], r[1]), &direct)
+	}
+	// The encodings are much smaller than the live sketches would be.
+	if live := len(vals) * 8; s.Bytes() > live/2 {
+		t.Errorf("series holds %d bytes for %d values", s.Bytes(), len(vals))
+	}
+}
+
+// TestSeriesCoarsens gives a small budget: the width doubles, memory stays
+// within the budget, no value is lost, and each range holds exactly the
+// slots whose midpoints it contains.
+func TestSeriesCoarsens(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	vals := run(rng)
+	const budget = 64 << 10
+	s := NewSeries(budget)
+	wr := s.Writer()
+	for _, x := range vals {
+		wr.Add(x.sec, 0, x.v)
+	}
+	wr.Flush()
+	w := s.Width()
+	if w < 4 || s.Bytes() > budget {
+		t.Fatalf("width %d, %d bytes for a budget of %d", w, s.Bytes(), budget)
+	}
+	all := s.Range(0, 0, 2_000_000_000)
+	if all.Count() != uint64(len(vals)) {
+		t.Fatalf("%d values, want %d", all.Count(), len(vals))
+	}
+	from, to := int64(1_700_000_100), int64(1_700_000_203)
+	var direct Sketch
+	for _, x := range vals {
+		mid2 := 2*floorDiv(x.sec, w)*w + w
+		if mid2 >= 2*from && mid2 < 2*to {
+			direct.Add(x.v)
+		}
+	}
+	same(t, "coarse range", s.Range(0, from, to), &direct)
+	// Adjacent ranges share nothing and miss nothing.
+	a, b := s.Range(0, 1_699_999_000, from), s.Range(0, from, 1_700_001_000)
+	if a.Count()+b.Count() != uint64(len(vals)) {
+		t.Errorf("split ranges hold %d+%d of %d", a.Count(), b.Count(), len(vals))
+	}
+}
+
+// TestSeriesMerge merges Series written separately, one coarser than the
+// other, and compares with one written as a whole.
+func TestSeriesMerge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	vals := run(rng)
+	whole, a, b := NewSeries(-1), NewSeries(-1), NewSeries(-1)
+	ww, wa, wb := whole.Writer(), a.Writer(), b.Writer()
+	for i, x := range vals {
+		ww.Add(x.sec, i%3, x.v)
+		if i%2 == 0 {
+			wa.Add(x.sec, i%3, x.v)
+		} else {
+			wb.Add(x.sec, i%3, x.v)
+		}
+	}
+	ww.Flush()
+	wa.Flush()
+	wb.Flush()
+	a.Merge(b)
+	a.Merge(a)
+	for g := range 3 {
+		same(t, "merged", a.Range(g, 1_700_000_050, 1_700_000_450), whole.Range(g, 1_700_000_050, 1_700_000_450))
+	}
+	b2 := NewSeries(-1)
+	w2 := b2.Writer()
+	for i, x := range vals {
+		if i%2 == 1 {
+			w2.Add(x.sec, i%3, x.v)
+		}
+	}
+	w2.Flush()
+	b2.regroup(8)
+	a2 := NewSeries(-1)
+	w3 := a2.Writer()
+	for i, x := range vals {
+		if i%2 == 0 {
+			w3.Add(x.sec, i%3, x.v)
+		}
+	}
+	w3.Flush()
+	a2.Merge(b2)
+	if a2.Width() != 8 {
+		t.Fatalf("merged width %d, want 8", a2.Width())
+	}
+	whole.regroup(8)
+	for g := range 3 {
+		same(t, "merged coarse", a2.Range(g, 1_700_000_000, 1_700_000_600), whole.Range(g, 1_700_000_000, 1_700_000_600))
+	}
+}
