@@ -68,7 +68,7 @@ type store struct {
 func (s *store) add(idx int, c uint64) {
 	if len(s.counts) == 0 {
 		s.off = idx
-		s.counts = append(s.counts, 0)
+		s.counts = append(s.counts[:0], 0)
 	}
 	if idx < s.off {
 		grow := s.off - idx
@@ -82,7 +82,9 @@ func (s *store) add(idx int, c uint64) {
 			copy(nc, s.counts)
 			s.counts = nc
 		} else {
+			n := len(s.counts)
 			s.counts = s.counts[:need]
+			clear(s.counts[n:]) // Reset keeps old counts in the capacity
 		}
 	}
 	v := &s.counts[idx-s.off]
@@ -318,7 +320,10 @@ func (s *Sketch) Quantiles(qs []float64) []float64 {
 	return out
 }
 
-// Reset empties the sketch, keeping the memory of its exact values.
+// Reset empties the sketch, keeping the memory of its exact values and
+// histogram buckets for reuse.
 func (s *Sketch) Reset() {
+	pos, neg := s.pos.counts[:0], s.neg.counts[:0]
 	*s = Sketch{exact: s.exact[:0]}
+	s.pos.counts, s.neg.counts = pos, neg
 }

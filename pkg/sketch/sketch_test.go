@@ -123,3 +123,34 @@ func BenchmarkAdd(b *testing.B) {
 		s.Add(vals[i&4095])
 	}
 }
+
+// TestResetReuse checks that a reset sketch reused for other values
+// answers as a new one: Reset keeps the bucket memory, never its counts.
+func TestResetReuse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	var s Sketch
+	for range 5000 {
+		s.Add(math.Exp(rng.NormFloat64()*2 + 5))
+	}
+	s.Reset()
+	// Ascending, so that the reused buckets are only ever extended (a
+	// value below the first would reallocate them).
+	vals := make([]float64, 3000)
+	for i := range vals {
+		vals[i] = math.Exp(rng.NormFloat64()*3 + 2)
+	}
+	slices.Sort(vals)
+	var fresh Sketch
+	for _, v := range vals {
+		s.Add(v)
+		fresh.Add(v)
+	}
+	for _, q := range []float64{0.01, 0.5, 0.99, 0.999} {
+		if a, b := s.Quantile(q), fresh.Quantile(q); a != b {
+			t.Errorf("q%v: reused %v, fresh %v", q, a, b)
+		}
+	}
+	if s.Count() != 3000 {
+		t.Errorf("count %d", s.Count())
+	}
+}
