@@ -95,12 +95,15 @@ func progress(paths []string, stderr io.Writer) *progressbar.ProgressBar {
 	var total int64
 	for _, p := range paths {
 		fi, err := os.Stat(p)
-		if err != nil || !fi.Mode().IsRegular() {
-			return nil
+		if p == "-" || err != nil || !fi.Mode().IsRegular() {
+			// A pipe (k6 … | ldanalyze knee -) or a FIFO: no size, so
+			// a spinner with the bytes read and the rate.
+			total = -1
+			break
 		}
 		total += fi.Size()
 	}
-	if total < 256<<20 {
+	if total >= 0 && total < 256<<20 {
 		return nil
 	}
 	return progressbar.NewOptions64(total, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("reading"),
