@@ -10,44 +10,63 @@ type Gauge struct {
 	N   int
 }
 
-// Sources is one second's gauges, indexed by source number.
-type Sources []Gauge
+// Sources is one second's gauges, indexed by source number. The first
+// source is kept inline: a run from one k6 instance allocates nothing per
+// second.
+type Sources struct {
+	first Gauge
+	more  []Gauge // sources 1, 2, …
+}
+
+// at returns the gauge of source i, adding sources up to i.
+func (s *Sources) at(i int) *Gauge {
+	if i == 0 {
+		return &s.first
+	}
+	for len(s.more) < i {
+		s.more = append(s.more, Gauge{})
+	}
+	return &s.more[i-1]
+}
 
 // Add adds the value v reported by source i (0-based).
 func (s *Sources) Add(i int, v float64) {
-	for len(*s) <= i {
-		*s = append(*s, Gauge{})
+	g := s.at(i)
+	g.Sum += v
+	g.N++
+}
+
+// each calls fn for every source's gauge, in source order.
+func (s *Sources) each(fn func(i int, g Gauge)) {
+	fn(0, s.first)
+	for i, g := range s.more {
+		fn(i+1, g)
 	}
-	(*s)[i].Sum += v
-	(*s)[i].N++
 }
 
 // Total returns the sum over sources of each source's mean, and whether any
 // source reported.
-func (s Sources) Total() (float64, bool) {
+func (s *Sources) Total() (float64, bool) {
 	t, any := 0.0, false
-	for _, g := range s {
+	s.each(func(_ int, g Gauge) {
 		if g.N > 0 {
 			t += g.Sum / float64(g.N)
 			any = true
 		}
-	}
+	})
 	return t, any
 }
 
 // Merge adds o, whose source i is this one's remap[i], into s.
-func (s *Sources) Merge(o Sources, remap []int) {
-	for i, g := range o {
+func (s *Sources) Merge(o *Sources, remap []int) {
+	o.each(func(i int, g Gauge) {
 		if g.N == 0 {
-			continue
+			return
 		}
-		j := remap[i]
-		for len(*s) <= j {
-			*s = append(*s, Gauge{})
-		}
-		(*s)[j].Sum += g.Sum
-		(*s)[j].N += g.N
-	}
+		d := s.at(remap[i])
+		d.Sum += g.Sum
+		d.N += g.N
+	})
 }
 
 // Index numbers the sources (input files) of a run in the order they are

@@ -18,7 +18,7 @@ func TestTotal(t *testing.T) {
 	}
 	var o Sources
 	o.Add(0, 40)
-	s.Merge(o, []int{1})
+	s.Merge(&o, []int{1})
 	if v, _ := s.Total(); v != 10+30 { // source 1: (20+40)/2
 		t.Errorf("after merge %v, want 40", v)
 	}

@@ -475,8 +475,8 @@ func (c *Collector) Merge(o *Collector) {
 		s.limited += os.limited
 		s.iterations += os.iterations
 		s.dropped += os.dropped
-		s.vus.Merge(os.vus, remap)
-		s.vusMax.Merge(os.vusMax, remap)
+		s.vus.Merge(&os.vus, remap)
+		s.vusMax.Merge(&os.vusMax, remap)
 	}
 	for i, t := range o.thr {
 		c.thr[i].merge(t)

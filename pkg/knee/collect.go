@@ -287,7 +287,7 @@ func (c *Collector) Merge(o *Collector) {
 			}
 			s.byStatus[st] += n
 		}
-		s.vus.Merge(os.vus, remap)
-		s.vusMax.Merge(os.vusMax, remap)
+		s.vus.Merge(&os.vus, remap)
+		s.vusMax.Merge(&os.vusMax, remap)
 	}
 }

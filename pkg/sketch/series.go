@@ -48,6 +48,11 @@ type seriesSlot struct {
 	pending *Sketch
 }
 
+// slotOverhead approximates the memory of a slot beyond its encoding: the
+// map entry, the slot and the encoding's allocation header. The budget
+// counts it, so that many small slots cannot hide from it.
+const slotOverhead = 96
+
 // pendingLimit is the number of late values a slot collects before they
 // are merged into its encoding (re-encoding a slot costs its size).
 const pendingLimit = 256
@@ -69,7 +74,9 @@ func NewSeries(budget int) *Series {
 // Width returns the seconds per slot: 1 until the Series coarsened.
 func (s *Series) Width() int64 { return s.width }
 
-// Bytes returns the memory held by the slots' encodings, in bytes.
+// Bytes returns the memory held by the slots, in bytes: their encodings
+// plus a fixed overhead per slot (late values waiting to be folded in are
+// not counted).
 func (s *Series) Bytes() int { return s.bytes }
 
 func floorDiv(a, b int64) int64 {
@@ -91,7 +98,7 @@ func (s *Series) seal(sec int64, g int32, sk *Sketch) {
 	if sl == nil {
 		sl = &seriesSlot{enc: s.encode(sk)}
 		s.slots[k] = sl
-		s.bytes += cap(sl.enc)
+		s.bytes += cap(sl.enc) + slotOverhead
 	} else if sk.n < pendingLimit {
 		if sl.pending == nil {
 			sl.pending = &Sketch{}
@@ -175,7 +182,7 @@ func (s *Series) regroup(w int64) {
 			}
 		}
 		s.slots[k] = &seriesSlot{enc: enc}
-		s.bytes += cap(enc)
+		s.bytes += cap(enc) + slotOverhead
 	}
 }
 
