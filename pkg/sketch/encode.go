@@ -178,19 +178,64 @@ func (d *decoder) fail() {
 }
 
 // MergeEncoded adds every value of an encoded sketch (AppendEncoded) to s,
-// exactly as Merge adds those of the sketch that was encoded. It returns an
-// error, leaving s unchanged, when b is not such an encoding.
+// exactly as Merge adds those of the sketch that was encoded, without
+// decoding it into a Sketch of its own. It returns an error, leaving s
+// unchanged, when b is not such an encoding.
 func (s *Sketch) MergeEncoded(b []byte) error {
-	var o Sketch
-	if err := o.decode(b); err != nil {
+	if err := walkEncoded(b, nil); err != nil {
 		return err
 	}
-	s.Merge(&o)
+	var inExact bool
+	walkEncoded(b, &encodedVisitor{
+		header: func(mode byte, n uint64, micro int64, sum, lo, hi float64) {
+			if s.n == 0 || lo < s.min {
+				s.min = lo
+			}
+			if s.n == 0 || hi > s.max {
+				s.max = hi
+			}
+			inExact = mode != modeHist && !s.hist && uint64(len(s.exact))+n <= ExactLimit
+			s.n += n
+			s.sum += sum
+			s.addMicro(micro)
+			if !inExact && !s.hist {
+				s.toHist()
+			}
+			if inExact {
+				s.sorted = false
+			}
+		},
+		value: func(v float64) {
+			if inExact {
+				s.exact = append(s.exact, v)
+			} else {
+				s.addHist(v, 1)
+			}
+		},
+		zero: func(c uint64) { s.zero += c },
+		bucket: func(neg bool, idx int, c uint64) {
+			if neg {
+				s.neg.add(idx, c)
+			} else {
+				s.pos.add(idx, c)
+			}
+		},
+	})
 	return nil
 }
 
-// decode sets the empty sketch s to the encoded one.
-func (s *Sketch) decode(b []byte) error {
+// encodedVisitor receives the parts of an encoding from walkEncoded.
+type encodedVisitor struct {
+	header func(mode byte, n uint64, micro int64, sum, lo, hi float64)
+	value  func(v float64)                   // exact values
+	zero   func(c uint64)                    // histogram: the zero count
+	bucket func(neg bool, idx int, c uint64) // histogram: a bucket
+}
+
+// walkEncoded parses an encoding, calling v's functions (v nil: only
+// checks it). It returns errEncoding for anything AppendEncoded cannot
+// have written; with v nil it has no effect, so callers check first.
+func walkEncoded(b []byte, v *encodedVisitor) error {
 	if len(b) == 0 {
 		return errEncoding
 	}
@@ -202,24 +247,25 @@ func (s *Sketch) decode(b []byte) error {
 		}
 		return nil
 	}
+	if mode > modeHist {
+		return errEncoding
+	}
 	n := d.uvarint()
 	micro := d.varint()
 	sum, lo, hi := d.float(), d.float(), d.float()
-	if d.err != nil || n == 0 || !(lo <= hi) {
+	if d.err != nil || n == 0 || !(lo <= hi) || (mode != modeHist && n > ExactLimit) {
 		return errEncoding
 	}
-	*s = Sketch{n: n, microSum: micro, sum: sum, min: lo, max: hi}
+	if v != nil {
+		v.header(mode, n, micro, sum, lo, hi)
+	}
 	switch mode {
 	case modeMicro, modeFloat:
-		if n > ExactLimit {
-			return errEncoding
-		}
-		s.exact = make([]float64, 0, n)
 		var m int64
 		for i := uint64(0); i < n && d.err == nil; i++ {
-			var v float64
+			var x float64
 			if mode == modeFloat {
-				v = d.float()
+				x = d.float()
 			} else {
 				if i == 0 {
 					m = d.varint()
@@ -230,25 +276,23 @@ func (s *Sketch) decode(b []byte) error {
 					}
 					m += int64(gap)
 				}
-				v = float64(m) / 1e6
+				x = float64(m) / 1e6
 			}
-			s.exact = append(s.exact, v)
+			if v != nil && d.err == nil {
+				v.value(x)
+			}
 		}
-		s.sorted = mode == modeMicro
 	case modeHist:
-		s.hist = true
-		s.zero = d.uvarint()
-		total := s.zero
-		total += s.neg.decodeRuns(&d)
-		total += s.pos.decodeRuns(&d)
+		z := d.uvarint()
+		if v != nil {
+			v.zero(z)
+		}
+		total := z + walkRuns(&d, true, v) + walkRuns(&d, false, v)
 		if d.err == nil && total != n {
 			d.fail()
 		}
-	default:
-		return errEncoding
 	}
 	if d.err != nil || len(d.b) != 0 {
-		*s = Sketch{}
 		return errEncoding
 	}
 	return nil
@@ -257,20 +301,20 @@ func (s *Sketch) decode(b []byte) error {
 // maxIndex bounds a bucket index: float64 exponents span −1075..1024.
 const maxIndex = 1100 << subBits
 
-// decodeRuns reads a store written by appendRuns and returns the sum of
-// its counts.
-func (st *store) decodeRuns(d *decoder) uint64 {
+// walkRuns reads a store written by appendRuns, passing each bucket to v
+// (may be nil), and returns the sum of its counts.
+func walkRuns(d *decoder, neg bool, v *encodedVisitor) uint64 {
 	runs := d.uvarint()
 	var total uint64
 	idx := 0
 	for r := uint64(0); r < runs && d.err == nil; r++ {
 		if r == 0 {
-			v := d.varint()
-			if v < -maxIndex || v > maxIndex {
+			x := d.varint()
+			if x < -maxIndex || x > maxIndex {
 				d.fail()
 				return 0
 			}
-			idx = int(v)
+			idx = int(x)
 		} else {
 			gap := d.uvarint()
 			if gap == 0 || gap > 2*maxIndex {
@@ -290,7 +334,9 @@ func (st *store) decodeRuns(d *decoder) uint64 {
 				d.fail()
 				return 0
 			}
-			st.add(idx+k, c)
+			if v != nil {
+				v.bucket(neg, idx+k, c)
+			}
 			total += c
 		}
 		idx += int(length)
