@@ -1,6 +1,7 @@
 package knee
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -341,8 +342,8 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 		}
 	}
 	var plateau []Level
+	kneeOffered := F(0)
 	if first >= 0 {
-		kneeOffered := F(0)
 		for _, l := range levels[:first] {
 			kneeOffered = max(kneeOffered, l.Offered)
 		}
@@ -356,12 +357,61 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 		}
 	}
 	c := &Ceiling{PeakCompletedRPS: levels[peak].CompletedRPS, PeakErrorRate: levels[peak].ErrorRate}
+	rising, unreached := false, false
+	var before F // unreached: the goodput of the level before the last
+	if len(plateau) > 0 {
+		// Goodput that kept rising past the knee (saturated: latency grows
+		// faster than throughput, but throughput still grows) has no
+		// plateau there. Among the levels past the knee that do not shed,
+		// by offered load: if the last one is the run's highest load and
+		// still gained > 3 % over the one before, the test ended before the
+		// ceiling (at least that much);
+		// otherwise the ceiling is the highest goodput sustained, the
+		// median of the top three.
+		top := 0.0
+		for _, l := range plateau {
+			top = max(top, float64(l.CompletedRPS))
+		}
+		var ok []Level
+		for _, l := range levels[first:] {
+			if l.Verdict != Headroom && l.Offered >= kneeOffered && l.CompletedRPS.Valid() && l.ErrorRate.Valid() && float64(l.ErrorRate) <= a.opt.ErrorLimit {
+				ok = append(ok, l)
+			}
+		}
+		slices.SortStableFunc(ok, func(x, y Level) int { return cmp.Compare(x.Offered, y.Offered) })
+		best := slices.Clone(ok)
+		slices.SortStableFunc(best, func(x, y Level) int { return cmp.Compare(y.CompletedRPS, x.CompletedRPS) })
+		maxOffered := F(0)
+		for _, l := range levels {
+			maxOffered = max(maxOffered, l.Offered)
+		}
+		switch n := len(ok); {
+		case n >= 2 && ok[n-1].Offered == maxOffered && ok[n-1].CompletedRPS == best[0].CompletedRPS && float64(ok[n-1].CompletedRPS) > 1.03*float64(ok[n-2].CompletedRPS):
+			plateau, unreached, before = ok[n-1:], true, ok[n-2].CompletedRPS
+		case n > 0 && float64(best[0].CompletedRPS) > 1.03*top:
+			plateau, rising = best[:min(3, n)], true
+		case n > 0:
+			// The plateau is the three levels past the knee with the most
+			// goodput; a shedding level counts only up to 3 % above the
+			// best level that does not shed (rejections are fast and can
+			// lift goodput while failing).
+			limit := 1.03 * float64(best[0].CompletedRPS)
+			var cand []Level
+			for _, l := range levels[first:] {
+				if l.Verdict != Headroom && l.Offered >= kneeOffered && l.CompletedRPS.Valid() && float64(l.CompletedRPS) <= limit {
+					cand = append(cand, l)
+				}
+			}
+			slices.SortStableFunc(cand, func(x, y Level) int { return cmp.Compare(y.CompletedRPS, x.CompletedRPS) })
+			plateau = cand[:min(3, len(cand))]
+		}
+	}
 	if len(plateau) == 0 {
 		l := levels[peak]
 		plateau = []Level{l}
 		c.Note = "completed load followed the offered load at every level: the ceiling is at least this"
 	} else {
-		c.Reached = true
+		c.Reached = !unreached
 	}
 	vals := make([]float64, len(plateau))
 	for i, l := range plateau {
@@ -396,7 +446,13 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 		half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975) * math.Sqrt(ss/(n-1)) / math.Sqrt(n)
 		c.Low, c.High = F(math.Max(0, math.Min(med, mean-half))), F(math.Max(med, mean+half))
 	}
-	if c.Reached && float64(c.PeakCompletedRPS) > 1.03*float64(c.CompletedRPS) && c.PeakErrorRate.Valid() && float64(c.PeakErrorRate) > a.opt.ErrorLimit {
+	if unreached {
+		c.Note = fmt.Sprintf("goodput was still rising at the highest load without shedding (%.0f → %.0f req/s over the last two levels): the ceiling is at least this; push the load further to find it",
+			float64(before), float64(c.CompletedRPS))
+	} else if rising {
+		c.Note = fmt.Sprintf("goodput kept rising past the knee (from %.0f to %.0f req/s without shedding): the ceiling is the highest goodput sustained, not a plateau",
+			float64(levels[first].CompletedRPS), float64(c.CompletedRPS))
+	} else if c.Reached && float64(c.PeakCompletedRPS) > 1.03*float64(c.CompletedRPS) && c.PeakErrorRate.Valid() && float64(c.PeakErrorRate) > a.opt.ErrorLimit {
 		c.Note = fmt.Sprintf("goodput reached %.0f req/s only while %.0f%% of requests failed: rejections are fast and shift the served mix to cheap requests, so that is not capacity",
 			float64(c.PeakCompletedRPS), 100*float64(c.PeakErrorRate))
 	}

@@ -478,3 +478,41 @@ func TestLongRunCoarsensLatency(t *testing.T) {
 	}
 	t.Log(note)
 }
+
+// TestCeilingRisingGoodput: past the knee latency climbs but nothing is
+// shed and goodput keeps following the load (levels 200…300 req/s against
+// a capacity of 1000): the test ended before the ceiling, which is at
+// least the last level's 300 req/s (not reached, with a note) — not the
+// median of the first levels past the knee.
+func TestCeilingRisingGoodput(t *testing.T) {
+	c := synth([]float64{50, 100, 150, 200, 250, 300}, 20, 1000, func(r float64) float64 {
+		if r > 150 {
+			return 10 * r / 25 // 80, 100, 120 ms
+		}
+		return 10
+	})
+	r, err := Analyze(c, 1e9, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Knee == nil || r.Knee.Offered != 150 {
+		t.Fatalf("knee %+v, want 150", r.Knee)
+	}
+	if r.Ceiling == nil || r.Ceiling.CompletedRPS != 300 || r.Ceiling.Reached || !strings.Contains(r.Ceiling.Note, "still rising") {
+		t.Errorf("ceiling %+v, want at least 300 req/s, not reached", r.Ceiling)
+	}
+	// The same up to 300, then 350 and 400 served no better than 300
+	// (capacity 300, the excess shed at 14 % and 25 %): a plateau at 300.
+	c = synth([]float64{50, 100, 150, 200, 250, 300, 350, 400}, 20, 300, func(r float64) float64 {
+		if r > 150 {
+			return 10 * r / 25
+		}
+		return 10
+	})
+	if r, err = Analyze(c, 1e9, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if r.Ceiling == nil || r.Ceiling.CompletedRPS != 300 || !r.Ceiling.Reached {
+		t.Errorf("ceiling %+v, want 300 req/s reached", r.Ceiling)
+	}
+}
