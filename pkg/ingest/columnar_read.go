@@ -1,20 +1,22 @@
 package ingest
 
 import (
-	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/parquet/schema"
 )
 
 // ColumnarReader streams the rows of a Parquet or Arrow IPC file of samples
@@ -23,9 +25,14 @@ import (
 // strings, timestamp as a timestamp of any unit, metric_value as float64;
 // every other string column is a tag column).
 //
-// It reads one record batch at a time. A row with a null metric_name,
-// timestamp or metric_value is recorded as a SyntaxError whose Line is the
-// 1-based row number and Column the 1-based column number, and skipped.
+// It reads one batch at a time: an Arrow record batch, or up to 8,192 rows
+// of a Parquet row group, decoded column by column with Parquet's own
+// readers (a Parquet string is a BYTE_ARRAY column with the String logical
+// type or UTF8 converted type; a timestamp is an INT64 Timestamp column of
+// any unit, or INT96; nested and repeated columns are ignored). A row with
+// a null metric_name, timestamp or metric_value is recorded as a
+// SyntaxError whose Line is the 1-based row number and Column the 1-based
+// column number, and skipped.
 // Sample.Source is the source_file of the row when the file has one (the
 // k6 file the sample was first read from), else the columnar file's name.
 // Stats.ResolutionNS is the original input's resolution as WriteColumnar
@@ -34,20 +41,15 @@ type ColumnarReader struct {
 	name    string
 	closers []io.Closer
 
-	next func() (arrow.RecordBatch, error)
-	rec  arrow.RecordBatch
+	next func(b *colBatch) error // reads the next batch into b; io.EOF at the end
+	b    colBatch
 	row  int
 	base int64 // rows before the current batch
 
-	schema                      *arrow.Schema
-	iMetric, iTime, iValue      int
-	iExtra, iMeta, iSource      int
-	iTags                       []int
-	metric, extra, meta, source strColumn
-	tags                        []strColumn
-	times                       *array.Timestamp
-	values                      *array.Float64
-	unitNS                      int64
+	iMetric, iTime, iValue int // field positions, for SyntaxError.Column
+	iExtra, iMeta, iSource int
+	iTags                  []int
+	unitNS                 int64 // the timestamp column's unit
 
 	keys, vals []string
 
@@ -55,6 +57,67 @@ type ColumnarReader struct {
 	s   Sample
 	st  Stats
 	err error
+}
+
+// colBatch is one batch of decoded rows. Strings are interned (metadata:
+// copied), so they stay valid after the batch.
+type colBatch struct {
+	n                   int
+	null                []uint8 // per row: nullMetric|nullTime|nullValue
+	metric              []string
+	times               []int64 // nanoseconds
+	values              []float64
+	tags                [][]string
+	extra, meta, source []string
+}
+
+// The null flags of colBatch.null.
+const (
+	nullMetric = 1 << iota
+	nullTime
+	nullValue
+)
+
+// reset sizes b for n rows, all empty and not null.
+func (b *colBatch) reset(n, tags int) {
+	b.n = n
+	grow := func(s []string) []string {
+		if cap(s) < n {
+			return make([]string, n)
+		}
+		s = s[:n]
+		clear(s)
+		return s
+	}
+	if cap(b.null) < n {
+		b.null, b.times, b.values = make([]uint8, n), make([]int64, n), make([]float64, n)
+	}
+	b.null, b.times, b.values = b.null[:n], b.times[:n], b.values[:n]
+	clear(b.null)
+	b.metric, b.extra, b.meta, b.source = grow(b.metric), grow(b.extra), grow(b.meta), grow(b.source)
+	if len(b.tags) != tags {
+		b.tags = make([][]string, tags)
+	}
+	for j := range b.tags {
+		b.tags[j] = grow(b.tags[j])
+	}
+}
+
+// colKind is what a column of a file is to the reader.
+type colKind uint8
+
+const (
+	kindOther colKind = iota
+	kindString
+	kindTime
+	kindFloat64
+)
+
+// colInfo describes a top-level column of a file.
+type colInfo struct {
+	name   string
+	kind   colKind
+	unitNS int64 // kindTime: nanoseconds per unit
 }
 
 // OpenColumnar opens a Parquet or Arrow IPC file of samples; the format is
@@ -95,7 +158,7 @@ func openColumnarStream(r io.Reader, name string) (*ColumnarReader, error) {
 	return c, nil
 }
 
-func newColumnarReader(f *os.File, name string) (*ColumnarReader, error) {
+func newColumnarReader(f *os.File, name string) (c *ColumnarReader, err error) {
 	magic := make([]byte, 6)
 	n, _ := f.ReadAt(magic, 0)
 	magic = magic[:n]
@@ -103,71 +166,46 @@ func newColumnarReader(f *os.File, name string) (*ColumnarReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &ColumnarReader{name: name, in: newInterner()}
+	c = &ColumnarReader{name: name, in: newInterner()}
 	c.st.Bytes = info.Size()
-	mem := memory.DefaultAllocator
+	var (
+		cols []colInfo
+		pq   *parquetSource
+	)
 	switch {
 	case strings.HasPrefix(string(magic), "PAR1"):
-		pf, err := file.NewParquetReader(f)
+		p, err := openParquet(f, info.Size(), c)
 		if err != nil {
 			return nil, prefixed(name, "parquet", err)
 		}
-		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, mem)
-		if err != nil {
-			pf.Close()
-			return nil, prefixed(name, "parquet", err)
-		}
-		rr, err := fr.GetRecordReader(context.Background(), nil, nil)
-		if err != nil {
-			pf.Close()
-			return nil, prefixed(name, "parquet", err)
-		}
-		c.schema = rr.Schema()
-		if v := pf.MetaData().KeyValueMetadata().FindValue(metaResolution); v != nil {
-			c.st.ResolutionNS, _ = strconv.ParseInt(*v, 10, 64)
-		}
-		c.closers = append(c.closers, closeFunc(func() error { rr.Release(); return pf.Close() }))
-		c.next = func() (arrow.RecordBatch, error) {
-			if rr.Next() {
-				return rr.RecordBatch(), nil
-			}
-			if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
-				return nil, err
-			}
-			return nil, io.EOF
-		}
+		c.closers = append(c.closers, p)
+		c.next, cols, pq = p.next, p.info, p
 	case strings.HasPrefix(string(magic), "ARROW1"):
-		fr, err := ipc.NewFileReader(f, ipc.WithAllocator(mem))
+		a, err := openArrow(f, c)
 		if err != nil {
 			return nil, prefixed(name, "arrow", err)
 		}
-		c.schema = fr.Schema()
-		c.closers = append(c.closers, fr)
-		i := 0
-		c.next = func() (arrow.RecordBatch, error) {
-			if i >= fr.NumRecords() {
-				return nil, io.EOF
-			}
-			rec, err := fr.RecordBatch(i)
-			i++
-			return rec, err
-		}
+		c.closers = append(c.closers, a)
+		c.next, cols = a.next, a.info
 	default:
 		return nil, fmt.Errorf("%s: not a Parquet or Arrow IPC file (no PAR1/ARROW1 magic)", name)
 	}
-	if err := c.mapColumns(); err != nil {
+	if err := c.mapColumns(cols); err != nil {
 		c.Close()
 		return nil, err
+	}
+	if pq != nil {
+		pq.bindColumns()
 	}
 	c.s.Source = name
 	return c, nil
 }
 
-// mapColumns finds the sample columns in the schema.
-func (c *ColumnarReader) mapColumns() error {
+// mapColumns finds the sample columns among the file's columns.
+func (c *ColumnarReader) mapColumns(cols []colInfo) error {
 	c.iMetric, c.iTime, c.iValue, c.iExtra, c.iMeta, c.iSource = -1, -1, -1, -1, -1, -1
-	for i, f := range c.schema.Fields() {
-		switch f.Name {
+	for i, f := range cols {
+		switch f.name {
 		case ColMetric:
 			c.iMetric = i
 		case ColTime:
@@ -181,57 +219,42 @@ func (c *ColumnarReader) mapColumns() error {
 		case ColSource:
 			c.iSource = i
 		default:
-			if isStringType(f.Type) {
+			if f.kind == kindString {
 				c.iTags = append(c.iTags, i)
-				c.keys = append(c.keys, f.Name)
+				c.keys = append(c.keys, f.name)
 			}
 		}
 	}
+	kind := func(i int) colKind {
+		if i < 0 {
+			return kindOther
+		}
+		return cols[i].kind
+	}
 	var missing []string
-	if c.iMetric < 0 || !isStringType(c.schema.Field(max(c.iMetric, 0)).Type) {
+	if kind(c.iMetric) != kindString {
 		missing = append(missing, ColMetric+" (string)")
 	}
-	if c.iTime < 0 || c.schema.Field(max(c.iTime, 0)).Type.ID() != arrow.TIMESTAMP {
+	if kind(c.iTime) != kindTime {
 		missing = append(missing, ColTime+" (timestamp)")
 	}
-	if c.iValue < 0 || c.schema.Field(max(c.iValue, 0)).Type.ID() != arrow.FLOAT64 {
+	if kind(c.iValue) != kindFloat64 {
 		missing = append(missing, ColValue+" (float64)")
 	}
 	for _, i := range []int{c.iExtra, c.iMeta, c.iSource} {
-		if i >= 0 && !isStringType(c.schema.Field(i).Type) {
-			missing = append(missing, c.schema.Field(i).Name+" (string)")
+		if i >= 0 && cols[i].kind != kindString {
+			missing = append(missing, cols[i].name+" (string)")
 		}
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("%s: not an ldanalyze sample file: no column %s (ldanalyze convert writes them)", c.name, strings.Join(missing, ", "))
 	}
-	unit := c.schema.Field(c.iTime).Type.(*arrow.TimestampType).Unit
-	for _, u := range timeUnits {
-		if u.unit == unit {
-			c.unitNS = u.ns
-		}
-	}
-	if md := c.schema.Metadata(); c.st.ResolutionNS <= 0 {
-		if i := md.FindKey(metaResolution); i >= 0 {
-			c.st.ResolutionNS, _ = strconv.ParseInt(md.Values()[i], 10, 64)
-		}
-	}
+	c.unitNS = max(cols[c.iTime].unitNS, 1)
 	if c.st.ResolutionNS < c.unitNS {
 		c.st.ResolutionNS = c.unitNS // a file from elsewhere: the unit is all we know
 	}
 	c.vals = make([]string, len(c.iTags))
-	c.tags = make([]strColumn, len(c.iTags))
 	return nil
-}
-
-func isStringType(t arrow.DataType) bool {
-	switch t.ID() {
-	case arrow.STRING, arrow.LARGE_STRING:
-		return true
-	case arrow.DICTIONARY:
-		return isStringType(t.(*arrow.DictionaryType).ValueType)
-	}
-	return false
 }
 
 // TagColumns returns the file's tag columns, in file order.
@@ -240,75 +263,52 @@ func (c *ColumnarReader) TagColumns() []string { return c.keys }
 // Next advances to the next row; rows with a null fixed column are
 // recorded and skipped.
 func (c *ColumnarReader) Next() bool {
-	if c.err != nil {
+	if c.err != nil || c.next == nil {
 		return false
 	}
+	b := &c.b
 	for {
-		for c.rec == nil || c.row >= int(c.rec.NumRows()) {
-			if c.rec != nil {
-				c.base += c.rec.NumRows()
-			}
-			rec, err := c.next()
+		for c.row >= b.n {
+			c.base += int64(b.n)
+			c.row, b.n = 0, 0
+			err := c.next(b)
 			if err == io.EOF {
-				c.rec = nil
+				c.next = nil
 				return false
 			}
 			if err != nil {
 				c.err = fmt.Errorf("%s: after row %d: %w", c.name, c.base, err)
-				c.rec = nil
 				return false
 			}
-			c.bind(rec)
 		}
 		i := c.row
 		c.row++
-		line := c.base + int64(i) + 1
-		switch {
-		case c.metric.isNull(i):
-			c.st.record(&SyntaxError{File: c.name, Line: line, Column: c.iMetric + 1, Msg: "null metric_name"})
-			continue
-		case c.times.IsNull(i):
-			c.st.record(&SyntaxError{File: c.name, Line: line, Column: c.iTime + 1, Msg: "null timestamp"})
-			continue
-		case c.values.IsNull(i):
-			c.st.record(&SyntaxError{File: c.name, Line: line, Column: c.iValue + 1, Msg: "null metric_value"})
+		if nf := b.null[i]; nf != 0 {
+			line := c.base + int64(i) + 1
+			switch {
+			case nf&nullMetric != 0:
+				c.st.record(&SyntaxError{File: c.name, Line: line, Column: c.iMetric + 1, Msg: "null metric_name"})
+			case nf&nullTime != 0:
+				c.st.record(&SyntaxError{File: c.name, Line: line, Column: c.iTime + 1, Msg: "null timestamp"})
+			default:
+				c.st.record(&SyntaxError{File: c.name, Line: line, Column: c.iValue + 1, Msg: "null metric_value"})
+			}
 			continue
 		}
-		c.s.Metric = c.metric.get(i)
-		c.s.TimeNS = int64(c.times.Value(i)) * c.unitNS
-		c.s.Value = c.values.Value(i)
-		for j := range c.tags {
-			c.vals[j] = c.tags[j].get(i)
+		c.s.Metric = b.metric[i]
+		c.s.TimeNS = b.times[i]
+		c.s.Value = b.values[i]
+		for j := range c.vals {
+			c.vals[j] = b.tags[j][i]
 		}
-		c.s.Tags = NewTags(c.keys, c.vals, c.extra.get(i), c.meta.getCopy(i))
+		c.s.Tags = NewTags(c.keys, c.vals, b.extra[i], b.meta[i])
 		c.s.Source = c.name
-		if src := c.source.get(i); src != "" {
+		if src := b.source[i]; src != "" {
 			c.s.Source = src
 		}
 		c.st.Rows++
 		return true
 	}
-}
-
-// bind points the column accessors at a new batch.
-func (c *ColumnarReader) bind(rec arrow.RecordBatch) {
-	c.rec, c.row = rec, 0
-	c.metric.bind(rec.Column(c.iMetric), c.in)
-	c.times = rec.Column(c.iTime).(*array.Timestamp)
-	c.values = rec.Column(c.iValue).(*array.Float64)
-	for j, i := range c.iTags {
-		c.tags[j].bind(rec.Column(i), c.in)
-	}
-	c.extra.bind(colOrNil(rec, c.iExtra), c.in)
-	c.meta.bind(colOrNil(rec, c.iMeta), c.in)
-	c.source.bind(colOrNil(rec, c.iSource), c.in)
-}
-
-func colOrNil(rec arrow.RecordBatch, i int) arrow.Array {
-	if i < 0 {
-		return nil
-	}
-	return rec.Column(i)
 }
 
 // Sample returns the current sample; it is valid until the next call to Next.
@@ -329,7 +329,465 @@ func (c *ColumnarReader) Close() error {
 		}
 	}
 	c.closers = nil
+	c.next = nil
 	return first
+}
+
+// recovered turns a panic of a decoder on a corrupt file into *err.
+func recovered(err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("corrupt file: %v", r)
+	}
+}
+
+// --- Parquet ---------------------------------------------------------------
+
+// pqBatchRows is the most rows a Parquet batch decodes at a time.
+const pqBatchRows = 1 << 13
+
+// parquetSource reads a Parquet file row group by row group, a batch of
+// rows at a time, with one column chunk reader per sample column.
+type parquetSource struct {
+	pf   *file.Reader
+	size int64 // of the file
+	c    *ColumnarReader
+	info []colInfo
+	cols []*pqColumn
+	rg   int   // the next row group
+	left int64 // rows of the current row group not yet read
+}
+
+// pqColumn is a sample column of a Parquet file and its reader in the
+// current row group.
+type pqColumn struct {
+	name   string
+	field  int   // the position among the file's top-level columns
+	leaf   int   // the Parquet column index
+	maxDef int16 // 0: required, 1: optional
+	kind   colKind
+	int96  bool
+	unitNS int64
+	rd     file.ColumnChunkReader
+
+	// where the values go: a string column of the batch (copy: not
+	// interned), or the fixed columns; nullFlag marks a null fixed value
+	str      func(b *colBatch) []string
+	copy     bool
+	nullFlag uint8
+	last     string // the last string read, to skip the interner on runs
+
+	defs  []int16
+	bytes []parquet.ByteArray
+	i64   []int64
+	i96   []parquet.Int96
+	f64   []float64
+}
+
+// openParquet reads the footer of a Parquet file and maps its top-level
+// columns; it records the file's resolution metadata in c.st.
+func openParquet(f *os.File, size int64, c *ColumnarReader) (p *parquetSource, err error) {
+	defer recovered(&err)
+	props := parquet.NewReaderProperties(memory.DefaultAllocator)
+	// Read column chunks through a buffer rather than whole: less memory,
+	// and a corrupt chunk length cannot ask for a huge allocation.
+	props.BufferedStreamEnabled = true
+	props.BufferSize = 64 << 10
+	pf, err := file.NewParquetReader(f, file.WithReadProps(props))
+	if err != nil {
+		return nil, err
+	}
+	p = &parquetSource{pf: pf, size: size, c: c}
+	md := pf.MetaData()
+	kv := md.KeyValueMetadata()
+	if v := kv.FindValue(metaResolution); v != nil {
+		c.st.ResolutionNS, _ = strconv.ParseInt(*v, 10, 64)
+	}
+	sc := md.Schema
+	root := sc.Root()
+	for i := 0; i < root.NumFields(); i++ {
+		node := root.Field(i)
+		info := colInfo{name: node.Name()}
+		leaf := -1
+		if prim, ok := node.(*schema.PrimitiveNode); ok && node.RepetitionType() != parquet.Repetitions.Repeated {
+			leaf = sc.ColumnIndexByNode(prim)
+		}
+		var col *pqColumn
+		if leaf >= 0 {
+			col = &pqColumn{name: info.name, field: i, leaf: leaf, maxDef: sc.Column(leaf).MaxDefinitionLevel()}
+			info.kind, info.unitNS, col.int96 = parquetKind(sc.Column(leaf))
+			col.kind, col.unitNS = info.kind, info.unitNS
+			if col.int96 {
+				col.unitNS = 1
+			}
+		}
+		p.info = append(p.info, info)
+		if col != nil {
+			p.cols = append(p.cols, col)
+		}
+	}
+	return p, nil
+}
+
+// parquetKind tells what a Parquet leaf column is: a string (BYTE_ARRAY
+// with the String logical type, or the UTF8 converted type), a timestamp
+// (INT64 Timestamp of any unit, or INT96, which is nanoseconds), a float64
+// (DOUBLE), or something else. The Arrow schema that Arrow's writers store
+// (ARROW:schema) is not consulted: it changes nothing for these columns
+// but the seconds unit, which Parquet keeps as milliseconds, and a corrupt
+// one can ask the decoder for any amount of memory.
+func parquetKind(col *schema.Column) (kind colKind, unitNS int64, int96 bool) {
+	switch col.PhysicalType() {
+	case parquet.Types.ByteArray:
+		if _, ok := col.LogicalType().(schema.StringLogicalType); ok {
+			return kindString, 0, false
+		}
+	case parquet.Types.Int64:
+		if ts, ok := col.LogicalType().(schema.TimestampLogicalType); ok {
+			switch ts.TimeUnit() {
+			case schema.TimeUnitMillis:
+				return kindTime, 1e6, false
+			case schema.TimeUnitMicros:
+				return kindTime, 1e3, false
+			case schema.TimeUnitNanos:
+				return kindTime, 1, false
+			}
+		}
+	case parquet.Types.Int96:
+		return kindTime, 1, true
+	case parquet.Types.Double:
+		return kindFloat64, 0, false
+	}
+	return kindOther, 0, false
+}
+
+// bindColumns tells each sample column where its values go, once the
+// sample columns are known.
+func (p *parquetSource) bindColumns() {
+	c := p.c
+	var used []*pqColumn
+	for _, col := range p.cols {
+		i := col.field
+		switch {
+		case i == c.iMetric:
+			col.str, col.nullFlag = func(b *colBatch) []string { return b.metric }, nullMetric
+		case i == c.iTime:
+			col.nullFlag = nullTime
+		case i == c.iValue:
+			col.nullFlag = nullValue
+		case i == c.iExtra:
+			col.str = func(b *colBatch) []string { return b.extra }
+		case i == c.iMeta:
+			col.str, col.copy = func(b *colBatch) []string { return b.meta }, true
+		case i == c.iSource:
+			col.str = func(b *colBatch) []string { return b.source }
+		default:
+			j := -1
+			for k, t := range c.iTags {
+				if t == i {
+					j = k
+				}
+			}
+			if j < 0 {
+				continue // not a sample column
+			}
+			col.str = func(b *colBatch) []string { return b.tags[j] }
+		}
+		used = append(used, col)
+	}
+	p.cols = used
+}
+
+// next decodes the next batch of rows.
+func (p *parquetSource) next(b *colBatch) (err error) {
+	defer recovered(&err)
+	for p.left == 0 {
+		if p.rg >= p.pf.NumRowGroups() {
+			return io.EOF
+		}
+		if err := p.openRowGroup(p.rg); err != nil {
+			return fmt.Errorf("row group %d: %w", p.rg, err)
+		}
+		p.rg++
+	}
+	n := int(min(p.left, pqBatchRows))
+	b.reset(n, len(p.c.iTags))
+	for _, col := range p.cols {
+		if err := col.read(b, n, p.c.in); err != nil {
+			return fmt.Errorf("row group %d: column %s: %w", p.rg-1, col.name, err)
+		}
+	}
+	p.left -= int64(n)
+	return nil
+}
+
+// openRowGroup opens the column chunk readers of row group i.
+func (p *parquetSource) openRowGroup(i int) error {
+	rg := p.pf.RowGroup(i)
+	rows := rg.NumRows()
+	if rows < 0 {
+		return fmt.Errorf("%d rows", rows)
+	}
+	if rows == 0 {
+		return nil
+	}
+	for _, col := range p.cols {
+		if col.rd != nil {
+			col.rd.Close()
+			col.rd = nil
+		}
+		cc, err := rg.MetaData().ColumnChunk(col.leaf)
+		if err != nil {
+			return fmt.Errorf("column %s: %w", col.name, err)
+		}
+		start, n := cc.DataPageOffset(), cc.TotalCompressedSize()
+		if d := cc.DictionaryPageOffset(); cc.HasDictionaryPage() && d > 0 && d < start {
+			start = d
+		}
+		if start < 0 || n < 0 || start > p.size || n > p.size-start {
+			return fmt.Errorf("column %s: chunk of %d bytes at %d, past the end of the file (%d bytes)", col.name, n, start, p.size)
+		}
+		rd, err := rg.Column(col.leaf)
+		if err != nil {
+			return fmt.Errorf("column %s: %w", col.name, err)
+		}
+		col.rd = rd
+	}
+	p.left = rows
+	return nil
+}
+
+// Close releases the column readers and the file reader.
+func (p *parquetSource) Close() error {
+	for _, col := range p.cols {
+		if col.rd != nil {
+			col.rd.Close()
+			col.rd = nil
+		}
+	}
+	return p.pf.Close()
+}
+
+// read decodes the column's next n rows into b.
+func (col *pqColumn) read(b *colBatch, n int, in *interner) error {
+	if len(col.defs) < n {
+		col.defs = make([]int16, n)
+	}
+	var strs []string
+	if col.str != nil {
+		strs = col.str(b)
+	}
+	for got := 0; got < n; {
+		want := n - got
+		var defs []int16
+		if col.maxDef > 0 {
+			defs = col.defs[:want]
+		}
+		var (
+			levels int64
+			nv     int
+			err    error
+		)
+		switch rd := col.rd.(type) {
+		case *file.ByteArrayColumnChunkReader:
+			if len(col.bytes) < want {
+				col.bytes = make([]parquet.ByteArray, n)
+			}
+			// In-page values alias the page: they are copied (interned)
+			// below, before the next read.
+			levels, nv, err = rd.ReadBatchInPage(int64(want), col.bytes[:want], defs, nil)
+		case *file.Int64ColumnChunkReader:
+			if len(col.i64) < want {
+				col.i64 = make([]int64, n)
+			}
+			levels, nv, err = rd.ReadBatch(int64(want), col.i64[:want], defs, nil)
+		case *file.Int96ColumnChunkReader:
+			if len(col.i96) < want {
+				col.i96 = make([]parquet.Int96, n)
+			}
+			levels, nv, err = rd.ReadBatch(int64(want), col.i96[:want], defs, nil)
+		case *file.Float64ColumnChunkReader:
+			if len(col.f64) < want {
+				col.f64 = make([]float64, n)
+			}
+			levels, nv, err = rd.ReadBatch(int64(want), col.f64[:want], defs, nil)
+		default:
+			return fmt.Errorf("unexpected column type %s", col.rd.Type())
+		}
+		if err != nil {
+			return err
+		}
+		if levels <= 0 || levels > int64(want) {
+			if err := col.rd.Err(); err != nil {
+				return err
+			}
+			return fmt.Errorf("ends after %d of the batch's %d rows", got, n)
+		}
+		if col.maxDef == 0 {
+			defs = nil
+		} else {
+			defs = defs[:levels]
+		}
+		v := 0 // the next value
+		for k := range int(levels) {
+			row := got + k
+			if defs != nil && defs[k] != col.maxDef {
+				b.null[row] |= col.nullFlag
+				continue
+			}
+			if v >= nv {
+				return fmt.Errorf("%d values for %d non-null rows", nv, v+1)
+			}
+			switch {
+			case strs != nil:
+				bs := col.bytes[v]
+				switch {
+				case col.copy:
+					strs[row] = string(bs)
+				case string(bs) == col.last:
+					strs[row] = col.last
+				default:
+					col.last = in.intern(bs)
+					strs[row] = col.last
+				}
+			case col.kind == kindTime && col.int96:
+				b.times[row] = int96NS(col.i96[v])
+			case col.kind == kindTime:
+				b.times[row] = col.i64[v] * col.unitNS
+			case col.kind == kindFloat64:
+				b.values[row] = col.f64[v]
+			}
+			v++
+		}
+		got += int(levels)
+	}
+	return nil
+}
+
+// int96NS converts an INT96 timestamp (nanoseconds of the day, Julian day)
+// to nanoseconds since the Unix epoch.
+func int96NS(v parquet.Int96) int64 {
+	const julianUnixEpoch, nsPerDay = 2440588, 86400 * 1e9
+	nanos := int64(binary.LittleEndian.Uint64(v[:8]))
+	days := int64(binary.LittleEndian.Uint32(v[8:])) - julianUnixEpoch
+	return days*nsPerDay + nanos
+}
+
+// --- Arrow IPC -------------------------------------------------------------
+
+// arrowSource reads the record batches of an Arrow IPC file.
+type arrowSource struct {
+	fr   *ipc.FileReader
+	c    *ColumnarReader
+	info []colInfo
+	i    int // the next record batch
+
+	metric, extra, meta, source strColumn
+	tags                        []strColumn
+}
+
+func openArrow(f *os.File, c *ColumnarReader) (a *arrowSource, err error) {
+	defer recovered(&err)
+	fr, err := ipc.NewFileReader(f, ipc.WithAllocator(memory.DefaultAllocator))
+	if err != nil {
+		return nil, err
+	}
+	a = &arrowSource{fr: fr, c: c}
+	sc := fr.Schema()
+	for _, f := range sc.Fields() {
+		info := colInfo{name: f.Name}
+		switch {
+		case isStringType(f.Type):
+			info.kind = kindString
+		case f.Type.ID() == arrow.FLOAT64:
+			info.kind = kindFloat64
+		case f.Type.ID() == arrow.TIMESTAMP:
+			info.kind = kindTime
+			for _, u := range timeUnits {
+				if u.unit == f.Type.(*arrow.TimestampType).Unit {
+					info.unitNS = u.ns
+				}
+			}
+		}
+		a.info = append(a.info, info)
+	}
+	if md := sc.Metadata(); md.FindKey(metaResolution) >= 0 {
+		c.st.ResolutionNS, _ = strconv.ParseInt(md.Values()[md.FindKey(metaResolution)], 10, 64)
+	}
+	return a, nil
+}
+
+func isStringType(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.STRING, arrow.LARGE_STRING:
+		return true
+	case arrow.DICTIONARY:
+		return isStringType(t.(*arrow.DictionaryType).ValueType)
+	}
+	return false
+}
+
+// next decodes the next record batch.
+func (a *arrowSource) next(b *colBatch) (err error) {
+	defer recovered(&err)
+	if a.i >= a.fr.NumRecords() {
+		return io.EOF
+	}
+	rec, err := a.fr.RecordBatch(a.i)
+	a.i++
+	if err != nil {
+		return err
+	}
+	c := a.c
+	times, ok1 := rec.Column(c.iTime).(*array.Timestamp)
+	values, ok2 := rec.Column(c.iValue).(*array.Float64)
+	if !ok1 || !ok2 {
+		return errors.New("record batch does not match the schema")
+	}
+	if len(a.tags) != len(c.iTags) {
+		a.tags = make([]strColumn, len(c.iTags))
+	}
+	a.metric.bind(rec.Column(c.iMetric), c.in)
+	for j, i := range c.iTags {
+		a.tags[j].bind(rec.Column(i), c.in)
+	}
+	a.extra.bind(colOrNil(rec, c.iExtra), c.in)
+	a.meta.bind(colOrNil(rec, c.iMeta), c.in)
+	a.source.bind(colOrNil(rec, c.iSource), c.in)
+	n := int(rec.NumRows())
+	b.reset(n, len(c.iTags))
+	for i := range n {
+		switch {
+		case a.metric.isNull(i):
+			b.null[i] = nullMetric
+			continue
+		case times.IsNull(i):
+			b.null[i] = nullTime
+			continue
+		case values.IsNull(i):
+			b.null[i] = nullValue
+			continue
+		}
+		b.metric[i] = a.metric.get(i)
+		b.times[i] = int64(times.Value(i)) * c.unitNS
+		b.values[i] = values.Value(i)
+		for j := range a.tags {
+			b.tags[j][i] = a.tags[j].get(i)
+		}
+		b.extra[i] = a.extra.get(i)
+		b.meta[i] = a.meta.getCopy(i)
+		b.source[i] = a.source.get(i)
+	}
+	return nil
+}
+
+// Close releases the file reader.
+func (a *arrowSource) Close() error { return a.fr.Close() }
+
+func colOrNil(rec arrow.RecordBatch, i int) arrow.Array {
+	if i < 0 {
+		return nil
+	}
+	return rec.Column(i)
 }
 
 // strColumn reads strings from a string or dictionary-of-string array.
@@ -412,14 +870,7 @@ func internString(in *interner, s string) string {
 	if s == "" {
 		return ""
 	}
-	if v, ok := in.m[s]; ok {
-		return v
-	}
-	s = strings.Clone(s)
-	if len(in.m) < maxInterned {
-		in.m[s] = s
-	}
-	return s
+	return in.intern(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
 // CountColumnarRows returns the number of rows in the Parquet or Arrow IPC

@@ -2,11 +2,20 @@ package ingest
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/schema"
 )
 
 type fullSample struct {
@@ -186,6 +195,336 @@ func TestColumnarNotSamples(t *testing.T) {
 	}
 }
 
+// TestColumnarParquetSchema: the Parquet file has the types other tools
+// need (strings as String, the timestamp as a UTC Timestamp, seconds
+// stored as milliseconds), the stored Arrow schema, the metadata and one
+// row group per batch.
+func TestColumnarParquetSchema(t *testing.T) {
+	src := strings.Join([]string{
+		`{"metric":"m","type":"Point","data":{"time":"2026-11-30T02:04:18Z","value":1,"tags":{"status":"200"}}}`,
+		`{"metric":"m","type":"Point","data":{"time":"2026-11-30T02:04:19Z","value":2,"tags":{"status":""}}}`,
+		`{"metric":"n","type":"Point","data":{"time":"2026-11-30T02:04:20Z","value":3}}`,
+	}, "\n")
+	for _, tc := range []struct {
+		unit    string
+		tsUnit  schema.TimeUnitType
+		arrow   arrow.TimeUnit
+		resNS   string
+		firstTS int64
+	}{
+		{"s", schema.TimeUnitMillis, arrow.Second, "1000000000", 1796004258000},
+		{"us", schema.TimeUnitMicros, arrow.Microsecond, "1000000000", 1796004258000000},
+		{"ns", schema.TimeUnitNanos, arrow.Nanosecond, "1000000000", 1796004258000000000},
+	} {
+		var buf bytes.Buffer
+		res, err := WriteColumnar(&buf, NewK6JSONReader(strings.NewReader(src), "s.json"), ColumnarOptions{TimeUnit: tc.unit, BatchRows: 2})
+		if err != nil || res.RowsOut != 3 {
+			t.Fatalf("%s: %v, %d rows", tc.unit, err, res.RowsOut)
+		}
+		pf, err := file.NewParquetReader(bytes.NewReader(buf.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := pf.MetaData()
+		if pf.NumRowGroups() != 2 || pf.NumRows() != 3 {
+			t.Errorf("%s: %d row groups, %d rows; want 2, 3", tc.unit, pf.NumRowGroups(), pf.NumRows())
+		}
+		var got []string
+		for i := 0; i < md.Schema.NumColumns(); i++ {
+			c := md.Schema.Column(i)
+			lt := c.LogicalType().String()
+			if ts, ok := c.LogicalType().(schema.TimestampLogicalType); ok {
+				lt = fmt.Sprintf("Timestamp(utc=%v, %v)", ts.IsAdjustedToUTC(), ts.TimeUnit() == tc.tsUnit)
+			}
+			desc := fmt.Sprintf("%s %s %s def%d", c.Name(), c.PhysicalType(), lt, c.MaxDefinitionLevel())
+			if i > 2 && !strings.HasPrefix(desc, "status ") && !strings.HasPrefix(desc, "extra_tags ") && !strings.HasPrefix(desc, "metadata ") && !strings.HasPrefix(desc, "source_file ") {
+				if desc != c.Name()+" BYTE_ARRAY String def1" { // another tag column
+					t.Errorf("%s: column %s", tc.unit, desc)
+				}
+				continue
+			}
+			got = append(got, desc)
+		}
+		want := []string{
+			"metric_name BYTE_ARRAY String def0",
+			"timestamp INT64 Timestamp(utc=true, true) def0",
+			"metric_value DOUBLE None def0",
+			"status BYTE_ARRAY String def1",
+			"extra_tags BYTE_ARRAY String def1",
+			"metadata BYTE_ARRAY String def1",
+			"source_file BYTE_ARRAY String def1",
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: columns\n%s\nwant\n%s", tc.unit, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		kv := md.KeyValueMetadata()
+		if v := kv.FindValue(metaKind); v == nil || *v != metaKindValue {
+			t.Errorf("%s: %s = %v", tc.unit, metaKind, v)
+		}
+		if v := kv.FindValue(metaResolution); v == nil || *v != tc.resNS {
+			t.Errorf("%s: %s = %v, want %s", tc.unit, metaResolution, v, tc.resNS)
+		}
+		sc := storedArrowSchema(t, kv.FindValue(arrowSchemaKey))
+		if typ, ok := sc.Field(1).Type.(*arrow.TimestampType); !ok || typ.Unit != tc.arrow || typ.TimeZone != "UTC" {
+			t.Errorf("%s: stored timestamp type %s", tc.unit, sc.Field(1).Type)
+		}
+		if sc.Field(0).Type.ID() != arrow.DICTIONARY {
+			t.Errorf("%s: stored metric_name type %s, want a dictionary", tc.unit, sc.Field(0).Type)
+		}
+		// The first timestamp as stored, and status "" written as null.
+		rd, err := pf.RowGroup(0).Column(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals := make([]int64, 2)
+		if _, n, err := rd.(*file.Int64ColumnChunkReader).ReadBatch(2, vals, nil, nil); err != nil || n != 2 || vals[0] != tc.firstTS {
+			t.Errorf("%s: stored timestamps %v (%v), want %d first", tc.unit, vals[:n], err, tc.firstTS)
+		}
+		rd, err = pf.RowGroup(0).Column(md.Schema.ColumnIndexByName("status"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		strs, defs := make([]parquet.ByteArray, 2), make([]int16, 2)
+		if lv, n, err := rd.(*file.ByteArrayColumnChunkReader).ReadBatch(2, strs, defs, nil); err != nil || lv != 2 || n != 1 || string(strs[0]) != "200" || defs[1] != 0 {
+			t.Errorf("%s: status %q defs %v (%v), want 200 and a null", tc.unit, strs[:n], defs, err)
+		}
+		pf.Close()
+	}
+}
+
+// storedArrowSchema decodes the ARROW:schema value v as Arrow's readers do.
+func storedArrowSchema(t *testing.T, v *string) *arrow.Schema {
+	t.Helper()
+	if v == nil {
+		t.Fatal("no ARROW:schema")
+	}
+	raw, err := base64.StdEncoding.DecodeString(*v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := ipc.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Release()
+	return rd.Schema()
+}
+
+// writeForeignParquet writes a Parquet file as other tools do: nullable
+// fixed columns (with a null in each), plain (converted-type UTF8) strings,
+// INT96 timestamps, and columns that are not sample columns (binary, int,
+// repeated), in row groups of 2 rows.
+func writeForeignParquet(t testing.TB, w *bytes.Buffer) {
+	opt := parquet.Repetitions.Optional
+	node := func(n schema.Node, err error) schema.Node {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	fields := schema.FieldList{
+		node(schema.NewPrimitiveNode("an_int", opt, parquet.Types.Int32, -1, -1)),
+		node(schema.NewPrimitiveNodeConverted(ColMetric, opt, parquet.Types.ByteArray, schema.ConvertedTypes.UTF8, 0, 0, 0, -1)),
+		node(schema.NewPrimitiveNode(ColTime, opt, parquet.Types.Int96, -1, -1)),
+		node(schema.NewPrimitiveNode(ColValue, opt, parquet.Types.Double, -1, -1)),
+		node(schema.NewPrimitiveNodeLogical("status", opt, schema.StringLogicalType{}, parquet.Types.ByteArray, -1, -1)),
+		node(schema.NewPrimitiveNode("blob", opt, parquet.Types.ByteArray, -1, -1)),
+		node(schema.NewPrimitiveNodeLogical("ids", parquet.Repetitions.Repeated, schema.StringLogicalType{}, parquet.Types.ByteArray, -1, -1)),
+	}
+	root := node(schema.NewGroupNode("duckdb_schema", parquet.Repetitions.Required, fields, -1)).(*schema.GroupNode)
+	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(false))
+	pw := file.NewParquetWriter(w, root, file.WithWriterProps(props))
+	int96 := func(ns int64) parquet.Int96 {
+		var v parquet.Int96
+		day := ns / (86400 * 1e9)
+		binary.LittleEndian.PutUint64(v[:8], uint64(ns-day*86400*1e9))
+		binary.LittleEndian.PutUint32(v[8:], uint32(day+2440588))
+		return v
+	}
+	const t0 = 1796004258500000000
+	type row struct {
+		metric, status string
+		hasMetric      bool
+		time           int64 // 0: null
+		value          float64
+		hasValue       bool
+	}
+	rows := []row{
+		{"http_reqs", "200", true, t0, 1, true},
+		{"", "", false, t0, 2, true},          // null metric_name
+		{"http_reqs", "", true, 0, 3, true},   // null timestamp
+		{"vus", "", true, t0 + 1e9, 0, false}, // null metric_value
+		{"vus", "", true, t0 + 2e9, 5, true},
+	}
+	for start := 0; start < len(rows); start += 2 {
+		rs := rows[start:min(start+2, len(rows))]
+		rgw := pw.AppendRowGroup()
+		defs := func(f func(r row) bool) []int16 {
+			var d []int16
+			for _, r := range rs {
+				if f(r) {
+					d = append(d, 1)
+				} else {
+					d = append(d, 0)
+				}
+			}
+			return d
+		}
+		var ints []int32
+		var metrics, statuses, blobs []parquet.ByteArray
+		var times []parquet.Int96
+		var values []float64
+		for i, r := range rs {
+			ints = append(ints, int32(i))
+			if r.hasMetric {
+				metrics = append(metrics, parquet.ByteArray(r.metric))
+			}
+			if r.time != 0 {
+				times = append(times, int96(r.time))
+			}
+			if r.hasValue {
+				values = append(values, r.value)
+			}
+			if r.status != "" {
+				statuses = append(statuses, parquet.ByteArray(r.status))
+			}
+			blobs = append(blobs, parquet.ByteArray("x"))
+		}
+		all := defs(func(row) bool { return true })
+		write := func(f func(c file.ColumnChunkWriter) error) {
+			c, err := rgw.NextColumn()
+			if err == nil {
+				err = f(c)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		write(func(c file.ColumnChunkWriter) error {
+			_, err := c.(*file.Int32ColumnChunkWriter).WriteBatch(ints, all, nil)
+			return err
+		})
+		write(func(c file.ColumnChunkWriter) error {
+			_, err := c.(*file.ByteArrayColumnChunkWriter).WriteBatch(metrics, defs(func(r row) bool { return r.hasMetric }), nil)
+			return err
+		})
+		write(func(c file.ColumnChunkWriter) error {
+			_, err := c.(*file.Int96ColumnChunkWriter).WriteBatch(times, defs(func(r row) bool { return r.time != 0 }), nil)
+			return err
+		})
+		write(func(c file.ColumnChunkWriter) error {
+			_, err := c.(*file.Float64ColumnChunkWriter).WriteBatch(values, defs(func(r row) bool { return r.hasValue }), nil)
+			return err
+		})
+		write(func(c file.ColumnChunkWriter) error {
+			_, err := c.(*file.ByteArrayColumnChunkWriter).WriteBatch(statuses, defs(func(r row) bool { return r.status != "" }), nil)
+			return err
+		})
+		write(func(c file.ColumnChunkWriter) error {
+			_, err := c.(*file.ByteArrayColumnChunkWriter).WriteBatch(blobs, all, nil)
+			return err
+		})
+		write(func(c file.ColumnChunkWriter) error {
+			reps := make([]int16, len(rs))
+			_, err := c.(*file.ByteArrayColumnChunkWriter).WriteBatch(blobs, all, reps)
+			return err
+		})
+		if err := rgw.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pw.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestColumnarParquetForeign: a Parquet file from another tool reads with
+// its string columns as tags, its other columns ignored, INT96 times, and
+// the rows with a null fixed column recorded and skipped.
+func TestColumnarParquetForeign(t *testing.T) {
+	var buf bytes.Buffer
+	writeForeignParquet(t, &buf)
+	p := filepath.Join(t.TempDir(), "foreign.parquet")
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := OpenColumnar(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if got := strings.Join(c.TagColumns(), ","); got != "status" {
+		t.Errorf("tag columns %q, want status", got)
+	}
+	var got []string
+	for c.Next() {
+		s := c.Sample()
+		got = append(got, fmt.Sprintf("%s %d %g %s %s", s.Metric, s.TimeNS, s.Value, tagString(s), s.Source))
+	}
+	want := []string{
+		"http_reqs 1796004258500000000 1 status=200 " + p,
+		"vus 1796004260500000000 5  " + p,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	st := c.Stats()
+	if c.Err() != nil || st.Rows != 2 || st.Skipped != 3 || st.ResolutionNS != 1 {
+		t.Errorf("err %v, rows %d, skipped %d, resolution %d; want 2, 3, 1 (INT96 is ns)", c.Err(), st.Rows, st.Skipped, st.ResolutionNS)
+	}
+	var errs []string
+	for _, e := range st.Errors {
+		errs = append(errs, e.Error())
+	}
+	wantErrs := []string{p + ":2:2: null metric_name", p + ":3:3: null timestamp", p + ":4:4: null metric_value"}
+	if strings.Join(errs, "\n") != strings.Join(wantErrs, "\n") {
+		t.Errorf("errors\n%s\nwant\n%s", strings.Join(errs, "\n"), strings.Join(wantErrs, "\n"))
+	}
+}
+
+// TestColumnarParquetCorrupt: a cut or damaged Parquet file is an error
+// naming the file, at open or while reading, never a panic.
+func TestColumnarParquetCorrupt(t *testing.T) {
+	src := corpusFile(t, corpusPublic, "k6-csv-v0.5x-finance.csv")
+	r, err := Open(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	_, err = WriteColumnar(&buf, r, ColumnarOptions{BatchRows: 300})
+	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	dir := t.TempDir()
+	try := func(what string, data []byte) {
+		p := filepath.Join(dir, "x.parquet")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := OpenColumnar(p)
+		if err == nil {
+			for c.Next() {
+			}
+			err = c.Err()
+			c.Close()
+		}
+		if err != nil && !strings.HasPrefix(err.Error(), p+": ") {
+			t.Errorf("%s: error %q does not name the file", what, err)
+		}
+	}
+	for _, cut := range []int{4, 8, 100, len(good) / 2, len(good) - 9, len(good) - 1} {
+		try(fmt.Sprintf("cut at %d", cut), append(good[:cut:cut], "PAR1"...))
+	}
+	for off := 4; off < len(good)-8; off += len(good) / 97 {
+		bad := bytes.Clone(good)
+		bad[off] ^= 0x5a
+		bad[off+1] ^= 0xff
+		try(fmt.Sprintf("damaged at %d", off), bad)
+	}
+}
+
 // FuzzColumnar feeds arbitrary bytes behind the two magics: opening and
 // reading must fail cleanly, never panic.
 func FuzzColumnar(f *testing.F) {
@@ -195,6 +534,9 @@ func FuzzColumnar(f *testing.F) {
 	f.Add(buf.Bytes())
 	buf.Reset()
 	WriteColumnar(&buf, NewK6JSONReader(strings.NewReader(src), "s.json"), ColumnarOptions{Format: FormatArrow})
+	f.Add(buf.Bytes())
+	buf.Reset()
+	writeForeignParquet(f, &buf)
 	f.Add(buf.Bytes())
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {

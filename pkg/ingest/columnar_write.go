@@ -1,12 +1,15 @@
 package ingest
 
 import (
+	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -14,7 +17,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/schema"
 )
 
 // The columns of ldanalyze's columnar sample files (Parquet and Arrow IPC).
@@ -33,7 +38,8 @@ const (
 // The columnar formats WriteColumnar writes and Open reads.
 const (
 	// FormatParquet is Apache Parquet (zstd, dictionary-encoded strings,
-	// the Arrow schema stored so that types read back exactly).
+	// the Arrow schema stored so that Arrow readers such as pyarrow get the
+	// types back exactly).
 	FormatParquet Format = "parquet"
 	// FormatArrow is the Arrow IPC file format ("Feather v2").
 	FormatArrow Format = "arrow"
@@ -95,6 +101,11 @@ var timeUnits = []struct {
 // column, since an Arrow file has one dictionary per column; it spools the
 // batches to a scratch file in TempDir meanwhile).
 //
+// Parquet has no seconds unit: timestamps in "s" are stored in
+// milliseconds, and the Arrow schema stored in the file (ARROW:schema, as
+// Arrow's own Parquet writers do) and ldanalyze.resolution_ns record the
+// seconds.
+//
 // It returns an error when r fails, when a timestamp does not fit the
 // chosen unit, or when writing fails; RowsOut then counts what was written.
 func WriteColumnar(w io.Writer, r Reader, opts ColumnarOptions) (ColumnarResult, error) {
@@ -123,6 +134,12 @@ type bufferedSample struct {
 	keys, values                []string
 }
 
+// stringColumn collects the values of one string column for a batch; ""
+// is null (except in the required metric_name column of Parquet).
+type stringColumn interface {
+	add(s string)
+}
+
 type columnarWriter struct {
 	opts ColumnarOptions
 	mem  memory.Allocator
@@ -131,42 +148,42 @@ type columnarWriter struct {
 	tagCols []string
 	colOf   map[string]int
 	unit    arrow.TimeUnit
-	unitNS  int64
+	unitNS  int64 // nanoseconds per unit
+	storeNS int64 // nanoseconds per stored value (Parquet stores s as ms)
 
-	metric, extra, source *dictColumn
-	tags                  []*dictColumn
-	times                 []arrow.Timestamp
-	values                []float64
-	meta                  []string
-	metaValid             []bool
-	n                     int
+	metric, extra, meta, source stringColumn
+	tags                        []stringColumn
+	rowTags                     []string // the current row's tag column values
+	times                       []int64  // in storeNS
+	values                      []float64
+	n                           int
 
 	// key-slice cache: the mapping of the last Tags.Keys to columns
 	lastKeys []string
 	mapping  []int
 
-	pw      *pqarrow.FileWriter
-	tmp     *os.File
+	pw      *file.Writer                // Parquet
+	rgw     file.BufferedRowGroupWriter // the batch's row group
+	chunk   int                         // rows since the last writeChunk
+	tmp     *os.File                    // Arrow: the scratch file, its writer and schema
 	tmpW    *ipc.Writer
 	tmpSch  *arrow.Schema
 	rowsOut int64
 	pairs   []byte
 }
 
-// dictColumn accumulates a dictionary-encoded string column. With perBatch
-// its dictionary starts anew in each batch (Parquet re-encodes per row
-// group); otherwise it grows for the whole file (Arrow IPC files allow one
-// dictionary per column).
+// dictColumn accumulates a dictionary-encoded string column of the Arrow
+// file: the dictionary grows for the whole file (Arrow IPC files allow one
+// dictionary per column), the indices are per batch.
 type dictColumn struct {
-	perBatch bool
-	memo     map[string]int32
-	dict     []string
-	idx      []int32
-	valid    []bool
+	memo  map[string]int32
+	dict  []string
+	idx   []int32
+	valid []bool
 }
 
-func newDictColumn(perBatch bool) *dictColumn {
-	return &dictColumn{perBatch: perBatch, memo: map[string]int32{}}
+func newDictColumn() *dictColumn {
+	return &dictColumn{memo: map[string]int32{}}
 }
 
 func (d *dictColumn) add(s string) {
@@ -201,17 +218,65 @@ func (d *dictColumn) dictionary(mem memory.Allocator) arrow.Array {
 	return b.NewArray()
 }
 
-// array builds the batch's dictionary array (per-batch dictionaries).
-func (d *dictColumn) array(mem memory.Allocator) arrow.Array {
-	ix := d.indices(mem)
-	defer ix.Release()
-	dict := d.dictionary(mem)
-	defer dict.Release()
-	if d.perBatch {
-		clear(d.memo)
-		d.dict = d.dict[:0]
+// plainColumn accumulates a plain string column of the Arrow file
+// (metadata: nearly every value differs).
+type plainColumn struct {
+	vals  []string
+	valid []bool
+}
+
+func (p *plainColumn) add(s string) {
+	p.vals = append(p.vals, s)
+	p.valid = append(p.valid, s != "")
+}
+
+// array builds the batch's array and resets the batch.
+func (p *plainColumn) array(mem memory.Allocator) arrow.Array {
+	b := array.NewStringBuilder(mem)
+	defer b.Release()
+	b.AppendValues(p.vals, p.valid)
+	clear(p.vals)
+	p.vals, p.valid = p.vals[:0], p.valid[:0]
+	return b.NewArray()
+}
+
+// pqStrings accumulates a batch of one Parquet string column: the values,
+// which alias the samples' strings (immutable, so they stay valid until
+// the row group is written), and for an optional column the definition
+// levels (0 = null). The column writer dictionary-encodes them.
+type pqStrings struct {
+	optional bool
+	vals     []parquet.ByteArray
+	defs     []int16
+}
+
+func (p *pqStrings) add(s string) {
+	if p.optional {
+		if s == "" {
+			p.defs = append(p.defs, 0)
+			return
+		}
+		p.defs = append(p.defs, 1)
 	}
-	return array.NewDictionaryArray(dictString, ix, dict)
+	p.vals = append(p.vals, parquet.ByteArray(unsafe.Slice(unsafe.StringData(s), len(s))))
+}
+
+// write writes the values so far to col and resets them.
+func (p *pqStrings) write(col file.ColumnChunkWriter) error {
+	w, ok := col.(*file.ByteArrayColumnChunkWriter)
+	if !ok {
+		return fmt.Errorf("column %s is not a byte array column", col.Descr().Name())
+	}
+	var defs []int16
+	if p.optional {
+		defs = p.defs
+	}
+	if _, err := w.WriteBatch(p.vals, defs, nil); err != nil {
+		return fmt.Errorf("column %s: %w", col.Descr().Name(), err)
+	}
+	clear(p.vals) // let the strings go
+	p.vals, p.defs = p.vals[:0], p.defs[:0]
+	return nil
 }
 
 func (cw *columnarWriter) run(w io.Writer, r Reader) (ColumnarResult, error) {
@@ -289,6 +354,7 @@ func (cw *columnarWriter) setup(w io.Writer, keys []string, first []bufferedSamp
 		cw.colOf[k] = len(cw.tagCols)
 		cw.tagCols = append(cw.tagCols, k)
 	}
+	cw.rowTags = make([]string, len(cw.tagCols))
 	// Time unit.
 	if cw.opts.TimeUnit != "" {
 		found := false
@@ -322,11 +388,7 @@ func (cw *columnarWriter) setup(w io.Writer, keys []string, first []bufferedSamp
 			}
 		}
 	}
-	perBatch := cw.opts.Format == FormatParquet
-	cw.metric, cw.extra, cw.source = newDictColumn(perBatch), newDictColumn(perBatch), newDictColumn(perBatch)
-	for range cw.tagCols {
-		cw.tags = append(cw.tags, newDictColumn(perBatch))
-	}
+	cw.storeNS = cw.unitNS
 	fields := []arrow.Field{
 		{Name: ColMetric, Type: dictString},
 		{Name: ColTime, Type: &arrow.TimestampType{Unit: cw.unit, TimeZone: "UTC"}},
@@ -344,19 +406,12 @@ func (cw *columnarWriter) setup(w io.Writer, keys []string, first []bufferedSamp
 	cw.schema = arrow.NewSchema(fields, &md)
 	switch cw.opts.Format {
 	case FormatParquet:
-		props := parquet.NewWriterProperties(
-			parquet.WithCompression(compress.Codecs.Zstd),
-			parquet.WithDictionaryDefault(true),
-			parquet.WithMaxRowGroupLength(int64(max(cw.opts.BatchRows, 1<<16))),
-			parquet.WithAllocator(cw.mem),
-		)
-		// pqarrow closes a writer that is an io.Closer; the caller owns w.
-		pw, err := pqarrow.NewFileWriter(cw.schema, struct{ io.Writer }{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(cw.mem)))
-		if err != nil {
-			return fmt.Errorf("parquet writer: %w", err)
-		}
-		cw.pw = pw
+		return cw.setupParquet(w)
 	case FormatArrow:
+		cw.metric, cw.extra, cw.meta, cw.source = newDictColumn(), newDictColumn(), &plainColumn{}, newDictColumn()
+		for range cw.tagCols {
+			cw.tags = append(cw.tags, newDictColumn())
+		}
 		// Batches go to a scratch IPC stream with the dictionary columns as
 		// plain int32 indices; close writes the final file with each
 		// column's one dictionary.
@@ -378,13 +433,108 @@ func (cw *columnarWriter) setup(w io.Writer, keys []string, first []bufferedSamp
 	return nil
 }
 
+// setupParquet opens the Parquet writer: the schema Arrow's Parquet writer
+// makes of cw.schema (strings with the String logical type, the timestamp
+// as INT64 Timestamp(isAdjustedToUTC, unit), seconds as milliseconds) and
+// the Arrow schema itself in the ARROW:schema metadata, so that Arrow
+// readers (pyarrow, pandas) see the dictionary columns and the seconds.
+func (cw *columnarWriter) setupParquet(w io.Writer) error {
+	props := parquet.NewWriterProperties(
+		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithDictionaryDefault(true),
+		parquet.WithMaxRowGroupLength(int64(max(cw.opts.BatchRows, 1<<16))),
+		parquet.WithAllocator(cw.mem),
+	)
+	var tsUnit schema.TimeUnitType
+	switch cw.unit {
+	case arrow.Second:
+		tsUnit, cw.storeNS = schema.TimeUnitMillis, 1e6
+	case arrow.Millisecond:
+		tsUnit = schema.TimeUnitMillis
+	case arrow.Microsecond:
+		tsUnit = schema.TimeUnitMicros
+	default:
+		tsUnit = schema.TimeUnitNanos
+	}
+	var nodes schema.FieldList
+	// strCol adds a string column to the schema.
+	strCol := func(name string, optional bool) (*pqStrings, error) {
+		rep := parquet.Repetitions.Required
+		if optional {
+			rep = parquet.Repetitions.Optional
+		}
+		n, err := schema.NewPrimitiveNodeLogical(name, rep, schema.StringLogicalType{}, parquet.Types.ByteArray, -1, -1)
+		if err != nil {
+			return nil, fmt.Errorf("parquet schema: column %q: %w", name, err)
+		}
+		nodes = append(nodes, n)
+		return &pqStrings{optional: optional}, nil
+	}
+	metric, err := strCol(ColMetric, false)
+	if err != nil {
+		return err
+	}
+	ts, err := schema.NewPrimitiveNodeLogical(ColTime, parquet.Repetitions.Required, schema.NewTimestampLogicalTypeForce(true, tsUnit), parquet.Types.Int64, -1, -1)
+	if err != nil {
+		return fmt.Errorf("parquet schema: %w", err)
+	}
+	val, err := schema.NewPrimitiveNode(ColValue, parquet.Repetitions.Required, parquet.Types.Double, -1, -1)
+	if err != nil {
+		return fmt.Errorf("parquet schema: %w", err)
+	}
+	nodes = append(nodes, ts, val)
+	cw.metric = metric
+	for _, k := range cw.tagCols {
+		t, err := strCol(k, true)
+		if err != nil {
+			return err
+		}
+		cw.tags = append(cw.tags, t)
+	}
+	var extra, meta, source *pqStrings
+	if extra, err = strCol(ColExtra, true); err != nil {
+		return err
+	}
+	if meta, err = strCol(ColMetadata, true); err != nil {
+		return err
+	}
+	if source, err = strCol(ColSource, true); err != nil {
+		return err
+	}
+	cw.extra, cw.meta, cw.source = extra, meta, source
+	root, err := schema.NewGroupNode(props.RootName(), props.RootRepetition(), nodes, -1)
+	if err != nil {
+		return fmt.Errorf("parquet schema: %w", err)
+	}
+	// The Arrow schema as Arrow's writers store it: an IPC stream holding
+	// just the schema, base64.
+	var buf bytes.Buffer
+	sw := ipc.NewWriter(&buf, ipc.WithSchema(cw.schema), ipc.WithAllocator(cw.mem))
+	if err := sw.Close(); err != nil {
+		return fmt.Errorf("parquet writer: arrow schema: %w", err)
+	}
+	kv := metadata.KeyValueMetadata{}
+	kv.Append(metaKind, metaKindValue)
+	kv.Append(arrowSchemaKey, base64.StdEncoding.EncodeToString(buf.Bytes()))
+	// file.Writer closes a writer that is an io.Closer; the caller owns w.
+	pw, err := file.NewParquetWriterWithError(struct{ io.Writer }{w}, root, file.WithWriterProps(props), file.WithWriteMetadata(kv))
+	if err != nil {
+		return fmt.Errorf("parquet writer: %w", err)
+	}
+	cw.pw = pw
+	return nil
+}
+
+// arrowSchemaKey is the Parquet metadata key of the Arrow schema.
+const arrowSchemaKey = "ARROW:schema"
+
 // add appends one sample to the batch, flushing a full batch.
 func (cw *columnarWriter) add(s *Sample) error {
 	if s.TimeNS%cw.unitNS != 0 {
 		return fmt.Errorf("%s: sample %d has time %d ns, finer than the %s unit chosen from the first %d rows; convert again with the time unit ns", s.Source, cw.rowsOut+int64(cw.n)+1, s.TimeNS, cw.unitName(), cw.opts.BatchRows)
 	}
 	cw.metric.add(s.Metric)
-	cw.times = append(cw.times, arrow.Timestamp(s.TimeNS/cw.unitNS))
+	cw.times = append(cw.times, s.TimeNS/cw.storeNS)
 	cw.values = append(cw.values, s.Value)
 	// Map the sample's keys to columns, cached per Keys slice.
 	keys := s.Tags.Keys()
@@ -399,11 +549,7 @@ func (cw *columnarWriter) add(s *Sample) error {
 			cw.mapping = append(cw.mapping, j)
 		}
 	}
-	row := cw.n
-	for _, t := range cw.tags {
-		t.idx = append(t.idx, 0)
-		t.valid = append(t.valid, false)
-	}
+	clear(cw.rowTags)
 	extra := s.Tags.Extra()
 	cw.pairs = cw.pairs[:0]
 	for i, j := range cw.mapping {
@@ -415,10 +561,10 @@ func (cw *columnarWriter) add(s *Sample) error {
 			cw.pairs = appendPair(cw.pairs, []byte(keys[i]), []byte(v))
 			continue
 		}
-		t := cw.tags[j]
-		t.idx = t.idx[:row]
-		t.valid = t.valid[:row]
-		t.add(v)
+		cw.rowTags[j] = v
+	}
+	for j, t := range cw.tags {
+		t.add(cw.rowTags[j])
 	}
 	if len(cw.pairs) > 0 {
 		if extra != "" {
@@ -427,32 +573,123 @@ func (cw *columnarWriter) add(s *Sample) error {
 		extra += string(cw.pairs)
 	}
 	cw.extra.add(extra)
-	meta := s.Tags.Metadata()
-	cw.meta = append(cw.meta, meta)
-	cw.metaValid = append(cw.metaValid, meta != "")
+	cw.meta.add(s.Tags.Metadata())
 	cw.source.add(s.Source)
 	cw.n++
+	cw.chunk++
 	if cw.n >= cw.opts.BatchRows {
 		return cw.flush()
+	}
+	if cw.pw != nil && cw.chunk >= pqChunkRows {
+		if err := cw.writeChunk(); err != nil {
+			return fmt.Errorf("writing rows %d–%d: %w", cw.rowsOut+1, cw.rowsOut+int64(cw.n), err)
+		}
 	}
 	return nil
 }
 
-// flush writes the batch.
+// pqChunkRows is how many rows the Parquet writer collects before handing
+// them to the row group's column writers, which encode and compress them
+// into pages in memory; a row group is written out when its batch is full.
+// Collecting a whole batch of values instead would hold 24 bytes per
+// string value until then.
+const pqChunkRows = 4096
+
+// flush writes the batch: a row group of the Parquet file, a record batch
+// of the Arrow scratch stream.
 func (cw *columnarWriter) flush() error {
 	if cw.n == 0 {
 		return nil
 	}
-	cols := make([]arrow.Array, 0, len(cw.schema.Fields()))
-	dictCol := func(d *dictColumn) arrow.Array {
-		if cw.opts.Format == FormatArrow {
-			return d.indices(cw.mem)
-		}
-		return d.array(cw.mem)
+	var err error
+	if cw.pw != nil {
+		err = cw.flushParquet()
+	} else {
+		err = cw.flushArrow()
 	}
-	cols = append(cols, dictCol(cw.metric))
+	if err != nil {
+		return fmt.Errorf("writing rows %d–%d: %w", cw.rowsOut+1, cw.rowsOut+int64(cw.n), err)
+	}
+	cw.rowsOut += int64(cw.n)
+	cw.n, cw.chunk = 0, 0
+	cw.times, cw.values = cw.times[:0], cw.values[:0]
+	return nil
+}
+
+// flushParquet writes the last chunk of the batch and the row group.
+func (cw *columnarWriter) flushParquet() error {
+	if err := cw.writeChunk(); err != nil {
+		return err
+	}
+	err := cw.rgw.Close()
+	cw.rgw = nil
+	return err
+}
+
+// writeChunk hands the rows collected since the last call to the column
+// writers of the batch's row group, opening it first if needed.
+func (cw *columnarWriter) writeChunk() error {
+	cw.chunk = 0
+	if cw.rgw == nil {
+		rgw, err := cw.pw.AppendBufferedRowGroupChecked()
+		if err != nil {
+			return err
+		}
+		cw.rgw = rgw
+	}
+	ci := 0
+	next := func() (file.ColumnChunkWriter, error) {
+		col, err := cw.rgw.Column(ci)
+		ci++
+		return col, err
+	}
+	col, err := next()
+	if err != nil {
+		return err
+	}
+	if err := cw.metric.(*pqStrings).write(col); err != nil {
+		return err
+	}
+	if col, err = next(); err != nil {
+		return err
+	}
+	if _, err := col.(*file.Int64ColumnChunkWriter).WriteBatch(cw.times, nil, nil); err != nil {
+		return fmt.Errorf("column %s: %w", ColTime, err)
+	}
+	if col, err = next(); err != nil {
+		return err
+	}
+	if _, err := col.(*file.Float64ColumnChunkWriter).WriteBatch(cw.values, nil, nil); err != nil {
+		return fmt.Errorf("column %s: %w", ColValue, err)
+	}
+	cw.times, cw.values = cw.times[:0], cw.values[:0]
+	for _, t := range cw.tags {
+		if col, err = next(); err != nil {
+			return err
+		}
+		if err := t.(*pqStrings).write(col); err != nil {
+			return err
+		}
+	}
+	for _, c := range []stringColumn{cw.extra, cw.meta, cw.source} {
+		if col, err = next(); err != nil {
+			return err
+		}
+		if err := c.(*pqStrings).write(col); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (cw *columnarWriter) flushArrow() error {
+	cols := make([]arrow.Array, 0, len(cw.schema.Fields()))
+	cols = append(cols, cw.metric.(*dictColumn).indices(cw.mem))
 	tb := array.NewTimestampBuilder(cw.mem, cw.schema.Field(1).Type.(*arrow.TimestampType))
-	tb.AppendValues(cw.times, nil)
+	tb.Reserve(len(cw.times))
+	for _, t := range cw.times {
+		tb.UnsafeAppend(arrow.Timestamp(t))
+	}
 	cols = append(cols, tb.NewArray())
 	tb.Release()
 	fb := array.NewFloat64Builder(cw.mem)
@@ -460,36 +697,17 @@ func (cw *columnarWriter) flush() error {
 	cols = append(cols, fb.NewArray())
 	fb.Release()
 	for _, t := range cw.tags {
-		cols = append(cols, dictCol(t))
+		cols = append(cols, t.(*dictColumn).indices(cw.mem))
 	}
-	cols = append(cols, dictCol(cw.extra))
-	sb := array.NewStringBuilder(cw.mem)
-	sb.AppendValues(cw.meta, cw.metaValid)
-	cols = append(cols, sb.NewArray())
-	sb.Release()
-	cols = append(cols, dictCol(cw.source))
-	sch := cw.schema
-	if cw.opts.Format == FormatArrow {
-		sch = cw.tmpSch
-	}
-	rec := array.NewRecordBatch(sch, cols, int64(cw.n))
+	cols = append(cols, cw.extra.(*dictColumn).indices(cw.mem))
+	cols = append(cols, cw.meta.(*plainColumn).array(cw.mem))
+	cols = append(cols, cw.source.(*dictColumn).indices(cw.mem))
+	rec := array.NewRecordBatch(cw.tmpSch, cols, int64(cw.n))
 	for _, c := range cols {
 		c.Release()
 	}
 	defer rec.Release()
-	var err error
-	if cw.pw != nil {
-		err = cw.pw.Write(rec)
-	} else {
-		err = cw.tmpW.Write(rec)
-	}
-	if err != nil {
-		return fmt.Errorf("writing rows %d–%d: %w", cw.rowsOut+1, cw.rowsOut+int64(cw.n), err)
-	}
-	cw.rowsOut += int64(cw.n)
-	cw.n = 0
-	cw.times, cw.values, cw.meta, cw.metaValid = cw.times[:0], cw.values[:0], cw.meta[:0], cw.metaValid[:0]
-	return nil
+	return cw.tmpW.Write(rec)
 }
 
 func (cw *columnarWriter) abort() {
@@ -528,14 +746,14 @@ func (cw *columnarWriter) close(w io.Writer, resNS int64) error {
 		return err
 	}
 	// One dictionary per column for the whole file.
-	dictCols := []*dictColumn{cw.metric}
+	dictCols := []stringColumn{cw.metric}
 	dictCols = append(dictCols, cw.tags...)
 	dictCols = append(dictCols, cw.extra, cw.source)
 	dicts := map[int]arrow.Array{}
 	di := 0
 	for i, f := range cw.schema.Fields() {
 		if f.Type == dictString {
-			dicts[i] = dictCols[di].dictionary(cw.mem)
+			dicts[i] = dictCols[di].(*dictColumn).dictionary(cw.mem)
 			di++
 		}
 	}
