@@ -441,7 +441,7 @@ func (w *csvWorker) init(c *CSVReader) {
 func (w *csvWorker) parse(b *csvBatch) {
 	chunk := b.chunk
 	line := b.firstLine
-	if cap(b.recs) == 0 {
+	if cap(b.recs) == 0 && w.sink == nil { // Drain mode keeps no records
 		b.recs = make([]csvRec, 0, len(chunk)/64+16)
 	}
 	width := w.cols.width
