@@ -182,7 +182,7 @@ func NewCSVReader(r io.Reader, name string) (*CSVReader, error) {
 	if herr != nil {
 		return nil, herr
 	}
-	c := &CSVReader{name: name, cols: cols, order: make(chan *csvBatch, runtime.GOMAXPROCS(0)+2), stop: make(chan struct{})}
+	c := &CSVReader{name: name, cols: cols, order: make(chan *csvBatch, runtime.GOMAXPROCS(0)), stop: make(chan struct{})}
 	c.s.Source = name
 	c.s.Tags.keys = cols.keys
 	c.s.Tags.lazy = &c.row
