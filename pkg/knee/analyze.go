@@ -503,6 +503,7 @@ func (a *analysis) windows() []Level {
 		i0 := max(0, ws-a.p.start)
 		i1 := min(n, ws+w-a.p.start)
 		l := a.aggregate(int(i0), int(i1), a.opt.Percentiles)
+		l.lat = nil // windows are never levels: keep no sketch per window
 		l.Start = time.Unix(ws, 0).UTC()
 		l.End = time.Unix(ws+w, 0).UTC()
 		out = append(out, l)
