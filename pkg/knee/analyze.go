@@ -289,7 +289,7 @@ func Analyze(c *Collector, resolutionNS int64, opt Options) (*Result, error) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d samples of %s are negative, which a duration cannot be: the file is damaged or the metric is not a time; they are kept in the figures", c.negative, c.metric))
 	}
 	if w := c.lat.Width(); w > 1 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("latency is kept per %d-second slot in this %s run (per-second sketches would pass %d MiB): a level's percentiles count each slot in the level that holds its middle; counts and rates stay per second", w, time.Duration(span*1e9).Round(time.Second), sketch.DefaultSeriesBudget>>20))
+		r.Warnings = append(r.Warnings, fmt.Sprintf("latency is kept per %d-second slot in this %s run (memory is bounded at %d slots): a level's percentiles count each slot in the level that holds its middle; counts and rates stay per second", w, time.Duration(span*1e9).Round(time.Second), sketch.DefaultSeriesSlots))
 	}
 	if !c.hasExpected && c.hasHTTP {
 		r.Warnings = append(r.Warnings, "no expected_response tag (k6 < v0.31 or tag disabled): success is status 1–399")

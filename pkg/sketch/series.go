@@ -18,19 +18,24 @@ import (
 // or two), so a second is sealed once per writer; a late value is sealed
 // again and merged, so order never changes a result, only the work.
 //
-// When the encoded sketches exceed the byte budget the Series coarsens in
-// time: it doubles Width (1 s, 2 s, 4 s, …; slots stay aligned to the Unix
-// epoch) and merges neighbouring slots, so that memory stays bounded
-// whatever the run's duration. Range then answers at that resolution.
+// When the seconds sealed span more than its slot limit the Series coarsens
+// in time: it doubles Width (1 s, 2 s, 4 s, …; slots stay aligned to the
+// Unix epoch) and merges neighbouring slots, so that memory stays bounded
+// whatever the run's duration (a slot holds at most ExactLimit values or a
+// histogram). Range then answers at that resolution. The width depends
+// only on the span of the data, never on the order values arrive in, so
+// results do not change from one parallel read to the next.
 //
 // The Writers of one Series may run concurrently; Range, Merge and Bytes
 // must not run while a Writer adds or flushes.
 type Series struct {
-	mu     sync.Mutex
-	width  int64 // seconds per slot, a power of two
-	budget int   // bytes of encodings before coarsening; ≤ 0: unbounded
-	bytes  int
-	slots  map[seriesKey]*seriesSlot
+	mu       sync.Mutex
+	width    int64 // seconds per slot, a power of two
+	maxSlots int64 // slots the span may cover before coarsening; ≤ 0: unbounded
+	lo, hi   int64 // the first and last seconds sealed
+	any      bool
+	bytes    int
+	slots    map[seriesKey]*seriesSlot
 	// scratch is reused to decode, merge and re-encode slots.
 	scratch Sketch
 	buf     []byte
@@ -49,26 +54,26 @@ type seriesSlot struct {
 }
 
 // slotOverhead approximates the memory of a slot beyond its encoding: the
-// map entry, the slot and the encoding's allocation header. The budget
-// counts it, so that many small slots cannot hide from it.
+// map entry, the slot and the encoding's allocation header.
 const slotOverhead = 96
 
 // pendingLimit is the number of late values a slot collects before they
 // are merged into its encoding (re-encoding a slot costs its size).
 const pendingLimit = 256
 
-// DefaultSeriesBudget is the byte budget NewSeries(0) gets: at ~1–2 KB a
-// second of latencies, about an hour of a run at 1-second resolution.
-const DefaultSeriesBudget = 4 << 20
+// DefaultSeriesSlots is the slot limit NewSeries(0) gets: 68 minutes of a
+// run at 1-second resolution, 2 h 16 min at 2 s, 9 h at 8 s; at ~1–2 KB a
+// second of latencies (~3 KB at most), 4–12 MB.
+const DefaultSeriesSlots = 4096
 
 // NewSeries returns an empty Series at 1-second resolution that coarsens
-// once its encodings take more than budget bytes (0 means
-// DefaultSeriesBudget, < 0 never coarsens).
-func NewSeries(budget int) *Series {
-	if budget == 0 {
-		budget = DefaultSeriesBudget
+// once the seconds sealed span more than maxSlots slots (0 means
+// DefaultSeriesSlots, < 0 never coarsens).
+func NewSeries(maxSlots int) *Series {
+	if maxSlots == 0 {
+		maxSlots = DefaultSeriesSlots
 	}
-	return &Series{width: 1, budget: budget, slots: map[seriesKey]*seriesSlot{}}
+	return &Series{width: 1, maxSlots: int64(maxSlots), slots: map[seriesKey]*seriesSlot{}}
 }
 
 // Width returns the seconds per slot: 1 until the Series coarsened.
@@ -93,6 +98,18 @@ func (s *Series) seal(sec int64, g int32, sk *Sketch) {
 	if sk.n == 0 {
 		return
 	}
+	if !s.any || sec < s.lo {
+		s.lo = sec
+	}
+	if !s.any || sec > s.hi {
+		s.hi = sec
+	}
+	s.any = true
+	if s.maxSlots > 0 {
+		for floorDiv(s.hi, s.width)-floorDiv(s.lo, s.width)+1 > s.maxSlots && s.width < 1<<20 {
+			s.regroup(s.width * 2)
+		}
+	}
 	k := seriesKey{floorDiv(sec, s.width), g}
 	sl := s.slots[k]
 	if sl == nil {
@@ -110,9 +127,6 @@ func (s *Series) seal(sec int64, g int32, sk *Sketch) {
 	} else {
 		s.fold(sl, sk)
 	}
-	if s.budget > 0 && s.bytes > s.budget {
-		s.coarsen()
-	}
 }
 
 // fold merges the slot's pending values and extra (may be nil) into its
@@ -128,8 +142,8 @@ func (s *Series) fold(sl *seriesSlot, extra *Sketch) {
 	s.bytes += cap(sl.enc)
 }
 
-// encode returns sk's encoding in a slice of its own length (the budget
-// counts capacity).
+// encode returns sk's encoding in a slice of its own length (Bytes counts
+// capacity).
 func (s *Series) encode(sk *Sketch) []byte {
 	s.buf = sk.AppendEncoded(s.buf[:0])
 	return slices.Clone(s.buf)
@@ -143,14 +157,6 @@ func (sl *seriesSlot) mergeInto(sc *Sketch) {
 		panic(fmt.Sprintf("sketch: series slot: %v", err))
 	}
 	sc.Merge(sl.pending)
-}
-
-// coarsen doubles the width until the encodings fit in three quarters of
-// the budget (or the width reaches a day).
-func (s *Series) coarsen() {
-	for s.bytes > s.budget*3/4 && s.width < 1<<16 {
-		s.regroup(s.width * 2)
-	}
 }
 
 // regroup rebuilds the slots at width w, a multiple of the current width.
@@ -172,15 +178,6 @@ func (s *Series) regroup(w int64) {
 			p.mergeInto(sc)
 		}
 		enc := s.encode(sc)
-		if !sc.hist {
-			// Coarse slots give up exactness where the histogram
-			// is smaller (few distinct values, or values with more
-			// than six decimals).
-			sc.toHist()
-			if h := s.encode(sc); len(h) < len(enc) {
-				enc = h
-			}
-		}
 		s.slots[k] = &seriesSlot{enc: enc}
 		s.bytes += cap(enc) + slotOverhead
 	}
@@ -278,18 +275,19 @@ func (w *Writer) Add(sec int64, g int, v float64) {
 	}
 	sk := w.live[k]
 	if sk == nil {
+		// Seal before adding sk, which must stay live.
+		if !w.any || sec > w.hi {
+			w.hi, w.any = sec, true
+			w.sealBefore(w.hi - writerLag)
+		} else if len(w.live) >= maxLive {
+			w.sealBefore(w.hi - writerLag)
+		}
 		if n := len(w.free); n > 0 {
 			sk, w.free = w.free[n-1], w.free[:n-1]
 		} else {
 			sk = &Sketch{}
 		}
 		w.live[k] = sk
-		if !w.any || sec > w.hi {
-			w.hi, w.any = sec, true
-			w.sealBefore(w.hi - writerLag)
-		} else if len(w.live) > maxLive {
-			w.sealBefore(w.hi - writerLag)
-		}
 	}
 	w.lastK, w.last = k, sk
 	sk.Add(v)

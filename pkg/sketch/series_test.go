@@ -188,7 +188,7 @@ func TestSeriesMatchesDirect(t *testing.T) {
 	}
 	wg.Wait()
 	if s.Width() != 1 {
-		t.Fatalf("width %d without a budget", s.Width())
+		t.Fatalf("width %d without a slot limit", s.Width())
 	}
 	for _, r := range [][2]int64{{1_700_000_000, 1_700_000_001}, {1_700_000_010, 1_700_000_040}, {1_699_999_000, 1_700_001_000}, {1_700_000_599, 1_700_000_600}} {
 		var direct Sketch
@@ -205,23 +205,43 @@ func TestSeriesMatchesDirect(t *testing.T) {
 	}
 }
 
-// TestSeriesCoarsens gives a small budget: the width doubles, memory stays
-// within the budget, no value is lost, and each range holds exactly the
-// slots whose midpoints it contains.
+// TestSeriesCoarsens gives a small slot limit: the width doubles to the
+// smallest power of two whose slots cover the run's span within the limit,
+// whatever the order of the values, no value is lost, and each range holds
+// exactly the slots whose midpoints it contains.
 func TestSeriesCoarsens(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	vals := run(rng)
-	const budget = 64 << 10
-	s := NewSeries(budget)
+	const maxSlots = 64
+	s := NewSeries(maxSlots)
 	wr := s.Writer()
 	for _, x := range vals {
 		wr.Add(x.sec, 0, x.v)
 	}
 	wr.Flush()
-	w := s.Width()
-	if w < 4 || s.Bytes() > budget {
-		t.Fatalf("width %d, %d bytes for a budget of %d", w, s.Bytes(), budget)
+	lo, hi := vals[0].sec, vals[0].sec
+	for _, x := range vals {
+		lo, hi = min(lo, x.sec), max(hi, x.sec)
 	}
+	want := int64(1)
+	for floorDiv(hi, want)-floorDiv(lo, want)+1 > maxSlots {
+		want *= 2
+	}
+	w := s.Width()
+	if w != want || w < 4 {
+		t.Fatalf("width %d, want %d", w, want)
+	}
+	// Shuffled, the same width and the same summaries.
+	sh := NewSeries(maxSlots)
+	sw := sh.Writer()
+	for _, i := range rng.Perm(len(vals)) {
+		sw.Add(vals[i].sec, 0, vals[i].v)
+	}
+	sw.Flush()
+	if sh.Width() != w {
+		t.Fatalf("shuffled: width %d, want %d", sh.Width(), w)
+	}
+	same(t, "shuffled", sh.Range(0, 1_700_000_100, 1_700_000_400), s.Range(0, 1_700_000_100, 1_700_000_400))
 	all := s.Range(0, 0, 2_000_000_000)
 	if all.Count() != uint64(len(vals)) {
 		t.Fatalf("%d values, want %d", all.Count(), len(vals))
