@@ -4,6 +4,8 @@
 // instance's mean within the second.
 package vugauge
 
+import "sync"
+
 // Gauge is the sum and count of one source's samples within a second.
 type Gauge struct {
 	Sum float64
@@ -57,26 +59,39 @@ func (s *Sources) Total() (float64, bool) {
 	return t, any
 }
 
-// Merge adds o, whose source i is this one's remap[i], into s.
+// Merge adds o, whose source i is this one's remap[i] (nil: the same
+// numbering), into s.
 func (s *Sources) Merge(o *Sources, remap []int) {
 	o.each(func(i int, g Gauge) {
 		if g.N == 0 {
 			return
 		}
-		d := s.at(remap[i])
+		j := i
+		if remap != nil {
+			j = remap[i]
+		}
+		d := s.at(j)
 		d.Sum += g.Sum
 		d.N += g.N
 	})
 }
 
 // Index numbers the sources (input files) of a run in the order they are
-// first seen. The zero value is ready to use.
+// first seen. The zero value is ready to use; it is safe for concurrent
+// use (collectors that share per-second records share their Index).
 type Index struct {
-	m map[string]int
+	mu sync.Mutex
+	m  map[string]int
 }
 
 // Of returns the number of source name, adding it if new.
 func (x *Index) Of(name string) int {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.of(name)
+}
+
+func (x *Index) of(name string) int {
 	if x.m == nil {
 		x.m = map[string]int{}
 	}
@@ -91,9 +106,14 @@ func (x *Index) Of(name string) int {
 // Remap returns, for each source number of o, its number in x (adding the
 // sources x lacks): the remap argument of Sources.Merge.
 func (x *Index) Remap(o *Index) []int {
+	if o == x {
+		return nil
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	r := make([]int, len(o.m))
 	for name, i := range o.m {
-		r[i] = x.Of(name)
+		r[i] = x.of(name)
 	}
 	return r
 }

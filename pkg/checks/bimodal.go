@@ -239,8 +239,8 @@ func (e *eval) bimodal() bimodalResult {
 		spans = []span{{e.s0, e.s1, math.NaN()}}
 	}
 	slices.SortStableFunc(spans, func(p, q span) int { return cmp.Compare(p.offered, q.offered) })
-	names := make([]string, len(e.c.histNames))
-	for n, i := range e.c.histNames {
+	names := make([]string, len(e.c.hist.m))
+	for n, i := range e.c.hist.m {
 		names[i] = n
 	}
 	for i, name := range names {
@@ -249,7 +249,7 @@ func (e *eval) bimodal() bimodalResult {
 		for _, sp := range spans {
 			var h logHist
 			for k := sp.a; k < sp.b; k++ {
-				if sc := e.c.secs[k]; sc != nil && i < len(sc.histEnc) {
+				if sc := e.c.secs.Get(k); sc != nil && i < len(sc.histEnc) {
 					h.addEnc(sc.histEnc[i])
 				}
 			}

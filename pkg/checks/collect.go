@@ -1,11 +1,13 @@
 package checks
 
 import (
+	"github.com/ldanalyze/ldanalyze/internal/secstore"
 	"github.com/ldanalyze/ldanalyze/internal/vugauge"
 	"hash/maphash"
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
@@ -61,8 +63,11 @@ const (
 // Memory grows with the run's length in seconds and the number of distinct
 // statuses, error codes, names and checks, not with its rows.
 type Collector struct {
-	opt  Options
-	secs map[int64]*second
+	opt Options
+	// secs holds the per-second records, live their writer (Fork shares
+	// secs, sources and hist).
+	secs *secstore.Store[second]
+	live *secstore.Local[second]
 	// dur holds the iteration durations per second (sealed, shared with
 	// forks); durW is this Collector's writer to it.
 	dur  *sketch.Series
@@ -71,7 +76,7 @@ type Collector struct {
 	minNS, maxNS int64
 	any          bool
 
-	sources vugauge.Index
+	sources *vugauge.Index
 
 	// latency of the metric, ms
 	all, ok, failed, limited sketch.Sketch
@@ -93,31 +98,98 @@ type Collector struct {
 
 	thr []*thrAgg
 
-	// histNames indexes the request names (name tag, else url) whose
+	// hist numbers the request names (name tag, else url) whose
 	// successful latencies are kept per second in log histograms for the
-	// bimodal test of rate-limited, up to maxHistNames; histOver counts
-	// the samples of the names past the cap.
-	histNames map[string]int
+	// bimodal test of rate-limited, up to maxHistNames; histLocal caches
+	// it; histOver counts the samples of the names past the cap.
+	hist      *nameIndex
+	histLocal map[string]int
 	histOver  uint64
-	// histLive lists the seconds whose histograms are live (not yet
-	// sealed into second.histEnc); histHi is the newest second seen.
-	histLive []int64
-	histHi   int64
-	histAny  bool
-	histFree []*logHist
+}
+
+// nameIndex numbers names in first-seen order up to maxHistNames, for
+// collectors that share per-second records.
+type nameIndex struct {
+	mu sync.Mutex
+	m  map[string]int
+}
+
+// of returns the number of name, or −1 past the cap.
+func (x *nameIndex) of(name string) int {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	i, ok := x.m[name]
+	if !ok {
+		if len(x.m) >= maxHistNames {
+			return -1
+		}
+		i = len(x.m)
+		x.m[name] = i
+	}
+	return i
 }
 
 type second struct {
 	reqs, ok, transport, limited uint64
 	iterations, dropped          uint64
 	vus, vusMax                  vugauge.Sources
-	// hist holds, per request name (Collector.histNames index), the
+	// hist holds, per request name (Collector.hist number), the
 	// successful latencies of the metric in this second while the second
-	// is recent; histEnc the same once sealed (logHist.appendEnc, ~40
-	// bytes instead of 384; encodings concatenate to sum).
-	hist     []*logHist
-	histEnc  [][]byte
-	histLive bool
+	// is live; histEnc the same once sealed (logHist.appendEnc, ~40 bytes
+	// instead of 384; encodings concatenate to sum).
+	hist    []*logHist
+	histEnc [][]byte
+}
+
+// add merges o into s: o's source i is s's remap[i] and its name i is
+// s's hremap[i] (nil: the same numbering; −1: past the cap, counted in
+// *over). o is dropped after.
+func (s *second) add(o *second, remap, hremap []int, over *uint64) {
+	s.reqs += o.reqs
+	s.ok += o.ok
+	s.transport += o.transport
+	s.limited += o.limited
+	s.iterations += o.iterations
+	s.dropped += o.dropped
+	s.vus.Merge(&o.vus, remap)
+	s.vusMax.Merge(&o.vusMax, remap)
+	to := func(i int) int {
+		if hremap == nil {
+			return i
+		}
+		return hremap[i]
+	}
+	grow := func(j int) {
+		for len(s.histEnc) <= j {
+			s.histEnc = append(s.histEnc, nil)
+		}
+	}
+	for i, h := range o.hist {
+		if h == nil {
+			continue
+		}
+		j := to(i)
+		if j < 0 {
+			*over += h.total()
+			continue
+		}
+		grow(j)
+		s.histEnc[j] = h.appendEnc(s.histEnc[j])
+	}
+	for i, enc := range o.histEnc {
+		if len(enc) == 0 {
+			continue
+		}
+		j := to(i)
+		if j < 0 {
+			var h logHist
+			h.addEnc(enc)
+			*over += h.total()
+			continue
+		}
+		grow(j)
+		s.histEnc[j] = append(s.histEnc[j], enc...)
+	}
 }
 
 type checkCount struct {
@@ -129,11 +201,14 @@ type checkCount struct {
 func NewCollector(opt Options) *Collector {
 	opt.defaults()
 	dur := sketch.NewSeries(0)
+	var unused uint64 // a shared store's records share the numbering
+	secs := secstore.New(func(d, s *second) { d.add(s, nil, nil, &unused) })
 	c := &Collector{
-		opt: opt, secs: map[int64]*second{}, dur: dur, durW: dur.Writer(),
+		opt: opt, secs: secs, live: secs.Local(), dur: dur, durW: dur.Writer(),
+		sources: &vugauge.Index{}, hist: &nameIndex{m: map[string]int{}}, histLocal: map[string]int{},
 		byStatus: map[string]uint64{}, byCode: map[string]uint64{}, byStatusName: map[[2]string]uint64{},
 		checks: map[string]*checkCount{}, metrics: map[string]struct{}{}, series: map[uint64]struct{}{},
-		names: map[string]struct{}{}, seed: maphash.MakeSeed(), histNames: map[string]int{},
+		names: map[string]struct{}{}, seed: maphash.MakeSeed(),
 	}
 	for _, t := range opt.Thresholds {
 		c.thr = append(c.thr, newThrAgg(t))
@@ -149,15 +224,7 @@ func secOf(ns int64) int64 {
 	return k
 }
 
-func (c *Collector) sec(ns int64) *second {
-	k := secOf(ns)
-	s := c.secs[k]
-	if s == nil {
-		s = &second{}
-		c.secs[k] = s
-	}
-	return s
-}
+func (c *Collector) sec(ns int64) *second { return c.live.At(secOf(ns)) }
 
 // success tells whether a request sample is a successful response:
 // expected_response=true, or where that tag is absent (k6 < v0.31), a
@@ -266,67 +333,23 @@ func (c *Collector) addHist(s *ingest.Sample) {
 	if !ok {
 		n, _ = s.Tags.Get("url")
 	}
-	i, ok := c.histNames[n]
+	i, ok := c.histLocal[n]
 	if !ok {
-		if len(c.histNames) >= maxHistNames {
-			c.histOver++
-			return
-		}
-		i = len(c.histNames)
-		c.histNames[n] = i
+		i = c.hist.of(n)
+		c.histLocal[n] = i
 	}
-	k := secOf(s.TimeNS)
+	if i < 0 {
+		c.histOver++
+		return
+	}
 	sc := c.sec(s.TimeNS)
 	for len(sc.hist) <= i {
 		sc.hist = append(sc.hist, nil)
 	}
 	if sc.hist[i] == nil {
-		if n := len(c.histFree); n > 0 {
-			sc.hist[i], c.histFree = c.histFree[n-1], c.histFree[:n-1]
-		} else {
-			sc.hist[i] = &logHist{}
-		}
-		if !sc.histLive {
-			sc.histLive = true
-			c.histLive = append(c.histLive, k)
-		}
-		if !c.histAny || k > c.histHi {
-			c.histHi, c.histAny = k, true
-			c.sealHists(k - histLag)
-		} else if len(c.histLive) > 64 { // out of order: bound the live ones
-			c.sealHists(c.histHi - histLag)
-		}
+		sc.hist[i] = &logHist{}
 	}
 	sc.hist[i][histBin(s.Value)]++
-}
-
-// histLag is how many seconds behind the newest one the per-name
-// histograms stay live (k6 writes samples late by a second or two).
-const histLag = 4
-
-// sealHists encodes the live histograms of the seconds before sec.
-func (c *Collector) sealHists(before int64) {
-	keep := c.histLive[:0]
-	for _, k := range c.histLive {
-		if k >= before {
-			keep = append(keep, k)
-			continue
-		}
-		sc := c.secs[k]
-		for len(sc.histEnc) < len(sc.hist) {
-			sc.histEnc = append(sc.histEnc, nil)
-		}
-		for i, h := range sc.hist {
-			if h == nil {
-				continue
-			}
-			sc.histEnc[i] = h.appendEnc(sc.histEnc[i])
-			*h = logHist{}
-			c.histFree = append(c.histFree, h)
-		}
-		sc.hist, sc.histLive = nil, false
-	}
-	c.histLive = keep
 }
 
 // cardinality counts metrics, series (metric + indexed tags; metadata is
@@ -391,14 +414,14 @@ func (c *Collector) Fork() *Collector {
 	f := NewCollector(c.opt)
 	f.seed = c.seed
 	f.dur, f.durW = c.dur, c.dur.Writer()
+	f.secs, f.live, f.sources, f.hist = c.secs, c.secs.Local(), c.sources, c.hist
 	return f
 }
 
-// flush seals the per-second sketches and histograms still live.
+// flush seals the per-second sketches and records still live.
 func (c *Collector) flush() {
 	c.durW.Flush()
-	c.sealHists(math.MaxInt64)
-	c.histFree = nil
+	c.live.Flush()
 }
 
 // Merge adds everything o collected to c, as if c had been given o's
@@ -462,55 +485,20 @@ func (c *Collector) Merge(o *Collector) {
 		}
 		c.names[n] = struct{}{}
 	}
-	remap := c.sources.Remap(&o.sources)
-	for k, os := range o.secs {
-		s := c.secs[k]
-		if s == nil {
-			s = &second{}
-			c.secs[k] = s
-		}
-		s.reqs += os.reqs
-		s.ok += os.ok
-		s.transport += os.transport
-		s.limited += os.limited
-		s.iterations += os.iterations
-		s.dropped += os.dropped
-		s.vus.Merge(&os.vus, remap)
-		s.vusMax.Merge(&os.vusMax, remap)
-	}
 	for i, t := range o.thr {
 		c.thr[i].merge(t)
 	}
 	c.histOver += o.histOver
-	hremap := make([]int, len(o.histNames))
-	for name, i := range o.histNames {
-		j, ok := c.histNames[name]
-		if !ok {
-			j = -1
-			if len(c.histNames) < maxHistNames {
-				j = len(c.histNames)
-				c.histNames[name] = j
-			}
-		}
-		hremap[i] = j
+	if o.secs == c.secs {
+		return
 	}
-	for k, os := range o.secs {
-		s := c.secs[k]
-		for i, enc := range os.histEnc {
-			if len(enc) == 0 {
-				continue
-			}
-			j := hremap[i]
-			if j < 0 {
-				var h logHist
-				h.addEnc(enc)
-				c.histOver += h.total()
-				continue
-			}
-			for len(s.histEnc) <= j {
-				s.histEnc = append(s.histEnc, nil)
-			}
-			s.histEnc[j] = append(s.histEnc[j], enc...)
+	remap := c.sources.Remap(o.sources)
+	var hremap []int
+	if o.hist != c.hist {
+		hremap = make([]int, len(o.hist.m))
+		for name, i := range o.hist.m {
+			hremap[i] = c.hist.of(name)
 		}
 	}
+	c.secs.MergeFrom(o.secs, func(d, s *second) { d.add(s, remap, hremap, &c.histOver) })
 }

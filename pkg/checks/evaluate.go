@@ -78,7 +78,7 @@ func (e *eval) prepare() {
 	if c.any {
 		e.s0, e.s1 = secOf(c.minNS), secOf(c.maxNS)+1
 	}
-	for _, sc := range c.secs {
+	c.secs.Each(func(_ int64, sc *second) {
 		e.iterations += sc.iterations
 		e.dropped += sc.dropped
 		e.reqs += sc.reqs
@@ -90,7 +90,7 @@ func (e *eval) prepare() {
 		if v, ok := sc.vusMax.Total(); ok {
 			e.vusMaxPeak = math.Max(e.vusMaxPeak, v)
 		}
-	}
+	})
 	e.levels = levelsOf(e.res)
 }
 
@@ -135,7 +135,7 @@ func (e *eval) levelStats(a, b int64) (iters uint64, vus float64, dur *sketch.Sk
 	dur = e.c.dur.Range(0, a, b)
 	n := 0
 	for k := a; k < b; k++ {
-		sc := e.c.secs[k]
+		sc := e.c.secs.Get(k)
 		if sc == nil {
 			continue
 		}
@@ -334,7 +334,7 @@ func (e *eval) droppedIterations() Check {
 	var peak uint64
 	secsWith := 0
 	for k := e.s0; k < e.s1; k++ {
-		sc := e.c.secs[k]
+		sc := e.c.secs.Get(k)
 		if sc == nil || sc.dropped == 0 {
 			continue
 		}
@@ -447,7 +447,7 @@ func (e *eval) windowRates(pick func(*second) uint64) (peakRate, peakStart float
 		}
 		var n, bad uint64
 		for k := a; k < min(a+w, e.s1); k++ {
-			if sc := e.c.secs[k]; sc != nil {
+			if sc := e.c.secs.Get(k); sc != nil {
 				n += sc.reqs
 				bad += pick(sc)
 			}
@@ -464,7 +464,7 @@ func (e *eval) windowRates(pick func(*second) uint64) (peakRate, peakStart float
 
 func (e *eval) firstSecond(pick func(*second) uint64) int64 {
 	for k := e.s0; k < e.s1; k++ {
-		if sc := e.c.secs[k]; sc != nil && pick(sc) > 0 {
+		if sc := e.c.secs.Get(k); sc != nil && pick(sc) > 0 {
 			return k - e.s0
 		}
 	}

@@ -8,6 +8,7 @@
 package knee
 
 import (
+	"github.com/ldanalyze/ldanalyze/internal/secstore"
 	"github.com/ldanalyze/ldanalyze/internal/vugauge"
 	"math"
 	"strconv"
@@ -23,18 +24,20 @@ import (
 // the window width.
 //
 // Memory grows with the run's duration in seconds (one small record a
-// second), not with its rows; the per-second latency sketches are kept
-// sealed in a sketch.Series, which coarsens in time past its budget.
+// second, shared by forks), not with its rows; the per-second latency
+// sketches are kept sealed in a sketch.Series, which coarsens in time for
+// runs longer than sketch.DefaultSeriesSlots seconds.
 type Collector struct {
 	metric string
-	secs   map[int64]*second
+	// secs holds the per-second records, live their writer (Fork shares
+	// secs and sources).
+	secs    *secstore.Store[second]
+	live    *secstore.Local[second]
+	sources *vugauge.Index
 	// lat holds the successful samples of the metric per second; latW is
 	// this Collector's writer to it (Fork shares lat).
-	lat     *sketch.Series
-	latW    *sketch.Writer
-	sources vugauge.Index
-	lastK   int64
-	lastS   *second
+	lat  *sketch.Series
+	latW *sketch.Writer
 
 	overall     sketch.Sketch
 	overallOK   sketch.Sketch
@@ -81,20 +84,41 @@ type second struct {
 // NewCollector returns a Collector for the latency metric (a Trend such as
 // "http_req_duration").
 func NewCollector(metric string) *Collector {
-	lat := sketch.NewSeries(latBudget)
-	return &Collector{metric: metric, secs: map[int64]*second{}, lat: lat, latW: lat.Writer()}
+	lat := sketch.NewSeries(latSlots)
+	secs := secstore.New(func(d, s *second) { d.add(s, nil) })
+	return &Collector{metric: metric, secs: secs, live: secs.Local(), sources: &vugauge.Index{}, lat: lat, latW: lat.Writer()}
 }
 
-// latBudget is the byte budget of the per-second latency sketches (0:
-// sketch.DefaultSeriesBudget); tests lower it.
-var latBudget = 0
+// add merges o, whose source i is this one's remap[i] (nil: the same),
+// into s.
+func (s *second) add(o *second, remap []int) {
+	s.reqs += o.reqs
+	s.ok += o.ok
+	s.transport += o.transport
+	s.iterations += o.iterations
+	s.dropped += o.dropped
+	s.metricN += o.metricN
+	if s.byStatus == nil {
+		s.byStatus = o.byStatus // o is dropped after
+	} else {
+		for st, n := range o.byStatus {
+			s.byStatus[st] += n
+		}
+	}
+	s.vus.Merge(&o.vus, remap)
+	s.vusMax.Merge(&o.vusMax, remap)
+}
+
+// latSlots is the slot limit of the per-second latency sketches (0:
+// sketch.DefaultSeriesSlots); tests lower it.
+var latSlots = 0
 
 // Fork returns an empty Collector for the same metric that shares c's
 // per-second latency sketches (one copy of them however many cores read),
 // to be fed a disjoint part of the same input from another goroutine and
 // merged back into c with Merge.
 func (c *Collector) Fork() *Collector {
-	return &Collector{metric: c.metric, secs: map[int64]*second{}, lat: c.lat, latW: c.lat.Writer()}
+	return &Collector{metric: c.metric, secs: c.secs, live: c.secs.Local(), sources: c.sources, lat: c.lat, latW: c.lat.Writer()}
 }
 
 // secOf returns the Unix second of a time in ns.
@@ -106,19 +130,7 @@ func secOf(ns int64) int64 {
 	return k
 }
 
-func (c *Collector) sec(ns int64) *second {
-	k := secOf(ns)
-	if c.lastS != nil && k == c.lastK {
-		return c.lastS
-	}
-	s := c.secs[k]
-	if s == nil {
-		s = &second{}
-		c.secs[k] = s
-	}
-	c.lastK, c.lastS = k, s
-	return s
-}
+func (c *Collector) sec(ns int64) *second { return c.live.At(secOf(ns)) }
 
 // success tells whether a request sample is a successful response:
 // expected_response=true, or where that tag is absent (k6 < v0.31 or a
@@ -268,26 +280,8 @@ func (c *Collector) Merge(o *Collector) {
 	o.latW.Flush()
 	c.latW.Flush()
 	c.lat.Merge(o.lat)
-	remap := c.sources.Remap(&o.sources)
-	for k, os := range o.secs {
-		s := c.secs[k]
-		if s == nil {
-			s = &second{}
-			c.secs[k] = s
-		}
-		s.reqs += os.reqs
-		s.ok += os.ok
-		s.transport += os.transport
-		s.iterations += os.iterations
-		s.dropped += os.dropped
-		s.metricN += os.metricN
-		for st, n := range os.byStatus {
-			if s.byStatus == nil {
-				s.byStatus = map[string]uint64{}
-			}
-			s.byStatus[st] += n
-		}
-		s.vus.Merge(&os.vus, remap)
-		s.vusMax.Merge(&os.vusMax, remap)
-	}
+	o.live.Flush()
+	c.live.Flush()
+	remap := c.sources.Remap(o.sources)
+	c.secs.MergeFrom(o.secs, func(d, s *second) { d.add(s, remap) })
 }

@@ -406,15 +406,28 @@ func TestForkedCollectorsMatchOne(t *testing.T) {
 	defer r.Close()
 	a := NewCollector("http_req_duration")
 	b := a.Fork()
+	// c and d are filled apart (not forks): their records merge by copy.
+	c, d := NewCollector("http_req_duration"), NewCollector("http_req_duration")
 	for i := 0; r.Next(); i++ {
 		if i/5000%2 == 0 {
 			a.Add(r.Sample())
+			d.Add(r.Sample())
 		} else {
 			b.Add(r.Sample())
+			c.Add(r.Sample())
 		}
 	}
 	a.Merge(b)
-	got, err := Analyze(a, r.Stats().ResolutionNS, Options{})
+	c.Merge(d)
+	for _, col := range []*Collector{a, c} {
+		compareHolds(t, col, r.Stats().ResolutionNS, want)
+	}
+}
+
+// compareHolds fails unless col's holds equal want's.
+func compareHolds(t *testing.T, col *Collector, res int64, want *Result) {
+	t.Helper()
+	got, err := Analyze(col, res, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,7 +442,7 @@ func TestForkedCollectorsMatchOne(t *testing.T) {
 	}
 }
 
-// TestLongRunCoarsensLatency lowers the latency budget so that a 10-minute
+// TestLongRunCoarsensLatency lowers the slot limit so that a 10-minute
 // run's per-second sketches do not fit: latency is then kept per 2^k-second
 // slot, the result says so, every successful sample is still counted once,
 // holds, knee and ceiling (from per-second counts) do not change, and the
@@ -441,8 +454,8 @@ func TestLongRunCoarsensLatency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	latBudget = 64 << 10
-	defer func() { latBudget = 0 }()
+	latSlots = 256 // 600 s → 4-second slots
+	defer func() { latSlots = 0 }()
 	got, err := Analyze(synth(levels, 120, 150, lat), 1e9, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -455,7 +468,7 @@ func TestLongRunCoarsensLatency(t *testing.T) {
 	}
 	var width float64
 	fmt.Sscanf(note, "latency is kept per %g-second", &width)
-	if width < 2 || width > 16 {
+	if width != 4 {
 		t.Fatalf("no coarsening note (or a width outside 2–16 s) in %q", got.Warnings)
 	}
 	if len(got.Holds) != len(want.Holds) || got.Knee == nil || want.Knee == nil || got.Knee.Offered != want.Knee.Offered || got.Ceiling.CompletedRPS != want.Ceiling.CompletedRPS {

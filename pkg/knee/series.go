@@ -1,8 +1,6 @@
 package knee
 
 import (
-	"slices"
-
 	"github.com/ldanalyze/ldanalyze/pkg/sketch"
 )
 
@@ -24,11 +22,15 @@ type perSecond struct {
 
 func (c *Collector) dense() *perSecond {
 	c.latW.Flush()
-	keys := make([]int64, 0, len(c.secs))
-	for k := range c.secs {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	c.live.Flush()
+	var keys []int64 // the first and last seconds with a record
+	c.secs.Each(func(sec int64, _ *second) {
+		if len(keys) < 2 {
+			keys = append(keys, sec)
+		} else {
+			keys[1] = sec
+		}
+	})
 	p := &perSecond{lat: c.lat}
 	if len(keys) == 0 {
 		return p
@@ -41,7 +43,7 @@ func (c *Collector) dense() *perSecond {
 	p.status = make([]map[string]uint64, n)
 	lastV, lastM := 0.0, 0.0
 	for i := range n {
-		s := c.secs[p.start+int64(i)]
+		s := c.secs.Get(p.start + int64(i))
 		if s == nil {
 			p.vus[i], p.vusMax[i] = lastV, lastM
 			continue
