@@ -76,15 +76,30 @@ func (s *Sources) Merge(o *Sources, remap []int) {
 	})
 }
 
-// Index numbers the sources (input files) of a run in the order they are
-// first seen. The zero value is ready to use; it is safe for concurrent
-// use (collectors that share per-second records share their Index).
+// Index numbers the sources (input files) of a run, or any names, in the
+// order they are first seen. The zero value is ready to use; it is safe
+// for concurrent use (collectors that share per-second records share their
+// Index).
 type Index struct {
-	mu sync.Mutex
-	m  map[string]int
+	// Max caps the names numbered: past it Of returns −1. 0: no cap.
+	Max int
+	mu  sync.Mutex
+	m   map[string]int
 }
 
-// Of returns the number of source name, adding it if new.
+// Names returns the names in number order.
+func (x *Index) Names() []string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	out := make([]string, len(x.m))
+	for n, i := range x.m {
+		out[i] = n
+	}
+	return out
+}
+
+// Of returns the number of name, adding it if new, or −1 when it is new
+// and Max names are numbered already.
 func (x *Index) Of(name string) int {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -97,6 +112,9 @@ func (x *Index) of(name string) int {
 	}
 	i, ok := x.m[name]
 	if !ok {
+		if x.Max > 0 && len(x.m) >= x.Max {
+			return -1
+		}
 		i = len(x.m)
 		x.m[name] = i
 	}

@@ -38,3 +38,15 @@ func TestIndex(t *testing.T) {
 		t.Errorf("remap %v, want [2 0]", r)
 	}
 }
+
+// TestIndexMax: past Max names, new names get −1 and known ones keep
+// their numbers; Names lists them in number order.
+func TestIndexMax(t *testing.T) {
+	x := Index{Max: 2}
+	if x.Of("a") != 0 || x.Of("b") != 1 || x.Of("c") != -1 || x.Of("a") != 0 {
+		t.Fatal("numbering with a cap")
+	}
+	if n := x.Names(); len(n) != 2 || n[0] != "a" || n[1] != "b" {
+		t.Errorf("names %v", n)
+	}
+}

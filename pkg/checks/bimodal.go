@@ -239,10 +239,7 @@ func (e *eval) bimodal() bimodalResult {
 		spans = []span{{e.s0, e.s1, math.NaN()}}
 	}
 	slices.SortStableFunc(spans, func(p, q span) int { return cmp.Compare(p.offered, q.offered) })
-	names := make([]string, len(e.c.hist.m))
-	for n, i := range e.c.hist.m {
-		names[i] = n
-	}
+	names := e.c.hist.Names()
 	for i, name := range names {
 		var found []bimodalCase
 		analysed, atLowest := 0, false

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -177,12 +178,12 @@ func sameHists(t *testing.T, a, b *Collector) {
 		if m == nil {
 			t.Fatalf("second %d missing", k)
 		}
-		for name, i := range a.hist.m {
+		for i, name := range a.hist.Names() {
 			var ha, hb logHist
 			if i < len(s.histEnc) {
 				ha.addEnc(s.histEnc[i])
 			}
-			if j := b.hist.m[name]; j < len(m.histEnc) {
+			if j := slices.Index(b.hist.Names(), name); j >= 0 && j < len(m.histEnc) {
 				hb.addEnc(m.histEnc[j])
 			}
 			if ha != hb {

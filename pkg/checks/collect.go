@@ -7,7 +7,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
@@ -102,31 +101,9 @@ type Collector struct {
 	// successful latencies are kept per second in log histograms for the
 	// bimodal test of rate-limited, up to maxHistNames; histLocal caches
 	// it; histOver counts the samples of the names past the cap.
-	hist      *nameIndex
+	hist      *vugauge.Index
 	histLocal map[string]int
 	histOver  uint64
-}
-
-// nameIndex numbers names in first-seen order up to maxHistNames, for
-// collectors that share per-second records.
-type nameIndex struct {
-	mu sync.Mutex
-	m  map[string]int
-}
-
-// of returns the number of name, or −1 past the cap.
-func (x *nameIndex) of(name string) int {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	i, ok := x.m[name]
-	if !ok {
-		if len(x.m) >= maxHistNames {
-			return -1
-		}
-		i = len(x.m)
-		x.m[name] = i
-	}
-	return i
 }
 
 type second struct {
@@ -205,7 +182,7 @@ func NewCollector(opt Options) *Collector {
 	secs := secstore.New(func(d, s *second) { d.add(s, nil, nil, &unused) })
 	c := &Collector{
 		opt: opt, secs: secs, live: secs.Local(), dur: dur, durW: dur.Writer(),
-		sources: &vugauge.Index{}, hist: &nameIndex{m: map[string]int{}}, histLocal: map[string]int{},
+		sources: &vugauge.Index{}, hist: &vugauge.Index{Max: maxHistNames}, histLocal: map[string]int{},
 		byStatus: map[string]uint64{}, byCode: map[string]uint64{}, byStatusName: map[[2]string]uint64{},
 		checks: map[string]*checkCount{}, metrics: map[string]struct{}{}, series: map[uint64]struct{}{},
 		names: map[string]struct{}{}, seed: maphash.MakeSeed(),
@@ -335,7 +312,7 @@ func (c *Collector) addHist(s *ingest.Sample) {
 	}
 	i, ok := c.histLocal[n]
 	if !ok {
-		i = c.hist.of(n)
+		i = c.hist.Of(n)
 		c.histLocal[n] = i
 	}
 	if i < 0 {
@@ -495,9 +472,9 @@ func (c *Collector) Merge(o *Collector) {
 	remap := c.sources.Remap(o.sources)
 	var hremap []int
 	if o.hist != c.hist {
-		hremap = make([]int, len(o.hist.m))
-		for name, i := range o.hist.m {
-			hremap[i] = c.hist.of(name)
+		hremap = make([]int, 0, maxHistNames)
+		for _, name := range o.hist.Names() {
+			hremap = append(hremap, c.hist.Of(name))
 		}
 	}
 	c.secs.MergeFrom(o.secs, func(d, s *second) { d.add(s, remap, hremap, &c.histOver) })
