@@ -245,11 +245,11 @@ func (e *eval) bimodal() bimodalResult {
 		analysed, atLowest := 0, false
 		for _, sp := range spans {
 			var h logHist
-			for k := sp.a; k < sp.b; k++ {
-				if sc := e.c.secs.Get(k); sc != nil && i < len(sc.histEnc) {
+			e.seconds(sp.a, sp.b, func(_ int64, sc *second) {
+				if i < len(sc.histEnc) {
 					h.addEnc(sc.histEnc[i])
 				}
-			}
+			})
 			if h.total() < BimodalMinSamples {
 				continue
 			}

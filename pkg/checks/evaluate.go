@@ -129,22 +129,37 @@ func (e *eval) durationS() float64 {
 	return float64(e.s1 - e.s0)
 }
 
+// seconds calls fn for every second in [a, b) that holds a record, in
+// order, visiting the records rather than the span when the span is wider
+// (a stray timestamp years away must not cost a loop over the years).
+func (e *eval) seconds(a, b int64, fn func(k int64, sc *second)) {
+	if b-a <= int64(e.c.secs.Len()) {
+		for k := a; k < b; k++ {
+			if sc := e.c.secs.Get(k); sc != nil {
+				fn(k, sc)
+			}
+		}
+		return
+	}
+	e.c.secs.Each(func(k int64, sc *second) {
+		if k >= a && k < b {
+			fn(k, sc)
+		}
+	})
+}
+
 // levelStats sums a level's seconds: iterations, mean VUs over the seconds
 // that have the gauge, and the iteration-duration sketch.
 func (e *eval) levelStats(a, b int64) (iters uint64, vus float64, dur *sketch.Sketch) {
 	dur = e.c.dur.Range(0, a, b)
 	n := 0
-	for k := a; k < b; k++ {
-		sc := e.c.secs.Get(k)
-		if sc == nil {
-			continue
-		}
+	e.seconds(a, b, func(_ int64, sc *second) {
 		iters += sc.iterations
 		if v, ok := sc.vus.Total(); ok {
 			vus += v
 			n++
 		}
-	}
+	})
 	if n > 0 {
 		vus /= float64(n)
 	} else {
@@ -333,10 +348,9 @@ func (e *eval) droppedIterations() Check {
 	var first, last int64 = -1, -1
 	var peak uint64
 	secsWith := 0
-	for k := e.s0; k < e.s1; k++ {
-		sc := e.c.secs.Get(k)
-		if sc == nil || sc.dropped == 0 {
-			continue
+	e.c.secs.Each(func(k int64, sc *second) {
+		if sc.dropped == 0 {
+			return
 		}
 		secsWith++
 		if first < 0 {
@@ -344,7 +358,7 @@ func (e *eval) droppedIterations() Check {
 		}
 		last = k
 		peak = max(peak, sc.dropped)
-	}
+	})
 	share := float64(e.dropped) / offered
 	d := e.durationS()
 	ch.Evidence.add("dropped_share", share)
@@ -439,23 +453,36 @@ func (e *eval) checksMetric() Check {
 func (e *eval) windowRates(pick func(*second) uint64) (peakRate, peakStart float64) {
 	w := max(1, e.c.opt.WindowNS/1e9)
 	peakRate, peakStart = math.NaN(), math.NaN()
-	for a := e.s0; a < e.s1; a += w {
+	// Windows start at s0, s0+w, …; only those with seconds of data are
+	// visited (a gap in the data costs nothing).
+	type win struct{ n, bad uint64 }
+	var starts []int64
+	wins := map[int64]*win{}
+	e.c.secs.Each(func(k int64, sc *second) {
+		if k < e.s0 || k >= e.s1 {
+			return
+		}
+		a := e.s0 + (k-e.s0)/w*w
+		x := wins[a]
+		if x == nil {
+			x = &win{}
+			wins[a] = x
+			starts = append(starts, a) // ascending: Each is ordered
+		}
+		x.n += sc.reqs
+		x.bad += pick(sc)
+	})
+	for _, a := range starts {
 		if a+w > e.s1 && a > e.s0 && 2*(e.s1-a) < w {
 			// The run's last window holds less than half a window of
 			// data: too little to be called the worst window.
 			continue
 		}
-		var n, bad uint64
-		for k := a; k < min(a+w, e.s1); k++ {
-			if sc := e.c.secs.Get(k); sc != nil {
-				n += sc.reqs
-				bad += pick(sc)
-			}
-		}
-		if n == 0 {
+		x := wins[a]
+		if x.n == 0 {
 			continue
 		}
-		if r := float64(bad) / float64(n); !(r <= peakRate) {
+		if r := float64(x.bad) / float64(x.n); !(r <= peakRate) {
 			peakRate, peakStart = r, float64(a-e.s0)
 		}
 	}
@@ -463,12 +490,13 @@ func (e *eval) windowRates(pick func(*second) uint64) (peakRate, peakStart float
 }
 
 func (e *eval) firstSecond(pick func(*second) uint64) int64 {
-	for k := e.s0; k < e.s1; k++ {
-		if sc := e.c.secs.Get(k); sc != nil && pick(sc) > 0 {
-			return k - e.s0
+	first := int64(-1)
+	e.c.secs.Each(func(k int64, sc *second) {
+		if first < 0 && k >= e.s0 && k < e.s1 && pick(sc) > 0 {
+			first = k - e.s0
 		}
-	}
-	return -1
+	})
+	return first
 }
 
 func (e *eval) errors() Check {

@@ -281,6 +281,10 @@ func Analyze(c *Collector, resolutionNS int64, opt Options) (*Result, error) {
 		r.OfferedUnit = "VUs"
 	}
 	r.RequestsPerIteration = F(a.reqsPerIter)
+	if p := a.p; p.spans > 1 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the samples fall in %d spans separated by up to %v without any sample (a clock step, a paused generator, several runs in one file or a stray timestamp): the load levels come from the span with the most data, %s to %s (%d s of data); the whole-run figures count every sample. Split the file, or give separate runs as separate files",
+			p.spans, time.Duration(p.maxGapS)*time.Second, time.Unix(p.start, 0).UTC().Format(time.RFC3339), time.Unix(p.start+int64(len(p.reqs)), 0).UTC().Format(time.RFC3339), p.spanSeconds))
+	}
 	r.Warnings = append(r.Warnings, c.duplicates(resolutionNS)...)
 	if c.huge > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d samples of %s exceed a day (%.3g ms at most), longer than any k6 timeout: the file is damaged or the metric is not in ms; they are kept in the figures", c.huge, c.metric, float64(r.Overall.MaxMS)))

@@ -529,3 +529,32 @@ func TestCeilingRisingGoodput(t *testing.T) {
 		t.Errorf("ceiling %+v, want 300 req/s reached", r.Ceiling)
 	}
 }
+
+// TestStrayTimestamp: one sample decades before a run (a damaged line, a
+// clock at zero) and a copy of the run a day later must neither change
+// the load levels nor make the analysis walk the gap (it used to loop over
+// every second between them); a warning names the spans.
+func TestStrayTimestamp(t *testing.T) {
+	lat := func(r float64) float64 { return 10 + r/10 }
+	levels := []float64{50, 100, 150, 200, 250}
+	want, err := Analyze(synth(levels, 20, 150, lat), 1e9, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := synth(levels, 20, 150, lat)
+	c.Add(&ingest.Sample{Metric: "http_reqs", TimeNS: 86_400e9, Value: 1})
+	got, err := Analyze(c, 1e9, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Holds) != len(want.Holds) || got.Knee == nil || want.Knee == nil || got.Knee.Offered != want.Knee.Offered || *got.Ceiling != *want.Ceiling {
+		t.Fatalf("holds %v knee %+v ceiling %+v, want %v %+v %+v", offered(got.Holds), got.Knee, got.Ceiling, offered(want.Holds), want.Knee, want.Ceiling)
+	}
+	found := false
+	for _, w := range got.Warnings {
+		found = found || strings.HasPrefix(w, "the samples fall in 2 spans")
+	}
+	if !found {
+		t.Errorf("no spans warning in %q", got.Warnings)
+	}
+}

@@ -18,25 +18,58 @@ type perSecond struct {
 	hasVUs     bool
 	lat        *sketch.Series // successful latencies, group 0
 	status     []map[string]uint64
+	// spans counts the spans of data (see dense); with more than one,
+	// spanSeconds is the chosen one's seconds of data and maxGapS the
+	// longest gap between spans.
+	spans       int
+	spanSeconds int
+	maxGapS     int64
 }
+
+// maxGapS is the shortest run of seconds without any sample that splits a
+// run into spans of data: k6 writes every second (vus at least) while a
+// test runs.
+const maxGapS = 30
 
 func (c *Collector) dense() *perSecond {
 	c.latW.Flush()
 	c.live.Flush()
-	var keys []int64 // the first and last seconds with a record
+	// The run's spans of data: seconds with samples, split where no
+	// sample falls for maxGapS seconds or more (a clock step, a paused
+	// generator, several runs in one file, one stray timestamp). The load
+	// analysis works on the span with the most seconds of data, so that
+	// its arrays and searches follow the run, not the gap.
+	type span struct {
+		a, b int64 // first and last second
+		n    int   // seconds with data
+	}
+	var spans []span
 	c.secs.Each(func(sec int64, _ *second) {
-		if len(keys) < 2 {
-			keys = append(keys, sec)
-		} else {
-			keys[1] = sec
+		if k := len(spans) - 1; k >= 0 && sec-spans[k].b < maxGapS {
+			spans[k].b = sec
+			spans[k].n++
+			return
 		}
+		spans = append(spans, span{sec, sec, 1})
 	})
-	p := &perSecond{lat: c.lat}
-	if len(keys) == 0 {
+	p := &perSecond{lat: c.lat, spans: len(spans)}
+	if len(spans) == 0 {
 		return p
 	}
-	p.start = keys[0]
-	n := int(keys[len(keys)-1]-keys[0]) + 1
+	best := spans[0]
+	for _, sp := range spans[1:] {
+		if sp.n > best.n {
+			best = sp
+		}
+	}
+	if len(spans) > 1 {
+		p.spanSeconds = best.n
+		for i := 1; i < len(spans); i++ {
+			p.maxGapS = max(p.maxGapS, spans[i].a-spans[i-1].b-1)
+		}
+	}
+	p.start = best.a
+	n := int(best.b-best.a) + 1
 	p.reqs, p.ok, p.errs, p.transport = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	p.iterations, p.dropped = make([]float64, n), make([]float64, n)
 	p.vus, p.vusMax = make([]float64, n), make([]float64, n)

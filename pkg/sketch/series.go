@@ -18,22 +18,23 @@ import (
 // or two), so a second is sealed once per writer; a late value is sealed
 // again and merged, so order never changes a result, only the work.
 //
-// When the seconds sealed span more than its slot limit the Series coarsens
-// in time: it doubles Width (1 s, 2 s, 4 s, …; slots stay aligned to the
-// Unix epoch) and merges neighbouring slots, so that memory stays bounded
+// When more slots hold values than its slot limit the Series coarsens in
+// time: it doubles Width (1 s, 2 s, 4 s, …; slots stay aligned to the Unix
+// epoch) and merges neighbouring slots, so that memory stays bounded
 // whatever the run's duration (a slot holds at most ExactLimit values or a
-// histogram). Range then answers at that resolution. The width depends
-// only on the span of the data, never on the order values arrive in, so
-// results do not change from one parallel read to the next.
+// histogram). Range then answers at that resolution. The final width is
+// the narrowest at which the data's seconds fill no more slots than the
+// limit (slots only ever fill up as values arrive, and merge as the width
+// grows), so it never depends on the order values arrive in: results do
+// not change from one parallel read to the next, and gaps in the data
+// cost nothing.
 //
 // The Writers of one Series may run concurrently; Range, Merge and Bytes
 // must not run while a Writer adds or flushes.
 type Series struct {
 	mu       sync.Mutex
 	width    int64 // seconds per slot, a power of two
-	maxSlots int64 // slots the span may cover before coarsening; ≤ 0: unbounded
-	lo, hi   int64 // the first and last seconds sealed
-	any      bool
+	maxSlots int   // slots that may hold values before coarsening; ≤ 0: unbounded
 	bytes    int
 	slots    map[seriesKey]*seriesSlot
 	// scratch is reused to decode, merge and re-encode slots.
@@ -61,19 +62,19 @@ const slotOverhead = 96
 // are merged into its encoding (re-encoding a slot costs its size).
 const pendingLimit = 256
 
-// DefaultSeriesSlots is the slot limit NewSeries(0) gets: 68 minutes of a
-// run at 1-second resolution, 2 h 16 min at 2 s, 9 h at 8 s; at ~1–2 KB a
-// second of latencies (~3 KB at most), 4–12 MB.
+// DefaultSeriesSlots is the slot limit NewSeries(0) gets: 68 minutes of
+// data at 1-second resolution, 2 h 16 min at 2 s, 9 h at 8 s; at ~1–2 KB
+// a second of latencies (~3 KB at most), 4–12 MB.
 const DefaultSeriesSlots = 4096
 
 // NewSeries returns an empty Series at 1-second resolution that coarsens
-// once the seconds sealed span more than maxSlots slots (0 means
-// DefaultSeriesSlots, < 0 never coarsens).
+// once more than maxSlots slots hold values (0 means DefaultSeriesSlots,
+// < 0 never coarsens).
 func NewSeries(maxSlots int) *Series {
 	if maxSlots == 0 {
 		maxSlots = DefaultSeriesSlots
 	}
-	return &Series{width: 1, maxSlots: int64(maxSlots), slots: map[seriesKey]*seriesSlot{}}
+	return &Series{width: 1, maxSlots: maxSlots, slots: map[seriesKey]*seriesSlot{}}
 }
 
 // Width returns the seconds per slot: 1 until the Series coarsened.
@@ -98,24 +99,15 @@ func (s *Series) seal(sec int64, g int32, sk *Sketch) {
 	if sk.n == 0 {
 		return
 	}
-	if !s.any || sec < s.lo {
-		s.lo = sec
-	}
-	if !s.any || sec > s.hi {
-		s.hi = sec
-	}
-	s.any = true
-	if s.maxSlots > 0 {
-		for floorDiv(s.hi, s.width)-floorDiv(s.lo, s.width)+1 > s.maxSlots && s.width < 1<<20 {
-			s.regroup(s.width * 2)
-		}
-	}
 	k := seriesKey{floorDiv(sec, s.width), g}
 	sl := s.slots[k]
 	if sl == nil {
 		sl = &seriesSlot{enc: s.encode(sk)}
 		s.slots[k] = sl
 		s.bytes += cap(sl.enc) + slotOverhead
+		for s.maxSlots > 0 && len(s.slots) > s.maxSlots && s.width < 1<<40 {
+			s.regroup(s.width * 2)
+		}
 	} else if sk.n < pendingLimit {
 		if sl.pending == nil {
 			sl.pending = &Sketch{}
@@ -194,12 +186,22 @@ func (s *Series) Range(g int, from, to int64) *Sketch {
 		return out
 	}
 	w := s.width
-	for k := floorDiv(from, w) - 1; k <= floorDiv(to, w); k++ {
-		mid2 := 2*k*w + w // twice the midpoint
-		if mid2 < 2*from || mid2 >= 2*to {
-			continue
+	in := func(k int64) bool { // the slot's middle lies in [from, to)
+		mid2 := 2*k*w + w
+		return mid2 >= 2*from && mid2 < 2*to
+	}
+	k0, k1 := floorDiv(from, w)-1, floorDiv(to, w)
+	if k1-k0 > int64(len(s.slots)) {
+		// A range wider than the data: visit the slots, not the span.
+		for k, sl := range s.slots {
+			if k.group == int32(g) && in(k.slot) {
+				sl.mergeInto(out)
+			}
 		}
-		if sl := s.slots[seriesKey{k, int32(g)}]; sl != nil {
+		return out
+	}
+	for k := k0; k <= k1; k++ {
+		if sl := s.slots[seriesKey{k, int32(g)}]; sl != nil && in(k) {
 			sl.mergeInto(out)
 		}
 	}

@@ -206,7 +206,7 @@ func TestSeriesMatchesDirect(t *testing.T) {
 }
 
 // TestSeriesCoarsens gives a small slot limit: the width doubles to the
-// smallest power of two whose slots cover the run's span within the limit,
+// smallest power of two at which the values fill no more slots than that,
 // whatever the order of the values, no value is lost, and each range holds
 // exactly the slots whose midpoints it contains.
 func TestSeriesCoarsens(t *testing.T) {
@@ -219,12 +219,15 @@ func TestSeriesCoarsens(t *testing.T) {
 		wr.Add(x.sec, 0, x.v)
 	}
 	wr.Flush()
-	lo, hi := vals[0].sec, vals[0].sec
-	for _, x := range vals {
-		lo, hi = min(lo, x.sec), max(hi, x.sec)
+	occupied := func(w int64) int {
+		m := map[int64]bool{}
+		for _, x := range vals {
+			m[floorDiv(x.sec, w)] = true
+		}
+		return len(m)
 	}
 	want := int64(1)
-	for floorDiv(hi, want)-floorDiv(lo, want)+1 > maxSlots {
+	for occupied(want) > maxSlots {
 		want *= 2
 	}
 	w := s.Width()
@@ -309,5 +312,25 @@ func TestSeriesMerge(t *testing.T) {
 	whole.regroup(8)
 	for g := range 3 {
 		same(t, "merged coarse", a2.Range(g, 1_700_000_000, 1_700_000_600), whole.Range(g, 1_700_000_000, 1_700_000_600))
+	}
+}
+
+// TestSeriesGapCostsNothing: two 10-minute runs a day apart, and one stray
+// value decades earlier, fill 1,201 one-second slots: no coarsening.
+func TestSeriesGapCostsNothing(t *testing.T) {
+	s := NewSeries(0)
+	w := s.Writer()
+	for _, start := range []int64{1_700_000_000, 1_700_086_400} {
+		for sec := start; sec < start+600; sec++ {
+			w.Add(sec, 0, 1)
+		}
+	}
+	w.Add(86_400, 0, 2)
+	w.Flush()
+	if s.Width() != 1 {
+		t.Errorf("width %d, want 1", s.Width())
+	}
+	if n := s.Range(0, 0, 2_000_000_000).Count(); n != 1201 {
+		t.Errorf("%d values", n)
 	}
 }
