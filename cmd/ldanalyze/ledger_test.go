@@ -99,9 +99,9 @@ func TestLedger(t *testing.T) {
 	if c := float64(rows[0].CeilingRPS); c < 180 || c > 210 {
 		t.Errorf("open_ramp ceiling %v, want 180–210 req/s", c)
 	}
-	// (183.875 − 186.1) ÷ 186.1, by hand: −1.196 %.
-	if got := float64(rows[1].CeilingChangeRatio); math.Abs(got-(183.875-186.1)/186.1) > 1e-12 {
-		t.Errorf("change %v, want −0.01196", got)
+	// (183.875 − 187.4) ÷ 187.4, by hand: −1.881 %.
+	if got := float64(rows[1].CeilingChangeRatio); math.Abs(got-(183.875-187.4)/187.4) > 1e-12 {
+		t.Errorf("change %v, want −0.01881", got)
 	}
 	if s := rows[2].Saturation; s == nil || len(s.Saturated) != 1 || s.Saturated[0].Name != "db-1:9100 node CPU" || s.Saturated[0].Utilisation != 0.95 {
 		t.Errorf("database_95 saturation = %+v", s)

@@ -315,16 +315,30 @@ func interpolate(levels []Level, x float64) (completed, p95 float64) {
 func lerp(a, b, t float64) float64 { return a + t*(b-a) }
 
 // ceiling is the goodput plateau the system reached once it stopped
-// following the offered load: the median goodput of the first (up to
-// three) levels past the knee, in time order and at offered loads above
-// the knee's. Those are the levels where the excess over capacity is
-// rejected or queued while the served rate stays flat; later levels can
-// show higher goodput only because fast rejections shift the served mix to
-// cheap requests, which is reported beside the ceiling, not as capacity.
-// Its interval is a 95 % t interval of the mean per-second goodput pooled
-// over those levels. When every level had headroom the ceiling is the
-// highest goodput seen, marked not reached.
+// following the offered load, over the levels past the knee (offered load
+// above the knee's, a verdict other than headroom, some requests sent):
+//
+//   - when the last of them that does not shed (errors ≤ ErrorLimit) is
+//     the run's highest load and still gained > 3 % over the one before,
+//     the test ended before the ceiling: that level, marked not reached;
+//   - when a level that does not shed served > 3 % more than the first
+//     three levels past the knee, goodput kept rising: the top three that
+//     do not shed;
+//   - otherwise the three levels with the most goodput, a shedding level
+//     counting only up to 3 % above the best level that does not shed
+//     (fast rejections shift the served mix to cheap requests: goodput can
+//     creep up while failing, reported beside the ceiling, not as it).
+//
+// The ceiling is the middle one (of two, the higher: a rate a level served),
+// with a 95 % t interval of the mean per-second goodput pooled over them.
+// When every level had headroom it is the highest goodput seen, marked not
+// reached.
 func (a *analysis) ceiling(levels []Level) *Ceiling {
+	if a.hasHTTP {
+		// A level that sent no request (a script sleeping, a hold at
+		// zero) is not a load level for goodput.
+		levels = slices.DeleteFunc(slices.Clone(levels), func(l Level) bool { return !(l.RequestsRPS > 0) })
+	}
 	peak := -1
 	for i, l := range levels {
 		if l.CompletedRPS.Valid() && (peak < 0 || l.CompletedRPS > levels[peak].CompletedRPS) {
@@ -419,8 +433,8 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 	}
 	order := slices.Clone(vals)
 	slices.Sort(order)
-	med := median(order)
-	mi := slices.Index(vals, order[(len(order)-1)/2])
+	med := order[len(order)/2]
+	mi := slices.Index(vals, med)
 	c.CompletedRPS = F(med)
 	c.Offered, c.ErrorRate = plateau[mi].Offered, plateau[mi].ErrorRate
 	// Per-second goodput pooled over the plateau levels.
