@@ -325,9 +325,10 @@ func lerp(a, b, t float64) float64 { return a + t*(b-a) }
 //     three levels past the knee, goodput kept rising: the top three that
 //     do not shed;
 //   - otherwise the three levels with the most goodput, a shedding level
-//     counting only up to 3 % above the best level that does not shed
-//     (fast rejections shift the served mix to cheap requests: goodput can
-//     creep up while failing, reported beside the ceiling, not as it).
+//     counting only up to 3 % above the best level that does not shed or
+//     the first level that sheds, whichever served more (fast rejections
+//     shift the served mix to cheap requests: goodput can creep up while
+//     failing, reported beside the ceiling, not as it).
 //
 // The ceiling is the middle one (of two, the higher: a rate a level served),
 // with a 95 % t interval of the mean per-second goodput pooled over them.
@@ -407,12 +408,28 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 		case n > 0:
 			// The plateau is the three levels past the knee with the most
 			// goodput; a shedding level counts only up to 3 % above the
-			// best level that does not shed (rejections are fast and can
-			// lift goodput while failing).
-			limit := 1.03 * float64(best[0].CompletedRPS)
-			var cand []Level
+			// best level that does not shed or the first that sheds,
+			// whichever served more (that one meets capacity; later ones
+			// can lift goodput while failing, as rejections are fast).
+			limit := float64(best[0].CompletedRPS)
+			var past []Level
 			for _, l := range levels[first:] {
-				if l.Verdict != Headroom && l.Offered >= kneeOffered && l.CompletedRPS.Valid() && float64(l.CompletedRPS) <= limit {
+				if l.Verdict != Headroom && l.Offered >= kneeOffered && l.CompletedRPS.Valid() {
+					past = append(past, l)
+				}
+			}
+			byLoad := slices.Clone(past)
+			slices.SortStableFunc(byLoad, func(x, y Level) int { return cmp.Compare(x.Offered, y.Offered) })
+			for _, l := range byLoad {
+				if l.ErrorRate.Valid() && float64(l.ErrorRate) > a.opt.ErrorLimit {
+					limit = max(limit, float64(l.CompletedRPS))
+					break
+				}
+			}
+			limit *= 1.03
+			var cand []Level
+			for _, l := range past {
+				if float64(l.CompletedRPS) <= limit {
 					cand = append(cand, l)
 				}
 			}

@@ -558,3 +558,14 @@ func TestStrayTimestamp(t *testing.T) {
 		t.Errorf("no spans warning in %q", got.Warnings)
 	}
 }
+
+// TestCeilingCoarseSteps: open_ramp cut into 20-second steps has one
+// partly saturated step past the knee (178 req/s, 2.4 % errors) before the
+// server sheds at its capacity (~190 req/s, testdata/k6/README.md); the
+// ceiling is that capacity, not the transition step.
+func TestCeilingCoarseSteps(t *testing.T) {
+	r := analyzeFile(t, filepath.Join("..", "..", "testdata", "k6", "open_ramp.csv.gz"), Options{RampStepNS: 20e9, WindowNS: 30e9})
+	if r.Ceiling == nil || r.Ceiling.CompletedRPS < 185 || r.Ceiling.CompletedRPS > 195 {
+		t.Errorf("ceiling %+v, want 185–195 req/s", r.Ceiling)
+	}
+}
