@@ -100,7 +100,9 @@ func (e *env) check(c *cli.Context) error {
 		kopt.WindowNS = (r + 1e9 - 1) / 1e9 * 1e9
 	}
 	res, err := knee.Analyze(kc, st.ResolutionNS, kopt)
-	if err != nil && !errors.Is(err, knee.ErrNoSamples) {
+	if err != nil && (!errors.Is(err, knee.ErrNoSamples) || st.Rows == 0) {
+		// A run without the latency metric is still checked; a file
+		// without any sample is not a run.
 		closeOut()
 		return fmt.Errorf("%s: %w", strings.Join(paths, ", "), err)
 	}

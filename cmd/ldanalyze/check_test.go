@@ -254,3 +254,13 @@ func TestCheckGeneratorProm(t *testing.T) {
 		t.Errorf("not an export: exit %d, %q", code, errs)
 	}
 }
+
+// TestCheckNoSamples: a k6 CSV with only its header is not a run: exit 2
+// with the reason, as knee does (it used to print a table of n/a).
+func TestCheckNoSamples(t *testing.T) {
+	header := "metric_name,timestamp,metric_value,check,error,error_code,expected_response,group,method,name,proto,scenario,service,status,subproto,tls_version,url,extra_tags,metadata\n"
+	out, errs, code := runCLI(t, header, "check", "-")
+	if code != 2 || !strings.Contains(errs, "no data rows") || out != "" {
+		t.Errorf("exit %d, stderr %q, stdout %q", code, errs, out)
+	}
+}
