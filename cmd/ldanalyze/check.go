@@ -8,6 +8,7 @@ import (
 
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/checks"
+	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/prom"
 	"github.com/ldanalyze/ldanalyze/pkg/summary"
@@ -87,9 +88,14 @@ func (e *env) check(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	col := checks.NewCollector(opt)
-	kc := knee.NewCollector(opt.Metric)
-	st, rerr := readAll(paths, e.stdin, kc.Add, col.Add)
+	// One pair of collectors per core, forks of one pair: they share
+	// their per-second records (see knee).
+	cseed, kseed := checks.NewCollector(opt), knee.NewCollector(opt.Metric)
+	acc, st, rerr := readParallel(paths, e.stdin, e.stderr,
+		func() *checkAcc { return &checkAcc{kc: kseed.Fork(), cc: cseed.Fork()} },
+		func(a *checkAcc) func(*ingest.Sample) { return a.add }, (*checkAcc).merge,
+		func(a *checkAcc, path string) { a.kc.SetInput(path) })
+	col, kc := acc.cc, acc.kc
 	reportStats(e.stderr, st)
 	if rerr != nil {
 		closeOut()
@@ -175,4 +181,20 @@ func checkGrid(rep *checks.Report, machine bool) *render.Grid {
 		g.Rows = append(g.Rows, []string{ch.ID, string(ch.Status), strings.Join(ev, sep), ch.Message})
 	}
 	return g
+}
+
+// checkAcc is what check accumulates from the samples; one per core.
+type checkAcc struct {
+	kc *knee.Collector
+	cc *checks.Collector
+}
+
+func (a *checkAcc) add(s *ingest.Sample) {
+	a.kc.Add(s)
+	a.cc.Add(s)
+}
+
+func (a *checkAcc) merge(o *checkAcc) {
+	a.kc.Merge(o.kc)
+	a.cc.Merge(o.cc)
 }
