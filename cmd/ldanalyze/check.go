@@ -112,6 +112,7 @@ func (e *env) check(c *cli.Context) error {
 		closeOut()
 		return fmt.Errorf("%s: %w", strings.Join(paths, ", "), err)
 	}
+	warnSpans(e.stderr, strings.Join(paths, ", "), res)
 	rep := checks.Evaluate(col, res)
 	switch format {
 	case render.JSON:

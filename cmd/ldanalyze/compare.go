@@ -67,6 +67,7 @@ func (e *env) compare(c *cli.Context) error {
 		if runs[i], err = knee.Analyze(kc, st.ResolutionNS, kopt); err != nil {
 			return fmt.Errorf("%s: %w", strings.Join(paths, ", "), err)
 		}
+		warnSpans(e.stderr, label, runs[i])
 	}
 	res, err := compare.Compare(runs[0], runs[1], compare.Options{Alpha: c.Float64("alpha"), Tolerance: c.Float64("tolerance")})
 	if err != nil {

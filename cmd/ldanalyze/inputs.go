@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
+	"github.com/ldanalyze/ldanalyze/pkg/knee"
 )
 
 // readAll streams every sample of the inputs to each consumer and returns
@@ -186,4 +187,18 @@ func distinctFiles(paths []string) error {
 		names = append(names, p)
 	}
 	return nil
+}
+
+// warnSpans repeats on stderr, for commands that print no knee warnings,
+// the warning of a run split by gaps (only its longest span gives the load
+// levels): its figures would otherwise mislead silently.
+func warnSpans(stderr io.Writer, name string, res *knee.Result) {
+	if res == nil {
+		return
+	}
+	for _, w := range res.Warnings {
+		if strings.HasPrefix(w, knee.SpansWarningPrefix) {
+			fmt.Fprintf(stderr, "ldanalyze: %s: warning: %s\n", name, w)
+		}
+	}
 }

@@ -11,6 +11,11 @@ import (
 	"github.com/ldanalyze/ldanalyze/pkg/sketch"
 )
 
+// SpansWarningPrefix starts the warning of a run whose samples fall in
+// several spans separated by gaps without any sample (only the longest is
+// analysed for load levels): commands that show no warnings repeat it.
+const SpansWarningPrefix = "the samples fall in "
+
 // Workload models (k6 docs, "Open and closed models").
 const (
 	// Open is an arrival-rate executor: iterations start on a schedule
@@ -272,7 +277,7 @@ func Analyze(c *Collector, resolutionNS int64, opt Options) (*Result, error) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("the run lasts %.3g s, less than two seconds of data at the file's %v resolution: no rates, windows or knee, only whole-run figures", span, time.Duration(resolutionNS)))
 		return r, nil
 	}
-	r.DurationS = F(float64(len(a.p.reqs)))
+	r.DurationS = F(float64(a.p.dataSeconds()))
 	a.detectModel()
 	r.Model = a.model
 	if a.model == Open {
@@ -282,8 +287,8 @@ func Analyze(c *Collector, resolutionNS int64, opt Options) (*Result, error) {
 	}
 	r.RequestsPerIteration = F(a.reqsPerIter)
 	if p := a.p; p.spans > 1 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("the samples fall in %d spans separated by up to %v without any sample (a clock step, a paused generator, several runs in one file or a stray timestamp): the load levels come from the span with the most data, %s to %s (%d s of data); the whole-run figures count every sample. Split the file, or give separate runs as separate files",
-			p.spans, time.Duration(p.maxGapS)*time.Second, time.Unix(p.start, 0).UTC().Format(time.RFC3339), time.Unix(p.start+int64(len(p.reqs)), 0).UTC().Format(time.RFC3339), p.spanSeconds))
+		r.Warnings = append(r.Warnings, SpansWarningPrefix+fmt.Sprintf("%d spans separated by up to %v without any sample (a clock step, a paused generator, several runs in one file or a stray timestamp): the load levels come from the span with the most data, %s to %s (%d s of data); the whole-run figures count every sample. Split the file, or give separate runs as separate files",
+			p.spans, time.Duration(p.maxGapS)*time.Second, time.Unix(p.start, 0).UTC().Format(time.RFC3339), time.Unix(p.start+int64(len(p.reqs))-1, 0).UTC().Format(time.RFC3339), p.spanSeconds))
 	}
 	r.Warnings = append(r.Warnings, c.duplicates(resolutionNS)...)
 	if c.huge > 0 {
@@ -336,17 +341,18 @@ func (a *analysis) overall() Overall {
 		P50MS: F(c.overall.Quantile(0.5)), P90MS: F(c.overall.Quantile(0.9)), P95MS: F(c.overall.Quantile(0.95)), P99MS: F(c.overall.Quantile(0.99)),
 		OKCount: c.overallOK.Count(), OKP95MS: F(c.overallOK.Quantile(0.95)), Exact: c.overall.Exact(),
 	}
+	// Every second with data counts, in every span (see dense).
 	var reqs, ok, iters, dropped float64
 	maxV := math.NaN()
-	for i := range a.p.reqs {
-		reqs += a.p.reqs[i]
-		ok += a.p.ok[i]
-		iters += a.p.iterations[i]
-		dropped += a.p.dropped[i]
-		if a.p.hasVUs && !(a.p.vus[i] <= maxV) {
-			maxV = a.p.vus[i]
+	c.secs.Each(func(_ int64, s *second) {
+		reqs += float64(s.reqs)
+		ok += float64(s.ok)
+		iters += float64(s.iterations)
+		dropped += float64(s.dropped)
+		if v, has := s.vus.Total(); has && !(v <= maxV) {
+			maxV = v
 		}
-	}
+	})
 	o.Requests, o.Failed = uint64(reqs), uint64(reqs-ok)
 	o.Iterations, o.Dropped = uint64(iters), uint64(dropped)
 	o.ErrorRate = F(math.NaN())
@@ -354,7 +360,7 @@ func (a *analysis) overall() Overall {
 		o.ErrorRate = F((reqs - ok) / reqs)
 	}
 	o.RPS = F(math.NaN())
-	if n := len(a.p.reqs); n >= 2 {
+	if n := a.p.dataSeconds(); n >= 2 {
 		o.RPS = F(reqs / float64(n))
 	}
 	o.MaxVUs = F(maxV)

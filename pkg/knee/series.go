@@ -24,6 +24,17 @@ type perSecond struct {
 	spans       int
 	spanSeconds int
 	maxGapS     int64
+	allSeconds  int // seconds with data in every span
+}
+
+// dataSeconds is the run's duration for whole-run rates: the seconds from
+// its first to its last, or with several spans of data, the seconds that
+// hold data (the gaps between spans are not the run's).
+func (p *perSecond) dataSeconds() int {
+	if p.spans > 1 {
+		return p.allSeconds
+	}
+	return len(p.reqs)
 }
 
 // maxGapS is the shortest run of seconds without any sample that splits a
@@ -45,7 +56,7 @@ func (c *Collector) dense() *perSecond {
 	}
 	var spans []span
 	c.secs.Each(func(sec int64, _ *second) {
-		if k := len(spans) - 1; k >= 0 && sec-spans[k].b < maxGapS {
+		if k := len(spans) - 1; k >= 0 && sec-spans[k].b-1 < maxGapS {
 			spans[k].b = sec
 			spans[k].n++
 			return
@@ -53,6 +64,9 @@ func (c *Collector) dense() *perSecond {
 		spans = append(spans, span{sec, sec, 1})
 	})
 	p := &perSecond{lat: c.lat, spans: len(spans)}
+	for _, sp := range spans {
+		p.allSeconds += sp.n
+	}
 	if len(spans) == 0 {
 		return p
 	}
