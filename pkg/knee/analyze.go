@@ -493,8 +493,8 @@ func (a *analysis) rampSteps() []Level {
 	var out []Level
 	for i0 := 0; i0 < n; i0 += w {
 		i1 := min(i0+w, n)
-		if i1-i0 < max(1, w/2) && len(out) > 0 {
-			continue // a short tail step
+		if 2*(i1-i0) < w && len(out) > 0 {
+			continue // a tail step under half a step: too short to judge
 		}
 		out = append(out, a.aggregate(i0, i1, a.opt.Percentiles))
 	}
