@@ -418,6 +418,14 @@ func (a *analysis) offeredSeries() []float64 {
 		}
 		x[i] = p.iterations[i] + p.dropped[i] + growth
 	}
+	// A second without any sample is unknown, not a second of zero load:
+	// it carries the load before it, so that a short gap does not cut a
+	// hold in two.
+	for i := range x {
+		if p.missing != nil && p.missing[i] && i > 0 {
+			x[i] = x[i-1]
+		}
+	}
 	return x
 }
 
@@ -443,7 +451,7 @@ func (a *analysis) holds() []Level {
 		// The first and last second of a piece mix two levels; those of
 		// the run are partial seconds.
 		i0, i1 := s+1, e-1
-		if i1-i0 < minHold {
+		if a.p.dataIn(i0, i1) < minHold {
 			continue
 		}
 		seg := x[i0:i1]

@@ -73,7 +73,7 @@ func (a *analysis) aggregate(i0, i1 int, pcts []float64) Level {
 	l := Level{i0: i0, i1: i1, lat: p.lat.Range(0, p.start+int64(i0), p.start+int64(i1))}
 	l.Start = time.Unix(p.start+int64(i0), 0).UTC()
 	l.End = time.Unix(p.start+int64(i1), 0).UTC()
-	secs := float64(i1 - i0)
+	secs := float64(max(1, p.dataIn(i0, i1))) // rates per second of data
 	l.Seconds = secs
 	var reqs, ok, errs, dropped, iters, vus float64
 	for i := i0; i < i1; i++ {

@@ -25,6 +25,23 @@ type perSecond struct {
 	spanSeconds int
 	maxGapS     int64
 	allSeconds  int // seconds with data in every span
+	// missing marks the seconds of the span without any sample (k6
+	// writes vus every second, so a stalled generator or an edited file);
+	// nil when there are none.
+	missing []bool
+}
+
+// dataIn returns the seconds of [i0, i1) that hold data.
+func (p *perSecond) dataIn(i0, i1 int) int {
+	n := max(0, i1-i0)
+	if p.missing != nil {
+		for i := i0; i < i1; i++ {
+			if p.missing[i] {
+				n--
+			}
+		}
+	}
+	return n
 }
 
 // dataSeconds is the run's duration for whole-run rates: the seconds from
@@ -93,6 +110,10 @@ func (c *Collector) dense() *perSecond {
 		s := c.secs.Get(p.start + int64(i))
 		if s == nil {
 			p.vus[i], p.vusMax[i] = lastV, lastM
+			if p.missing == nil {
+				p.missing = make([]bool, n)
+			}
+			p.missing[i] = true
 			continue
 		}
 		p.reqs[i], p.ok[i] = float64(s.reqs), float64(s.ok)
