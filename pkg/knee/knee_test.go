@@ -162,12 +162,22 @@ func offered(ls []Level) []float64 {
 // arrival rate, each held for secs seconds, with latency lat(rate) ms and
 // capacity cap req/s (excess answered 503).
 func synth(levels []float64, secs int, capacity float64, lat func(rate float64) float64) *Collector {
+	return synthGap(levels, secs, capacity, lat, -1, -1)
+}
+
+// synthGap is synth without any sample in seconds [g0, g1) of the run (a
+// stalled generator).
+func synthGap(levels []float64, secs int, capacity float64, lat func(rate float64) float64, g0, g1 int64) *Collector {
 	c := NewCollector("http_req_duration")
 	keys := []string{"expected_response", "status", "name"}
 	t0 := int64(1796000000)
 	sec := int64(0)
 	for _, rate := range levels {
 		for range secs {
+			if sec >= g0 && sec < g1 {
+				sec++
+				continue
+			}
 			ts := (t0 + sec) * 1e9
 			for i := 0; i < int(rate); i++ {
 				ok := float64(i) < capacity
@@ -567,5 +577,26 @@ func TestCeilingCoarseSteps(t *testing.T) {
 	r := analyzeFile(t, filepath.Join("..", "..", "testdata", "k6", "open_ramp.csv.gz"), Options{RampStepNS: 20e9, WindowNS: 30e9})
 	if r.Ceiling == nil || r.Ceiling.CompletedRPS < 185 || r.Ceiling.CompletedRPS > 195 {
 		t.Errorf("ceiling %+v, want 185–195 req/s", r.Ceiling)
+	}
+}
+
+// TestShortGap: 6 seconds without any sample in the middle of the knee's
+// hold (a stalled generator) neither hide that hold nor move the knee:
+// missing seconds carry the load before them and rates are per second of
+// data.
+func TestShortGap(t *testing.T) {
+	lat := func(r float64) float64 {
+		if r > 150 {
+			return 100
+		}
+		return 10
+	}
+	levels := []float64{50, 100, 150, 200, 250}
+	r, err := Analyze(synthGap(levels, 20, 150, lat, 47, 53), 1e9, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Holds) != 5 || r.Knee == nil || r.Knee.Offered != 150 || r.Holds[2].CompletedRPS != 150 {
+		t.Fatalf("holds %v knee %+v, want 5 holds and the knee at 150", offered(r.Holds), r.Knee)
 	}
 }
