@@ -467,7 +467,9 @@ func (a *analysis) holds() []Level {
 		if drift > math.Max(0.05*mean, 2*sigma/math.Sqrt(float64(len(seg)))+1) {
 			continue
 		}
-		out = append(out, a.aggregate(i0, i1, a.opt.Percentiles))
+		if l := a.aggregate(i0, i1, a.opt.Percentiles); a.loadLevel(&l) {
+			out = append(out, l)
+		}
 	}
 	// Merge neighbouring holds at the same level (a piece split by noise).
 	merged := out[:0]
@@ -504,7 +506,9 @@ func (a *analysis) rampSteps() []Level {
 		if 2*(i1-i0) < w && len(out) > 0 {
 			continue // a tail step under half a step: too short to judge
 		}
-		out = append(out, a.aggregate(i0, i1, a.opt.Percentiles))
+		if l := a.aggregate(i0, i1, a.opt.Percentiles); a.loadLevel(&l) {
+			out = append(out, l)
+		}
 	}
 	return out
 }
@@ -527,6 +531,13 @@ func (a *analysis) windows() []Level {
 		out = append(out, l)
 	}
 	return out
+}
+
+// loadLevel tells whether l can be judged as a load level: with HTTP
+// requests in the run, a level that sent none (VUs asleep, a script's
+// setup) says nothing of the system.
+func (a *analysis) loadLevel(l *Level) bool {
+	return !a.hasHTTP || float64(l.RequestsRPS) > 0
 }
 
 func mod(a, b int64) int64 {
