@@ -600,3 +600,23 @@ func TestShortGap(t *testing.T) {
 		t.Fatalf("holds %v knee %+v, want 5 holds and the knee at 150", offered(r.Holds), r.Knee)
 	}
 }
+
+// TestIdleLevelIsNoLevel: a level where the VUs send nothing (a script's
+// setup, VUs asleep) is not a load level. The public load-template run's
+// first 10 s send no request (../shared/corpus/public, read in place: no
+// licence to copy it).
+func TestIdleLevelIsNoLevel(t *testing.T) {
+	path := filepath.Join("..", "..", "..", "shared", "corpus", "public", "k6-jsonl-2024-load-template.json")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("shared corpus not beside the checkout")
+	}
+	r := analyzeFile(t, path, Options{})
+	if len(r.RampSteps) == 0 {
+		t.Fatal("no ramp steps")
+	}
+	for _, l := range append(r.Holds, r.RampSteps...) {
+		if !(float64(l.RequestsRPS) > 0) {
+			t.Errorf("a level without requests: start %v offered %v", l.Start, l.Offered)
+		}
+	}
+}
