@@ -10,6 +10,7 @@ import (
 
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/checks"
+	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/report"
 	"github.com/urfave/cli/v2"
@@ -109,13 +110,20 @@ func (e *env) report(c *cli.Context) error {
 		}
 	}
 	metric := c.String("metric")
-	rc, err := report.NewCollector(report.CollectorOptions{Metric: metric, EndpointTag: c.String("by")})
-	if err != nil {
+	ropt := report.CollectorOptions{Metric: metric, EndpointTag: c.String("by")}
+	if _, err := report.NewCollector(ropt); err != nil {
 		return usageError{err}
 	}
-	kc := knee.NewCollector(metric)
-	cc := checks.NewCollector(checks.Options{Metric: metric})
-	st, rerr := readAll(paths, e.stdin, kc.Add, cc.Add, rc.Add)
+	// One set of collectors per core (forks share per-second records).
+	kseed, cseed := knee.NewCollector(metric), checks.NewCollector(checks.Options{Metric: metric})
+	acc, st, rerr := readParallel(paths, e.stdin, e.stderr,
+		func() *reportAcc {
+			rc, _ := report.NewCollector(ropt) // checked above
+			return &reportAcc{checkAcc{kc: kseed.Fork(), cc: cseed.Fork()}, rc}
+		},
+		func(a *reportAcc) func(*ingest.Sample) { return a.add }, (*reportAcc).merge,
+		func(a *reportAcc, path string) { a.kc.SetInput(path) })
+	kc, cc, rc := acc.kc, acc.cc, acc.rc
 	reportStats(e.stderr, st)
 	if rerr != nil {
 		return rerr
@@ -217,4 +225,20 @@ func writeFile(path string, src io.WriterTo) error {
 		return fmt.Errorf("writing %s: %w", path, werr)
 	}
 	return nil
+}
+
+// reportAcc is what report accumulates from the samples; one per core.
+type reportAcc struct {
+	checkAcc
+	rc *report.Collector
+}
+
+func (a *reportAcc) add(s *ingest.Sample) {
+	a.checkAcc.add(s)
+	a.rc.Add(s)
+}
+
+func (a *reportAcc) merge(o *reportAcc) {
+	a.checkAcc.merge(&o.checkAcc)
+	a.rc.Merge(o.rc)
 }

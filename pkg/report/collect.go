@@ -100,6 +100,31 @@ func (c *Collector) Add(s *ingest.Sample) {
 // failedResponse says whether an http_reqs sample is a failed response:
 // expected_response=false when k6 wrote that tag, else a status of 0
 // (no response) or ≥ 400.
+// Merge adds everything o collected to c, as if c had been given o's
+// samples too (the parallel readers' collectors of one run). o must have
+// the same options and is not used afterwards. Past 50 scenarios the ones
+// listed depend on which reader saw them first.
+func (c *Collector) Merge(o *Collector) {
+	if o.any {
+		if !c.any || o.minNS < c.minNS {
+			c.minNS = o.minNS
+		}
+		if !c.any || o.maxNS > c.maxNS {
+			c.maxNS = o.maxNS
+		}
+		c.any = true
+	}
+	c.endpoints.Merge(o.endpoints)
+	for k, n := range o.failed {
+		c.failed[k] += n
+	}
+	for _, sc := range o.scenarios {
+		if len(c.scenarios) < maxScenarios && !slices.Contains(c.scenarios, sc) {
+			c.scenarios = append(c.scenarios, sc)
+		}
+	}
+}
+
 func failedResponse(s *ingest.Sample, status string) bool {
 	if exp, ok := s.Tags.Get("expected_response"); ok && exp != "" {
 		return exp == "false"
