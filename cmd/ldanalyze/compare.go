@@ -8,6 +8,7 @@ import (
 
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/compare"
+	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/perf/benchmath"
@@ -58,8 +59,10 @@ func (e *env) compare(c *cli.Context) error {
 	for i, arg := range c.Args().Slice() {
 		label, paths := splitLabel(arg, [2]string{"before", "after"}[i])
 		labels[i] = label
-		kc := knee.NewCollector(c.String("metric"))
-		st, err := readAll(paths, e.stdin, kc.Add)
+		seed := knee.NewCollector(c.String("metric"))
+		kc, st, err := readParallel(paths, e.stdin, e.stderr, seed.Fork,
+			func(k *knee.Collector) func(*ingest.Sample) { return k.Add }, (*knee.Collector).Merge,
+			(*knee.Collector).SetInput)
 		reportStats(e.stderr, st)
 		if err != nil {
 			return err
