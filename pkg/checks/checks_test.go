@@ -489,3 +489,26 @@ func TestCorpusBreakpoint(t *testing.T) {
 		t.Errorf("failed = %v, want 3298", got)
 	}
 }
+
+// TestWorstWindowIgnoresStraySample: the run's last window holds 3 s of
+// data (a 53-s run, 10-s windows) with 6 failures in 66 requests: too
+// little to be the worst window, which is +30 s at 5 of 205 — also when a
+// stray line an hour later makes that window no longer the file's last.
+func TestWorstWindowIgnoresStraySample(t *testing.T) {
+	for _, stray := range []bool{false, true} {
+		r := openRun(20, 53)
+		for range 5 {
+			r.req(30, "0", "slow", 500)
+		}
+		for range 6 {
+			r.req(51, "503", "slow", 5)
+		}
+		if stray {
+			r.req(3600, "200", "slow", 5)
+		}
+		e := get(t, r.evaluate(t, Options{}), IDErrors)
+		if got := ev(t, e, "peak_window_error_rate"); !near(got, 5.0/205, 1e-12) || ev(t, e, "peak_window_start_s") != 30 {
+			t.Errorf("stray %v: peak window %v at %v, want 5/205 at 30", stray, got, ev(t, e, "peak_window_start_s"))
+		}
+	}
+}

@@ -455,7 +455,10 @@ func (e *eval) windowRates(pick func(*second) uint64) (peakRate, peakStart float
 	peakRate, peakStart = math.NaN(), math.NaN()
 	// Windows start at s0, s0+w, …; only those with seconds of data are
 	// visited (a gap in the data costs nothing).
-	type win struct{ n, bad uint64 }
+	type win struct {
+		n, bad uint64
+		secs   int64 // seconds with data
+	}
 	var starts []int64
 	wins := map[int64]*win{}
 	e.c.secs.Each(func(k int64, sc *second) {
@@ -471,14 +474,16 @@ func (e *eval) windowRates(pick func(*second) uint64) (peakRate, peakStart float
 		}
 		x.n += sc.reqs
 		x.bad += pick(sc)
+		x.secs++
 	})
 	for _, a := range starts {
-		if a+w > e.s1 && a > e.s0 && 2*(e.s1-a) < w {
-			// The run's last window holds less than half a window of
-			// data: too little to be called the worst window.
+		x := wins[a]
+		if a > e.s0 && 2*x.secs < w {
+			// Less than half a window of data (the run's last, partial
+			// window, or a stray sample past the run): too little to be
+			// called the worst window.
 			continue
 		}
-		x := wins[a]
 		if x.n == 0 {
 			continue
 		}
