@@ -114,6 +114,10 @@ func (e *env) check(c *cli.Context) error {
 	}
 	warnSpans(e.stderr, strings.Join(paths, ", "), res)
 	rep := checks.Evaluate(col, res)
+	if err := col.Err(); err != nil {
+		closeOut()
+		return fmt.Errorf("%s: %w", strings.Join(paths, ", "), err)
+	}
 	switch format {
 	case render.JSON:
 		err = render.WriteJSON(w, checkReport{Report: rep, Input: summarizeInput(paths, st)})

@@ -128,6 +128,10 @@ func (e *env) knee(c *cli.Context) error {
 		return fmt.Errorf("%s: %w", strings.Join(paths, ", "), err)
 	}
 	rep := kneeReport{Result: res, Input: summarizeInput(paths, st), Checks: checks.Evaluate(cc, res).Checks}
+	if err := cc.Err(); err != nil {
+		closeOut()
+		return fmt.Errorf("%s: %w", strings.Join(paths, ", "), err)
+	}
 	if path := c.String("summary"); path != "" {
 		sum, err := summary.ReadFile(path)
 		if err != nil {
@@ -155,6 +159,10 @@ func (e *env) knee(c *cli.Context) error {
 	var rows []window.Row
 	if agg != nil {
 		rows = agg.Close()
+		if err := agg.Err(); err != nil {
+			closeOut()
+			return fmt.Errorf("%s: %w", strings.Join(paths, ", "), err)
+		}
 		rep.Groups = groupRows(rows, by, pcts)
 	}
 	switch format {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -141,6 +142,9 @@ func (e *env) report(c *cli.Context) error {
 		Checks: checks.Evaluate(cc, res),
 		Text:   reportText(),
 	})
+	if err := errors.Join(cc.Err(), rc.Err()); err != nil {
+		return fmt.Errorf("%s: %w", strings.Join(paths, ", "), err)
+	}
 
 	md := c.String("output")
 	var mopt report.MarkdownOptions

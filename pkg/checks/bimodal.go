@@ -3,6 +3,7 @@ package checks
 import (
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -98,19 +99,24 @@ func (h *logHist) appendEnc(dst []byte) []byte {
 	return dst
 }
 
-// addEnc adds the counts of an appendEnc encoding to h.
-func (h *logHist) addEnc(b []byte) {
-	for len(b) > 1 {
+// errHistEncoding reports a per-second histogram that does not decode.
+// Only appendEnc writes them, so it is a bug; the checks report it as an
+// error (Collector.Err) rather than a verdict from a short histogram.
+var errHistEncoding = errors.New("checks: malformed per-second histogram encoding")
+
+// addEnc adds the counts of an appendEnc encoding to h; on a malformed
+// encoding it adds what came before and returns errHistEncoding.
+func (h *logHist) addEnc(b []byte) error {
+	for len(b) > 0 {
 		i := int(b[0])
 		c, n := binary.Uvarint(b[1:])
 		if n <= 0 || i >= histBins {
-			// Only appendEnc writes these: a failure is a bug, and a
-			// silently short histogram would give a wrong verdict.
-			panic("checks: malformed histogram encoding")
+			return errHistEncoding
 		}
 		h[i] += uint32(c)
 		b = b[1+n:]
 	}
+	return nil
 }
 
 func (h *logHist) total() uint64 {
@@ -247,7 +253,7 @@ func (e *eval) bimodal() bimodalResult {
 			var h logHist
 			e.seconds(sp.a, sp.b, func(_ int64, sc *second) {
 				if i < len(sc.histEnc) {
-					h.addEnc(sc.histEnc[i])
+					e.c.fail(h.addEnc(sc.histEnc[i]))
 				}
 			})
 			if h.total() < BimodalMinSamples {

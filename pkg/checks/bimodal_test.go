@@ -181,10 +181,14 @@ func sameHists(t *testing.T, a, b *Collector) {
 		for i, name := range a.hist.Names() {
 			var ha, hb logHist
 			if i < len(s.histEnc) {
-				ha.addEnc(s.histEnc[i])
+				if err := ha.addEnc(s.histEnc[i]); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if j := slices.Index(b.hist.Names(), name); j >= 0 && j < len(m.histEnc) {
-				hb.addEnc(m.histEnc[j])
+				if err := hb.addEnc(m.histEnc[j]); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if ha != hb {
 				t.Fatalf("second %d name %q: histograms differ", k, name)
@@ -210,4 +214,37 @@ func TestHistSealingKeepsLateSamples(t *testing.T) {
 	fwd.flush()
 	back.flush()
 	sameHists(t, fwd, back)
+}
+
+// TestHistEncodingDamage: a damaged per-second histogram is an error the
+// Collector reports (Err), never a panic or a silently short histogram.
+func TestHistEncodingDamage(t *testing.T) {
+	var h logHist
+	h[3], h[40] = 2, 300
+	enc := h.appendEnc(nil)
+	var back logHist
+	if err := back.addEnc(enc); err != nil || back != h {
+		t.Fatalf("round trip: %v", err)
+	}
+	for _, bad := range [][]byte{enc[:len(enc)-1], {200, 1}, {3}} {
+		var x logHist
+		if err := x.addEnc(bad); err == nil {
+			t.Errorf("%v decoded", bad)
+		}
+	}
+	r := levelRun(func(rate, i int) bool { return rate == 60 && i < 24 })
+	c := NewCollector(Options{})
+	for i := range r.samples {
+		c.Add(&r.samples[i])
+	}
+	c.flush()
+	c.secs.Each(func(_ int64, s *second) {
+		for i := range s.histEnc {
+			s.histEnc[i] = append(s.histEnc[i], 255)
+		}
+	})
+	Evaluate(c, nil)
+	if c.Err() == nil {
+		t.Error("damaged histograms not reported")
+	}
 }

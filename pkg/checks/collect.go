@@ -104,6 +104,25 @@ type Collector struct {
 	hist      *vugauge.Index
 	histLocal map[string]int
 	histOver  uint64
+	// err is the first per-second histogram that failed to decode.
+	err error
+}
+
+// fail records err (if not nil) as the Collector's first error.
+func (c *Collector) fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+}
+
+// Err returns why the checks' figures cannot be trusted: a sealed
+// per-second record or sketch that failed to decode (a bug, see
+// sketch.Series.Err), or nil. Callers check it after Evaluate.
+func (c *Collector) Err() error {
+	if c.err != nil {
+		return c.err
+	}
+	return c.dur.Err()
 }
 
 type second struct {
@@ -120,8 +139,9 @@ type second struct {
 
 // add merges o into s: o's source i is s's remap[i] and its name i is
 // s's hremap[i] (nil: the same numbering; −1: past the cap, counted in
-// *over). o is dropped after.
-func (s *second) add(o *second, remap, hremap []int, over *uint64) {
+// c.histOver, which only happens with hremap and then c is not nil). o is
+// dropped after.
+func (s *second) add(o *second, remap, hremap []int, c *Collector) {
 	s.reqs += o.reqs
 	s.ok += o.ok
 	s.transport += o.transport
@@ -147,7 +167,7 @@ func (s *second) add(o *second, remap, hremap []int, over *uint64) {
 		}
 		j := to(i)
 		if j < 0 {
-			*over += h.total()
+			c.histOver += h.total()
 			continue
 		}
 		grow(j)
@@ -160,8 +180,8 @@ func (s *second) add(o *second, remap, hremap []int, over *uint64) {
 		j := to(i)
 		if j < 0 {
 			var h logHist
-			h.addEnc(enc)
-			*over += h.total()
+			c.fail(h.addEnc(enc))
+			c.histOver += h.total()
 			continue
 		}
 		grow(j)
@@ -178,8 +198,8 @@ type checkCount struct {
 func NewCollector(opt Options) *Collector {
 	opt.defaults()
 	dur := sketch.NewSeries(0)
-	var unused uint64 // a shared store's records share the numbering
-	secs := secstore.New(func(d, s *second) { d.add(s, nil, nil, &unused) })
+	// Forks share the store and the name numbering: nothing to renumber.
+	secs := secstore.New(func(d, s *second) { d.add(s, nil, nil, nil) })
 	c := &Collector{
 		opt: opt, secs: secs, live: secs.Local(), dur: dur, durW: dur.Writer(),
 		sources: &vugauge.Index{}, hist: &vugauge.Index{Max: maxHistNames}, histLocal: map[string]int{},
@@ -477,5 +497,6 @@ func (c *Collector) Merge(o *Collector) {
 			hremap = append(hremap, c.hist.Of(name))
 		}
 	}
-	c.secs.MergeFrom(o.secs, func(d, s *second) { d.add(s, remap, hremap, &c.histOver) })
+	c.secs.MergeFrom(o.secs, func(d, s *second) { d.add(s, remap, hremap, c) })
+	c.fail(o.err)
 }

@@ -234,8 +234,20 @@ type analysis struct {
 // Analyze computes the knee analysis from a filled Collector. resolutionNS
 // is the input's timestamp resolution (ingest.Stats.ResolutionNS). It
 // returns an error wrapping ErrNoSamples when the metric never occurs, and
-// an error when the window is finer than the resolution.
+// an error when the window is finer than the resolution, or when the
+// collector's sealed latency sketches could not be read back
+// (sketch.Series.Err).
 func Analyze(c *Collector, resolutionNS int64, opt Options) (*Result, error) {
+	r, err := analyze(c, resolutionNS, opt)
+	if err == nil {
+		if err = c.lat.Err(); err != nil {
+			return nil, fmt.Errorf("knee: %w", err)
+		}
+	}
+	return r, err
+}
+
+func analyze(c *Collector, resolutionNS int64, opt Options) (*Result, error) {
 	opt.defaults()
 	if resolutionNS > 0 && opt.WindowNS < resolutionNS {
 		return nil, fmt.Errorf("window %v is finer than the input's time resolution %v: choose --window %v or more",

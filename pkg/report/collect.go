@@ -100,6 +100,10 @@ func (c *Collector) Add(s *ingest.Sample) {
 // failedResponse says whether an http_reqs sample is a failed response:
 // expected_response=false when k6 wrote that tag, else a status of 0
 // (no response) or ≥ 400.
+// Err returns why the endpoint rows cannot be trusted (window.Aggregator
+// Err), or nil; check it after Build.
+func (c *Collector) Err() error { return c.endpoints.Err() }
+
 // Merge adds everything o collected to c, as if c had been given o's
 // samples too (the parallel readers' collectors of one run). o must have
 // the same options and is not used afterwards. Past 50 scenarios the ones

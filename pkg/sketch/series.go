@@ -40,7 +40,15 @@ type Series struct {
 	// scratch is reused to decode, merge and re-encode slots.
 	scratch Sketch
 	buf     []byte
+	// err is the first slot that failed to decode (see Err).
+	err error
 }
+
+// Err returns the first failure to decode a sealed slot, or nil. The
+// Series writes every encoding itself, so a failure is a bug; sketches
+// built after one lack that slot's values, so callers report it as an
+// error rather than a result.
+func (s *Series) Err() error { return s.err }
 
 type seriesKey struct {
 	slot  int64 // floor(second / width)
@@ -126,7 +134,7 @@ func (s *Series) seal(sec int64, g int32, sk *Sketch) {
 func (s *Series) fold(sl *seriesSlot, extra *Sketch) {
 	sc := &s.scratch
 	sc.Reset()
-	sl.mergeInto(sc)
+	s.mergeSlot(sl, sc)
 	sc.Merge(extra)
 	sl.pending = nil
 	s.bytes -= cap(sl.enc)
@@ -141,12 +149,11 @@ func (s *Series) encode(sk *Sketch) []byte {
 	return slices.Clone(s.buf)
 }
 
-// mergeInto merges the slot's values into sc.
-func (sl *seriesSlot) mergeInto(sc *Sketch) {
-	if err := sc.MergeEncoded(sl.enc); err != nil {
-		// Only this file writes encodings: a failure is a bug, and losing
-		// values silently would give a wrong number.
-		panic(fmt.Sprintf("sketch: series slot: %v", err))
+// mergeSlot merges the slot's values into sc, recording a failure in
+// s.err.
+func (s *Series) mergeSlot(sl *seriesSlot, sc *Sketch) {
+	if err := sc.MergeEncoded(sl.enc); err != nil && s.err == nil {
+		s.err = fmt.Errorf("sketch: series slot: %w", err)
 	}
 	sc.Merge(sl.pending)
 }
@@ -167,7 +174,7 @@ func (s *Series) regroup(w int64) {
 		sc := &s.scratch
 		sc.Reset()
 		for _, p := range parts {
-			p.mergeInto(sc)
+			s.mergeSlot(p, sc)
 		}
 		enc := s.encode(sc)
 		s.slots[k] = &seriesSlot{enc: enc}
@@ -195,14 +202,14 @@ func (s *Series) Range(g int, from, to int64) *Sketch {
 		// A range wider than the data: visit the slots, not the span.
 		for k, sl := range s.slots {
 			if k.group == int32(g) && in(k.slot) {
-				sl.mergeInto(out)
+				s.mergeSlot(sl, out)
 			}
 		}
 		return out
 	}
 	for k := k0; k <= k1; k++ {
 		if sl := s.slots[seriesKey{k, int32(g)}]; sl != nil && in(k) {
-			sl.mergeInto(out)
+			s.mergeSlot(sl, out)
 		}
 	}
 	return out
@@ -219,6 +226,9 @@ func (s *Series) Merge(o *Series) {
 		s.regroup(s.width * 2)
 	}
 	o.Each(func(sec int64, g int, sk *Sketch) { s.seal(sec, int32(g), sk) })
+	if s.err == nil {
+		s.err = o.err
+	}
 }
 
 // Each calls fn for every slot of the Series, in no particular order, with
@@ -227,7 +237,7 @@ func (s *Series) Merge(o *Series) {
 func (s *Series) Each(fn func(sec int64, g int, sk *Sketch)) {
 	for k, sl := range s.slots {
 		sk := &Sketch{}
-		sl.mergeInto(sk)
+		s.mergeSlot(sl, sk)
 		fn(k.slot*s.width, int(k.group), sk)
 	}
 }

@@ -334,3 +334,26 @@ func TestSeriesGapCostsNothing(t *testing.T) {
 		t.Errorf("%d values", n)
 	}
 }
+
+// TestSeriesDamageIsAnError: a slot whose encoding does not decode makes
+// Err report it (never a panic); Merge carries it over.
+func TestSeriesDamageIsAnError(t *testing.T) {
+	s := NewSeries(0)
+	w := s.Writer()
+	for sec := int64(100); sec < 110; sec++ {
+		w.Add(sec, 0, float64(sec))
+	}
+	w.Flush()
+	if s.Range(0, 100, 110).Count() != 10 || s.Err() != nil {
+		t.Fatalf("undamaged: %v", s.Err())
+	}
+	s.slots[seriesKey{105, 0}].enc = []byte{modeHist, 1}
+	if got := s.Range(0, 100, 110).Count(); got != 9 || s.Err() == nil {
+		t.Errorf("damaged: %d values, err %v", got, s.Err())
+	}
+	m := NewSeries(0)
+	m.Merge(s)
+	if m.Err() == nil {
+		t.Error("Merge lost the error")
+	}
+}

@@ -182,7 +182,12 @@ type Row struct {
 	Exact bool
 }
 
-// Close returns the rows ordered by window then tag values.
+// Err returns why the rows of Close cannot be trusted: a sealed window
+// sketch that failed to decode (a bug, see sketch.Series.Err), or nil.
+func (a *Aggregator) Err() error { return a.cells.Err() }
+
+// Close returns the rows ordered by window then tag values; check Err
+// after it.
 func (a *Aggregator) Close() []Row {
 	qs := make([]float64, len(a.opt.Percentiles))
 	for i, p := range a.opt.Percentiles {
