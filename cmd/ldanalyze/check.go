@@ -88,13 +88,10 @@ func (e *env) check(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	// One pair of collectors per core, forks of one pair: they share
-	// their per-second records (see knee).
-	cseed, kseed := checks.NewCollector(opt), knee.NewCollector(opt.Metric)
+	newAcc := checkAccs(opt)
 	acc, st, rerr := readParallel(paths, e.stdin, e.stderr,
-		func() *checkAcc { return &checkAcc{kc: kseed.Fork(), cc: cseed.Fork()} },
-		func(a *checkAcc) func(*ingest.Sample) { return a.add }, (*checkAcc).merge,
-		func(a *checkAcc, path string) { a.kc.SetInput(path) })
+		func() *checkAcc { a := newAcc(); return &a },
+		func(a *checkAcc) func(*ingest.Sample) { return a.add }, (*checkAcc).merge, (*checkAcc).setInput)
 	col, kc := acc.cc, acc.kc
 	reportStats(e.stderr, st)
 	if rerr != nil {
@@ -188,11 +185,22 @@ func checkGrid(rep *checks.Report, machine bool) *render.Grid {
 	return g
 }
 
-// checkAcc is what check accumulates from the samples; one per core.
+// checkAcc is the knee and checks collectors of one core (check; knee
+// and report add theirs).
 type checkAcc struct {
 	kc *knee.Collector
 	cc *checks.Collector
 }
+
+// checkAccs returns a maker of checkAccs for one run: forks of one pair
+// of collectors, so that every core's share their per-second records (one
+// copy of them however many cores read).
+func checkAccs(opt checks.Options) func() checkAcc {
+	cseed, kseed := checks.NewCollector(opt), knee.NewCollector(opt.Metric)
+	return func() checkAcc { return checkAcc{kc: kseed.Fork(), cc: cseed.Fork()} }
+}
+
+func (a *checkAcc) setInput(path string) { a.kc.SetInput(path) }
 
 func (a *checkAcc) add(s *ingest.Sample) {
 	a.kc.Add(s)

@@ -102,26 +102,23 @@ func (e *env) knee(c *cli.Context) error {
 			return usageError{err}
 		}
 	}
-	// Forks of one collector share their per-second sketches: one copy
-	// of them however many cores read.
-	seed := checks.NewCollector(checks.Options{Metric: metric, WindowNS: opt.WindowNS})
-	kseed := knee.NewCollector(metric)
+	newAcc := checkAccs(checks.Options{Metric: metric, WindowNS: opt.WindowNS})
 	acc, st, rerr := readParallel(paths, e.stdin, e.stderr,
 		func() *kneeAcc {
-			a := &kneeAcc{col: kseed.Fork(), cc: seed.Fork()}
+			a := &kneeAcc{checkAcc: newAcc()}
 			if len(by) > 0 {
 				a.agg, _ = window.New(wopt)
 			}
 			return a
 		},
 		func(a *kneeAcc) func(*ingest.Sample) { return a.add }, (*kneeAcc).merge,
-		func(a *kneeAcc, path string) { a.col.SetInput(path) })
+		func(a *kneeAcc, path string) { a.setInput(path) })
 	reportStats(e.stderr, st)
 	if rerr != nil {
 		closeOut()
 		return rerr
 	}
-	col, cc, agg := acc.col, acc.cc, acc.agg
+	col, cc, agg := acc.kc, acc.cc, acc.agg
 	res, err := knee.Analyze(col, st.ResolutionNS, opt)
 	if err != nil {
 		closeOut()
@@ -185,22 +182,19 @@ func (e *env) knee(c *cli.Context) error {
 
 // kneeAcc is what knee accumulates from the samples; one per core.
 type kneeAcc struct {
-	col *knee.Collector
-	cc  *checks.Collector
+	checkAcc
 	agg *window.Aggregator // nil without --by
 }
 
 func (a *kneeAcc) add(s *ingest.Sample) {
-	a.col.Add(s)
-	a.cc.Add(s)
+	a.checkAcc.add(s)
 	if a.agg != nil {
 		a.agg.Add(s)
 	}
 }
 
 func (a *kneeAcc) merge(o *kneeAcc) {
-	a.col.Merge(o.col)
-	a.cc.Merge(o.cc)
+	a.checkAcc.merge(&o.checkAcc)
 	if a.agg != nil {
 		a.agg.Merge(o.agg)
 	}

@@ -115,15 +115,14 @@ func (e *env) report(c *cli.Context) error {
 	if _, err := report.NewCollector(ropt); err != nil {
 		return usageError{err}
 	}
-	// One set of collectors per core (forks share per-second records).
-	kseed, cseed := knee.NewCollector(metric), checks.NewCollector(checks.Options{Metric: metric})
+	newAcc := checkAccs(checks.Options{Metric: metric})
 	acc, st, rerr := readParallel(paths, e.stdin, e.stderr,
 		func() *reportAcc {
 			rc, _ := report.NewCollector(ropt) // checked above
-			return &reportAcc{checkAcc{kc: kseed.Fork(), cc: cseed.Fork()}, rc}
+			return &reportAcc{newAcc(), rc}
 		},
 		func(a *reportAcc) func(*ingest.Sample) { return a.add }, (*reportAcc).merge,
-		func(a *reportAcc, path string) { a.kc.SetInput(path) })
+		func(a *reportAcc, path string) { a.setInput(path) })
 	kc, cc, rc := acc.kc, acc.cc, acc.rc
 	reportStats(e.stderr, st)
 	if rerr != nil {
