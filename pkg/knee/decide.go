@@ -316,7 +316,8 @@ func lerp(a, b, t float64) float64 { return a + t*(b-a) }
 
 // ceiling is the goodput plateau the system reached once it stopped
 // following the offered load, over the levels past the knee (offered load
-// above the knee's, a verdict other than headroom, some requests sent):
+// above the knee's, a verdict other than headroom; holds and ramp steps
+// that sent no request are not levels, see loadLevel):
 //
 //   - when the last of them that does not shed (errors ≤ ErrorLimit) is
 //     the run's highest load and still gained > 3 % over the one before,
@@ -335,11 +336,6 @@ func lerp(a, b, t float64) float64 { return a + t*(b-a) }
 // When every level had headroom it is the highest goodput seen, marked not
 // reached.
 func (a *analysis) ceiling(levels []Level) *Ceiling {
-	if a.hasHTTP {
-		// A level that sent no request (a script sleeping, a hold at
-		// zero) is not a load level for goodput.
-		levels = slices.DeleteFunc(slices.Clone(levels), func(l Level) bool { return !(l.RequestsRPS > 0) })
-	}
 	peak := -1
 	for i, l := range levels {
 		if l.CompletedRPS.Valid() && (peak < 0 || l.CompletedRPS > levels[peak].CompletedRPS) {
