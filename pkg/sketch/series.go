@@ -35,7 +35,6 @@ type Series struct {
 	mu       sync.Mutex
 	width    int64 // seconds per slot, a power of two
 	maxSlots int   // slots that may hold values before coarsening; ≤ 0: unbounded
-	bytes    int
 	slots    map[seriesKey]*seriesSlot
 	// scratch is reused to decode, merge and re-encode slots.
 	scratch Sketch
@@ -91,7 +90,13 @@ func (s *Series) Width() int64 { return s.width }
 // Bytes returns the memory held by the slots, in bytes: their encodings
 // plus a fixed overhead per slot (late values waiting to be folded in are
 // not counted).
-func (s *Series) Bytes() int { return s.bytes }
+func (s *Series) Bytes() int {
+	n := 0
+	for _, sl := range s.slots {
+		n += cap(sl.enc) + slotOverhead
+	}
+	return n
+}
 
 func floorDiv(a, b int64) int64 {
 	q := a / b
@@ -112,7 +117,6 @@ func (s *Series) seal(sec int64, g int32, sk *Sketch) {
 	if sl == nil {
 		sl = &seriesSlot{enc: s.encode(sk)}
 		s.slots[k] = sl
-		s.bytes += cap(sl.enc) + slotOverhead
 		for s.maxSlots > 0 && len(s.slots) > s.maxSlots && s.width < 1<<40 {
 			s.regroup(s.width * 2)
 		}
@@ -137,9 +141,7 @@ func (s *Series) fold(sl *seriesSlot, extra *Sketch) {
 	s.mergeSlot(sl, sc)
 	sc.Merge(extra)
 	sl.pending = nil
-	s.bytes -= cap(sl.enc)
 	sl.enc = s.encode(sc)
-	s.bytes += cap(sl.enc)
 }
 
 // encode returns sk's encoding in a slice of its own length (Bytes counts
@@ -164,7 +166,6 @@ func (s *Series) regroup(w int64) {
 	old := s.slots
 	s.slots = make(map[seriesKey]*seriesSlot, len(old)/int(f)+1)
 	s.width = w
-	s.bytes = 0
 	merged := map[seriesKey][]*seriesSlot{}
 	for k, sl := range old {
 		nk := seriesKey{floorDiv(k.slot, f), k.group}
@@ -178,7 +179,6 @@ func (s *Series) regroup(w int64) {
 		}
 		enc := s.encode(sc)
 		s.slots[k] = &seriesSlot{enc: enc}
-		s.bytes += cap(enc) + slotOverhead
 	}
 }
 
