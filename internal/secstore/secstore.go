@@ -100,86 +100,113 @@ func (st *Store[T]) MergeFrom(o *Store[T], merge func(dst, src *T)) {
 	o.Each(func(sec int64, r *T) { st.put(sec, r, merge) })
 }
 
-// Local is one goroutine's writer to a Store.
-type Local[T any] struct {
-	st   *Store[T]
-	live map[int64]*T
+// Live keeps one goroutine's values of type T for the keys near the
+// newest second it has seen, and hands older ones to a seal function: the
+// shared mechanism of a Store's Local writers and of sketch.Series's
+// Writers. A key's second comes from sec; new values from newT.
+type Live[K comparable, T any] struct {
+	sec  func(K) int64
+	newT func() *T
+	// seal takes the values of keys, all at once (one lock), and owns
+	// them afterwards.
+	seal func(keys []K, vals []*T)
+	live map[K]*T
 	hi   int64 // newest second seen
 	any  bool
-	// last caches the record of the previous At.
-	lastK int64
+	// last caches the value of the previous At.
+	lastK K
 	last  *T
+	keys  []K
+	vals  []*T
 }
 
-// lag is how many seconds behind the newest one records stay live;
+// lag is how many seconds behind the newest one values stay live;
 // maxLive bounds them when samples arrive out of order.
 const (
 	lag     = 4
 	maxLive = 64
 )
 
-// Local returns a new writer of st for one goroutine.
-func (st *Store[T]) Local() *Local[T] { return &Local[T]{st: st, live: map[int64]*T{}} }
+// NewLive returns an empty Live; see the type for its functions.
+func NewLive[K comparable, T any](sec func(K) int64, newT func() *T, seal func(keys []K, vals []*T)) *Live[K, T] {
+	return &Live[K, T]{sec: sec, newT: newT, seal: seal, live: map[K]*T{}}
+}
 
-// At returns the live record of second sec, a zero T when new; records of
-// older seconds may be sealed into the Store by the call.
-func (l *Local[T]) At(sec int64) *T {
-	if l.last != nil && sec == l.lastK {
+// At returns the live value of key k, a new one when k is not live;
+// values of keys more than lag seconds older than the newest may be sealed
+// by the call.
+func (l *Live[K, T]) At(k K) *T {
+	if l.last != nil && k == l.lastK {
 		return l.last
 	}
-	r := l.live[sec]
+	r := l.live[k]
 	if r == nil {
 		// Seal before adding r, which must stay live.
-		if !l.any || sec > l.hi {
+		if sec := l.sec(k); !l.any || sec > l.hi {
 			l.hi, l.any = sec, true
 			l.sealBefore(sec - lag)
 		} else if len(l.live) >= maxLive {
 			l.sealBefore(l.hi - lag)
 		}
-		r = new(T)
-		l.live[sec] = r
+		r = l.newT()
+		l.live[k] = r
 	}
-	l.lastK, l.last = sec, r
+	l.lastK, l.last = k, r
 	return r
 }
 
-// sealBefore seals the live records of seconds before sec (all of them
+// sealBefore seals the live values of seconds before sec (all of them
 // when too many stay live).
-func (l *Local[T]) sealBefore(sec int64) {
-	var keys []int64
+func (l *Live[K, T]) sealBefore(sec int64) {
+	l.keys, l.vals = l.keys[:0], l.vals[:0]
 	for k := range l.live {
-		if k < sec {
-			keys = append(keys, k)
+		if l.sec(k) < sec {
+			l.keys = append(l.keys, k)
 		}
 	}
-	if len(l.live)-len(keys) > maxLive {
-		keys = keys[:0]
+	if len(l.live)-len(l.keys) > maxLive {
+		l.keys = l.keys[:0]
 		for k := range l.live {
-			keys = append(keys, k)
+			l.keys = append(l.keys, k)
 		}
 	}
-	if len(keys) == 0 {
+	l.sealKeys()
+}
+
+// Flush seals every live value.
+func (l *Live[K, T]) Flush() {
+	l.keys, l.vals = l.keys[:0], l.vals[:0]
+	for k := range l.live {
+		l.keys = append(l.keys, k)
+	}
+	l.sealKeys()
+}
+
+func (l *Live[K, T]) sealKeys() {
+	if len(l.keys) == 0 {
 		return
 	}
-	l.st.mu.Lock()
-	for _, k := range keys {
-		l.st.put(k, l.live[k], l.st.merge)
+	for _, k := range l.keys {
+		l.vals = append(l.vals, l.live[k])
 		delete(l.live, k)
 	}
-	l.st.mu.Unlock()
+	l.seal(l.keys, l.vals)
+	clear(l.vals) // the seal function owns them now
 	l.last = nil
 }
 
-// Flush seals every live record into the Store.
-func (l *Local[T]) Flush() {
-	if len(l.live) == 0 {
-		return
-	}
-	l.st.mu.Lock()
-	for k, r := range l.live {
-		l.st.put(k, r, l.st.merge)
-	}
-	l.st.mu.Unlock()
-	clear(l.live)
-	l.last = nil
+// Local is one goroutine's writer to a Store: At returns the live record
+// of a second, Flush seals them all.
+type Local[T any] = Live[int64, T]
+
+// Local returns a new writer of st for one goroutine.
+func (st *Store[T]) Local() *Local[T] {
+	return NewLive(func(sec int64) int64 { return sec }, func() *T { return new(T) },
+		func(secs []int64, recs []*T) {
+			st.mu.Lock()
+			for i, sec := range secs {
+				st.put(sec, recs[i], st.merge)
+			}
+			st.mu.Unlock()
+		})
 }

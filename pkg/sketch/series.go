@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/ldanalyze/ldanalyze/internal/secstore"
 )
 
 // Series is a run's sketches over time: one per slot of Width seconds and
@@ -253,14 +255,7 @@ func (s *Series) AddSketch(sec int64, g int, sk *Sketch) {
 // Writer adds values to a Series from one goroutine. Call Flush when done:
 // values still live in a Writer are not in the Series.
 type Writer struct {
-	s    *Series
-	live map[liveKey]*Sketch
-	hi   int64 // newest second seen
-	any  bool
-	free []*Sketch
-	// last caches the live sketch of the previous Add.
-	lastK liveKey
-	last  *Sketch
+	live *secstore.Live[liveKey, Sketch]
 }
 
 type liveKey struct {
@@ -268,85 +263,38 @@ type liveKey struct {
 	group int32
 }
 
-// writerLag is how many seconds behind the newest one a Writer keeps its
-// sketches live; maxLive bounds them when values arrive out of order.
-const (
-	writerLag = 4
-	maxLive   = 64
-)
-
 // Writer returns a new Writer of s.
-func (s *Series) Writer() *Writer { return &Writer{s: s, live: map[liveKey]*Sketch{}} }
+func (s *Series) Writer() *Writer {
+	var free []*Sketch // sealed sketches, reset, for reuse
+	return &Writer{live: secstore.NewLive(
+		func(k liveKey) int64 { return k.sec },
+		func() *Sketch {
+			if n := len(free); n > 0 {
+				sk := free[n-1]
+				free = free[:n-1]
+				return sk
+			}
+			return &Sketch{}
+		},
+		func(keys []liveKey, sks []*Sketch) {
+			s.mu.Lock()
+			for i, k := range keys {
+				s.seal(k.sec, k.group, sks[i])
+			}
+			s.mu.Unlock()
+			for _, sk := range sks {
+				if len(free) < 8 {
+					sk.Reset()
+					free = append(free, sk)
+				}
+			}
+		})}
+}
 
 // Add adds v (NaN is ignored) to group g at second sec (Unix seconds).
 func (w *Writer) Add(sec int64, g int, v float64) {
-	k := liveKey{sec, int32(g)}
-	if w.last != nil && k == w.lastK {
-		w.last.Add(v)
-		return
-	}
-	sk := w.live[k]
-	if sk == nil {
-		// Seal before adding sk, which must stay live.
-		if !w.any || sec > w.hi {
-			w.hi, w.any = sec, true
-			w.sealBefore(w.hi - writerLag)
-		} else if len(w.live) >= maxLive {
-			w.sealBefore(w.hi - writerLag)
-		}
-		if n := len(w.free); n > 0 {
-			sk, w.free = w.free[n-1], w.free[:n-1]
-		} else {
-			sk = &Sketch{}
-		}
-		w.live[k] = sk
-	}
-	w.lastK, w.last = k, sk
-	sk.Add(v)
-}
-
-// sealBefore seals the live sketches of seconds before sec (all of them
-// when too many are live).
-func (w *Writer) sealBefore(sec int64) {
-	var seal []liveKey
-	for k := range w.live {
-		if k.sec < sec {
-			seal = append(seal, k)
-		}
-	}
-	if len(seal) == 0 && len(w.live) <= maxLive {
-		return
-	}
-	if len(w.live)-len(seal) > maxLive {
-		seal = seal[:0]
-		for k := range w.live {
-			seal = append(seal, k)
-		}
-	}
-	w.s.mu.Lock()
-	for _, k := range seal {
-		sk := w.live[k]
-		w.s.seal(k.sec, k.group, sk)
-		delete(w.live, k)
-		if len(w.free) < 8 {
-			sk.Reset()
-			w.free = append(w.free, sk)
-		}
-	}
-	w.s.mu.Unlock()
-	w.last = nil
+	w.live.At(liveKey{sec, int32(g)}).Add(v)
 }
 
 // Flush seals every live sketch into the Series.
-func (w *Writer) Flush() {
-	if len(w.live) == 0 {
-		return
-	}
-	w.s.mu.Lock()
-	for k, sk := range w.live {
-		w.s.seal(k.sec, k.group, sk)
-	}
-	w.s.mu.Unlock()
-	clear(w.live)
-	w.last = nil
-}
+func (w *Writer) Flush() { w.live.Flush() }
