@@ -71,12 +71,12 @@ func TestParseAPI(t *testing.T) {
 		{
 			name: "syntax error with line and column",
 			in:   "{\"status\":\"success\",\n\"data\": {]}",
-			err:  `x.json:2:11: invalid character ']' looking for beginning of object key string: want a Prometheus API response {"status":...,"data":{"resultType":...,"result":...}}`,
+			err:  `x.json:2:10: invalid character ']': want a key of "data"`,
 		},
 		{
 			name: "string result",
 			in:   `{"status":"success","data":{"resultType":"string","result":[1,"x"]}}`,
-			err:  `x.json:1:28: resultType "string": want matrix, vector or scalar`,
+			err:  `x.json:1:42: resultType "string": want matrix, vector or scalar`,
 		},
 		{
 			name: "not an API response",
