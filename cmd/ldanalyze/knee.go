@@ -12,6 +12,7 @@ import (
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/prom"
+	"github.com/ldanalyze/ldanalyze/pkg/saturation"
 	"github.com/ldanalyze/ldanalyze/pkg/summary"
 	"github.com/ldanalyze/ldanalyze/pkg/window"
 	"github.com/urfave/cli/v2"
@@ -49,7 +50,7 @@ type kneeReport struct {
 	Summary []summaryRow `json:"summary_comparison,omitempty"`
 	Input   inputSummary `json:"input"`
 	// Attribution (with --prom) adds saturated, imbalance, invalid_holds.
-	*prom.Attribution
+	*saturation.Attribution
 }
 
 type groupRow struct {
@@ -144,7 +145,7 @@ func (e *env) knee(c *cli.Context) error {
 	if dir := c.String("prom"); dir != "" {
 		exp, err := prom.ReadDir(dir)
 		if err == nil {
-			rep.Attribution, err = prom.Attribute(exp, res, prom.AttributeOptions{LinkMbps: c.Float64("link-mbps")})
+			rep.Attribution, err = attribute(exp, res, c.Float64("link-mbps"))
 		}
 		if err != nil {
 			closeOut()

@@ -17,7 +17,7 @@ import (
 	"github.com/ldanalyze/ldanalyze/pkg/jsonnum"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/ledger"
-	"github.com/ldanalyze/ldanalyze/pkg/prom"
+	"github.com/ldanalyze/ldanalyze/pkg/saturation"
 	"github.com/urfave/cli/v2"
 )
 
@@ -109,7 +109,7 @@ func (e *env) ledgerAdd(c *cli.Context) error {
 // analyzeForLedger runs `knee --format json` on args in-process and reads
 // back the knee result, the validity checks and the Prometheus attribution,
 // so that an entry holds exactly the numbers `knee` prints for the run.
-func (e *env) analyzeForLedger(ctx context.Context, args []string) (*knee.Result, []checks.Check, *prom.Attribution, error) {
+func (e *env) analyzeForLedger(ctx context.Context, args []string) (*knee.Result, []checks.Check, *saturation.Attribution, error) {
 	var out bytes.Buffer
 	sub := &env{stdin: e.stdin, stdout: &out, stderr: e.stderr}
 	app := &cli.App{
@@ -126,7 +126,7 @@ func (e *env) analyzeForLedger(ctx context.Context, args []string) (*knee.Result
 			ID     string        `json:"id"`
 			Status checks.Status `json:"status"`
 		} `json:"checks"`
-		*prom.Attribution
+		*saturation.Attribution
 	}
 	if err := json.Unmarshal(out.Bytes(), &doc); err != nil || doc.Result == nil {
 		return nil, nil, nil, fmt.Errorf("ledger add: reading the knee analysis back: %v", err)

@@ -305,16 +305,6 @@ func TestChunks(t *testing.T) {
 	}
 }
 
-func TestWorkload(t *testing.T) {
-	for pod, want := range map[string]string{
-		"api-7d9f8c6b5-x2kq9": "api", "game-0": "game", "game-12": "game", "node-exporter-x2kq9": "node-exporter", "db": "db",
-	} {
-		if got := workload(pod); got != want {
-			t.Errorf("workload(%q) = %q, want %q", pod, got, want)
-		}
-	}
-}
-
 func TestReadQueries(t *testing.T) {
 	qs, err := ReadQueries(strings.NewReader("queries:\n  - name: db_cpu\n    expr: x\n    role: utilisation_ratio\n  - name: pod_cpu_cores\n    expr: y\n    role: pod_cpu_cores\n"), "q.yaml")
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Point is one sample of a series: TimeNS in Unix nanoseconds, Value in the
@@ -168,4 +169,32 @@ func cloneLabels(m map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// Mean is the time-weighted mean of the series over [startNS, endNS): each
+// point at t stands for (t − step, t], step being the distance to the
+// previous point (defStepNS for the first), as a Prometheus range query's
+// samples do. NaN and ±Inf points are skipped; the result is NaN when no
+// finite point overlaps the span. Times in ns since the epoch.
+func (s Series) Mean(startNS, endNS, defStepNS int64) float64 {
+	var sum, w float64
+	for i, p := range s.Points {
+		st := defStepNS
+		if i > 0 {
+			st = p.TimeNS - s.Points[i-1].TimeNS
+		}
+		if st <= 0 {
+			st = int64(time.Second)
+		}
+		lo, hi := max(p.TimeNS-st, startNS), min(p.TimeNS, endNS)
+		if hi <= lo || math.IsNaN(p.Value) || math.IsInf(p.Value, 0) {
+			continue
+		}
+		sum += p.Value * float64(hi-lo)
+		w += float64(hi - lo)
+	}
+	if w == 0 {
+		return math.NaN()
+	}
+	return sum / w
 }
