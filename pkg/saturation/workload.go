@@ -11,9 +11,9 @@ var (
 	// no 0, 1, 3: k8s.io/apimachinery/pkg/util/rand), so "node-exporter" is
 	// not taken for a hash.
 	rsSuffix  = regexp.MustCompile(`-[bcdfghjklmnpqrstvwxz2456789]{6,10}-[bcdfghjklmnpqrstvwxz2456789]{5}$`) // Deployment: <name>-<rs hash>-<pod hash>
-	rsHash    = regexp.MustCompile(`-[bcdfghjklmnpqrstvwxz2456789]{6,10}$`)                                    // ReplicaSet: <deployment>-<hash>
-	dsSuffix  = regexp.MustCompile(`-[bcdfghjklmnpqrstvwxz2456789]{5}$`)                                       // DaemonSet, Job: <name>-<hash>
-	ordSuffix = regexp.MustCompile(`-[0-9]+$`)                                                                 // StatefulSet: <name>-<ordinal>
+	rsHash    = regexp.MustCompile(`-[bcdfghjklmnpqrstvwxz2456789]{6,10}$`)                                  // ReplicaSet: <deployment>-<hash>
+	dsSuffix  = regexp.MustCompile(`-[bcdfghjklmnpqrstvwxz2456789]{5}$`)                                     // DaemonSet, Job: <name>-<hash>
+	ordSuffix = regexp.MustCompile(`-[0-9]+$`)                                                               // StatefulSet: <name>-<ordinal>
 )
 
 // workloadName strips the generated suffix of a pod name:
