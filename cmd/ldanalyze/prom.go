@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -23,10 +24,9 @@ func promCommand(e *env) *cli.Command {
 			{
 				Name:  "pull",
 				Usage: "run the preset (and custom) queries as query_range over the run and save them as a directory for knee --prom",
-				Description: "The bearer token, if any, comes from the environment variable named by --token-env or from --token-file, never from a flag value.\n" +
+				Description: "The bearer token or password, if any, comes from a file or an environment variable, never from a flag value; credentials are never printed or saved.\n" +
 					"Presets: " + presetNames(),
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "url", Required: true, Usage: "Prometheus base `URL`, e.g. http://prometheus:9090"},
+				Flags: append(promClientFlags(),
 					&cli.StringFlag{Name: "start", Usage: "range start, RFC 3339 or Unix seconds"},
 					&cli.StringFlag{Name: "end", Usage: "range end, RFC 3339 or Unix seconds"},
 					&cli.StringSliceFlag{Name: "run", Usage: "k6 output `FILE` whose first and last sample give the range (instead of --start/--end)"},
@@ -34,10 +34,8 @@ func promCommand(e *env) *cli.Command {
 					&cli.DurationFlag{Name: "rate-window", Value: time.Minute, Usage: "range of rate() in the queries ($window)"},
 					&cli.DurationFlag{Name: "pad", Usage: "widen the range by this much on both sides"},
 					&cli.StringFlag{Name: "queries", Usage: "YAML `FILE` of custom queries (added to the presets unless it says presets: false)"},
-					&cli.StringFlag{Name: "token-env", Usage: "name of the environment `VAR` holding a bearer token"},
-					&cli.StringFlag{Name: "token-file", Usage: "`FILE` holding a bearer token"},
 					&cli.StringFlag{Name: "dir", Aliases: []string{"o"}, Required: true, Usage: "output `DIR` (created; manifest.json plus one query_range JSON file per query)"},
-				},
+				),
 				Action: func(c *cli.Context) error { return e.promPull(c) },
 			},
 			{
@@ -74,7 +72,15 @@ func parseTime(flag, s string) (time.Time, error) {
 }
 
 func (e *env) promPull(c *cli.Context) error {
-	opt := prom.PullOptions{URL: c.String("url"), Step: c.Duration("step"), RateWindow: c.Duration("rate-window")}
+	copt, secrets, err := promClientOptions(c, "prom pull")
+	if err != nil {
+		return scrubbed(err, secrets)
+	}
+	return scrubbed(e.promPullWith(c, copt), secrets)
+}
+
+func (e *env) promPullWith(c *cli.Context, copt prom.ClientOptions) error {
+	opt := prom.PullOptions{Client: copt, Step: c.Duration("step"), RateWindow: c.Duration("rate-window")}
 	if opt.Step < time.Second || opt.RateWindow < time.Second {
 		return usageError{fmt.Errorf("prom pull: --step and --rate-window must be at least 1s")}
 	}
@@ -135,25 +141,9 @@ func (e *env) promPull(c *cli.Context) error {
 			return usageError{err}
 		}
 	}
-	switch env, file := c.String("token-env"), c.String("token-file"); {
-	case env != "" && file != "":
-		return usageError{fmt.Errorf("prom pull: give --token-env or --token-file, not both")}
-	case env != "":
-		opt.BearerToken = strings.TrimSpace(os.Getenv(env))
-		if opt.BearerToken == "" {
-			return usageError{fmt.Errorf("prom pull: --token-env %s: the variable is empty or unset", env)}
-		}
-	case file != "":
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return usageError{fmt.Errorf("prom pull: --token-file: %w", err)}
-		}
-		opt.BearerToken = strings.TrimSpace(string(b))
-		if opt.BearerToken == "" {
-			return usageError{fmt.Errorf("prom pull: --token-file %s is empty", file)}
-		}
-	}
-	exp, err := prom.Pull(c.Context, opt)
+	ctx, cancel := context.WithTimeout(c.Context, c.Duration("deadline"))
+	defer cancel()
+	exp, err := prom.Pull(ctx, opt)
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,14 @@ type APIReader struct {
 	// pending is a key of the response object already read by a caller
 	// that walked into the object (ReadResponses).
 	pending string
+	// strictPoints makes a series over maxPoints an error that stops the
+	// read (a server answering beyond its own limit), not a skip.
+	strictPoints bool
 }
+
+// errTooManyPoints is the error of a series over the cap with
+// strictPoints.
+var errTooManyPoints = errors.New("more points in one series than Prometheus ever sends (11,000 per query_range series)")
 
 const (
 	stStart = iota
@@ -414,6 +421,9 @@ func (r *APIReader) points(s *Series, one bool, note func(int64, string)) error 
 			return nil
 		}
 		if len(s.Points) >= r.maxPoints {
+			if r.strictPoints {
+				return errTooManyPoints
+			}
 			note(off, fmt.Sprintf("more than %d points in one series (the cap MaxSeriesPoints)", r.maxPoints))
 			return nil
 		}
@@ -459,6 +469,9 @@ func (r *APIReader) histograms(s *Series, one bool, note func(int64, string)) er
 			return nil
 		}
 		if len(s.Histograms) >= r.maxPoints {
+			if r.strictPoints {
+				return errTooManyPoints
+			}
 			note(off, fmt.Sprintf("more than %d points in one series (the cap MaxSeriesPoints)", r.maxPoints))
 			return nil
 		}

@@ -179,12 +179,9 @@ func (c *Client) get(ctx context.Context, path string, params url.Values, what s
 		if err == nil || !retry || attempt >= c.opt.Retries {
 			return d, err
 		}
-		if ra := retry && errors.As(err, new(*retryAfter)); ra {
-			var r *retryAfter
-			errors.As(err, &r)
-			if r.d > 0 && r.d < 30*time.Second {
-				wait = max(wait, r.d)
-			}
+		var ra *retryAfter
+		if errors.As(err, &ra) && ra.d > 0 && ra.d < 30*time.Second {
+			wait = max(wait, ra.d)
 		}
 		select {
 		case <-ctx.Done():
@@ -223,25 +220,35 @@ func (c *Client) once(ctx context.Context, u, what string) (*Data, bool, error) 
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, false, c.wrap(what, err)
+		return nil, false, c.wrap(ctx, what, err)
 	}
 	defer resp.Body.Close()
 	body := &capReader{r: resp.Body, limit: c.opt.MaxResponseBytes}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
-		msg, _ := io.ReadAll(io.LimitReader(body, 512))
-		ra := &retryAfter{status: resp.Status, msg: strings.TrimSpace(c.scrub(string(msg)))}
+		msg, _ := io.ReadAll(io.LimitReader(body, 64<<10))
+		text := strings.TrimSpace(string(msg))
+		if d, err := ParseAPI(msg, "body"); d == nil {
+			var ae *APIError
+			if errors.As(err, &ae) {
+				text = fmt.Sprintf("Prometheus API error (%s): %s", ae.ErrorType, ae.Message)
+			}
+		}
+		if len(text) > 500 {
+			text = text[:500] + "…"
+		}
+		ra := &retryAfter{status: resp.Status, msg: c.scrub(text)}
 		if s := resp.Header.Get("Retry-After"); s != "" {
 			if n, err := strconv.Atoi(s); err == nil {
 				ra.d = time.Duration(n) * time.Second
 			}
 		}
-		// A 503 with an API error body (a query timeout) is the server's
-		// answer, not a transient failure... but Prometheus sends 503 for
-		// both; retry either way.
+		// Prometheus answers 503 both when it is overloaded and when a
+		// query timed out; both are retried, the last answer is reported.
 		return nil, true, fmt.Errorf("%s: %s: %w", c.redacted, what, ra)
 	}
-	ar := NewAPIReader(body, c.redacted+" "+what)
+	ar := NewAPIReader(&squeezeReader{r: body}, c.redacted+" "+what)
 	ar.maxPoints = MaxPointsPerSeries + 1
+	ar.strictPoints = true
 	d := &Data{Format: "api"}
 	for ar.Next() {
 		d.Series = append(d.Series, *ar.Series())
@@ -253,7 +260,10 @@ func (c *Client) once(ctx context.Context, u, what string) (*Data, bool, error) 
 			return nil, false, ae
 		}
 		if errors.Is(err, ErrResponseTooLarge) || isTimeout(err) || ctx.Err() != nil {
-			return nil, false, c.wrap(what, err)
+			return nil, false, c.wrap(ctx, what, err)
+		}
+		if errors.Is(err, errTooManyPoints) {
+			return nil, false, fmt.Errorf("%s: %s: %w", c.redacted, what, err)
 		}
 		if resp.StatusCode/100 != 2 {
 			return nil, false, fmt.Errorf("%s: %s: HTTP %s, and the body is not a Prometheus API response (%v)", c.redacted, what, resp.Status, err)
@@ -272,15 +282,13 @@ func isTimeout(err error) bool {
 }
 
 // wrap makes a transport error say why, without credentials.
-func (c *Client) wrap(what string, err error) error {
+func (c *Client) wrap(ctx context.Context, what string, err error) error {
 	msg := c.scrub(err.Error())
 	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("%s: %s: stopped by the overall deadline (--deadline) or a cancel: %s", c.redacted, what, msg)
 	case errors.Is(err, ErrResponseTooLarge):
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			msg = c.scrub(ue.Err.Error())
-		}
-		return fmt.Errorf("%s: %s: %s", c.redacted, what, msg)
+		return fmt.Errorf("%s: %s: %w: more than %d bytes (the cap MaxResponseBytes, --max-response-bytes)", c.redacted, what, ErrResponseTooLarge, c.opt.MaxResponseBytes)
 	case isTimeout(err):
 		return fmt.Errorf("%s: %s: no complete answer within the timeout of %s (--timeout): %s", c.redacted, what, c.opt.Timeout, msg)
 	}
@@ -339,4 +347,54 @@ func (c *Client) LabelValues(ctx context.Context, name, match string, start, end
 
 func formatTime(t time.Time) string {
 	return strconv.FormatFloat(float64(t.UnixNano())/1e9, 'f', 3, 64)
+}
+
+// squeezeReader keeps one byte of each run of JSON whitespace outside
+// strings. encoding/json's Decoder keeps every whitespace byte before a
+// token in its buffer and rescans it on each refill, so a hostile answer
+// of endless spaces costs quadratic time; squeezed, it costs nothing but
+// the bytes read (which capReader counts).
+type squeezeReader struct {
+	r                    io.Reader
+	inString, esc, space bool
+	buf                  []byte
+}
+
+func (s *squeezeReader) Read(p []byte) (int, error) {
+	for {
+		if cap(s.buf) < len(p) {
+			s.buf = make([]byte, len(p))
+		}
+		n, err := s.r.Read(s.buf[:len(p)])
+		w := 0
+		for _, c := range s.buf[:n] {
+			switch {
+			case s.inString:
+				s.space = false
+				switch {
+				case s.esc:
+					s.esc = false
+				case c == '\\':
+					s.esc = true
+				case c == '"':
+					s.inString = false
+				}
+			case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+				if s.space {
+					continue
+				}
+				s.space = true
+			default:
+				s.space = false
+				if c == '"' {
+					s.inString = true
+				}
+			}
+			p[w] = c
+			w++
+		}
+		if w > 0 || err != nil {
+			return w, err
+		}
+	}
 }

@@ -36,7 +36,7 @@ func (c *Client) getStrings(ctx context.Context, path string, params url.Values)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, c.wrap(what, err)
+		return nil, c.wrap(ctx, what, err)
 	}
 	defer resp.Body.Close()
 	var env struct {
@@ -46,7 +46,7 @@ func (c *Client) getStrings(ctx context.Context, path string, params url.Values)
 		Error     string   `json:"error"`
 	}
 	if err := json.NewDecoder(&capReader{r: resp.Body, limit: c.opt.MaxResponseBytes}).Decode(&env); err != nil {
-		return nil, c.wrap(what, fmt.Errorf("HTTP %s: %w", resp.Status, err))
+		return nil, c.wrap(ctx, what, fmt.Errorf("HTTP %s: %w", resp.Status, err))
 	}
 	if env.Status != "success" {
 		return nil, &APIError{File: c.redacted + " " + what, Status: env.Status, ErrorType: env.ErrorType, Message: env.Error}
