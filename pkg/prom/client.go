@@ -2,6 +2,7 @@ package prom
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -297,7 +298,11 @@ func (c *Client) wrap(ctx context.Context, what string, err error) error {
 
 // scrub removes the credentials from a message.
 func (c *Client) scrub(s string) string {
-	for _, secret := range []string{c.opt.Password, c.opt.BearerToken} {
+	basic := ""
+	if c.opt.Username != "" {
+		basic = base64.StdEncoding.EncodeToString([]byte(c.opt.Username + ":" + c.opt.Password))
+	}
+	for _, secret := range []string{c.opt.Password, c.opt.BearerToken, basic} {
 		if len(secret) >= 3 {
 			s = strings.ReplaceAll(s, secret, "xxxxx")
 		}
