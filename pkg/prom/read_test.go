@@ -219,7 +219,7 @@ func TestText(t *testing.T) {
 		{
 			name: "syntax error",
 			in:   "up 1 1700000000000\nup{a=} 1\n",
-			err:  `t.txt:2: expected '"' at start of label value, found '}'`,
+			err:  `t.txt:2: expected label value, got "}" ("INVALID") while parsing: "up{a=}"`,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
