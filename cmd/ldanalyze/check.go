@@ -26,7 +26,7 @@ func checkCommand(e *env) *cli.Command {
 			&cli.StringSliceFlag{Name: "threshold", Aliases: []string{"t"}, Usage: "k6 threshold re-evaluated per load level, e.g. 'http_req_failed:rate<0.01' or 'http_req_duration{name:order}:p(95)<500' (repeatable)"},
 			&cli.StringFlag{Name: "summary", Usage: "k6 summary `FILE` (--summary-export or handleSummary JSON) whose thresholds are re-evaluated per load level"},
 			&cli.DurationFlag{Name: "ramp-step", Value: 10 * time.Second, Usage: "width of the load levels a continuous ramp is cut into"},
-			&cli.StringFlag{Name: "prom", Usage: "`DIR` written by `ldanalyze prom pull` (pod_cpu_cores, pod_cpu_limit_cores, cpu_throttle_ratio): judge the load generator's CPU and throttling"},
+			&cli.StringFlag{Name: "prom", Usage: "`PATH` as knee --prom takes it (pod CPU, limits, throttling): judge the load generator's CPU and throttling"},
 			&cli.StringFlag{Name: "generator-pod", Value: checks.DefaultGeneratorPods, Usage: "`REGEX` matching the whole name of the load generator's pods in --prom"},
 		}, outputFlags()...),
 		Action: func(c *cli.Context) error { return e.check(c) },
@@ -78,7 +78,7 @@ func (e *env) check(c *cli.Context) error {
 		return usageError{err}
 	}
 	if dir := c.String("prom"); dir != "" {
-		exp, err := prom.ReadDir(dir)
+		exp, err := prom.ReadExport(dir)
 		if err != nil {
 			return fmt.Errorf("--prom %s: %w", dir, err)
 		}

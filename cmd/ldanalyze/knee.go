@@ -31,7 +31,7 @@ func kneeCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "slo", Usage: "latency objective in k6 threshold syntax, e.g. 'p95<500ms' or 'p(99)<800'"},
 			&cli.StringFlag{Name: "summary", Usage: "k6's own end-of-test summary of the same run (--summary-export or handleSummary JSON), printed beside the computed whole-run figures"},
 			&cli.DurationFlag{Name: "ramp-step", Value: 10 * time.Second, Usage: "width of the load levels a continuous ramp is cut into"},
-			&cli.StringFlag{Name: "prom", Usage: "`DIR` written by `ldanalyze prom pull`: name what saturated at the ceiling, imbalanced pods and restarts"},
+			&cli.StringFlag{Name: "prom", Usage: "`PATH`: a directory written by `ldanalyze prom pull`, a directory of Prometheus query_range JSON files, or one such file (series recognised by __name__ and labels): name what saturated at the ceiling, imbalanced pods and restarts"},
 			&cli.Float64Flag{Name: "link-mbps", Usage: "network link speed for --prom, megabits per second (0: network not judged)"},
 		}, outputFlags()...),
 		Action: func(c *cli.Context) error { return e.knee(c) },
@@ -143,7 +143,7 @@ func (e *env) knee(c *cli.Context) error {
 		res.Warnings = append(res.Warnings, summaryMismatch(rep.Summary, path)...)
 	}
 	if dir := c.String("prom"); dir != "" {
-		exp, err := prom.ReadDir(dir)
+		exp, err := prom.ReadExport(dir)
 		if err == nil {
 			rep.Attribution, err = attribute(exp, res, c.Float64("link-mbps"))
 		}

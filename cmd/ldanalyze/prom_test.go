@@ -356,3 +356,53 @@ func TestPromPullRealServer(t *testing.T) {
 		t.Errorf("invalid_holds = %+v, want the holds from 02:08:31 and 02:08:41", got.InvalidHolds)
 	}
 }
+
+// --prom takes what users have: the two_pods files without their
+// manifest (named like the presets), and one query_range file of the raw
+// cAdvisor counter, give the same imbalance as the pull directory. The raw
+// counters grow 0.99 and 0.01 cores·s per s (set by hand) for pods game-a
+// and game-b, which have no generated suffix.
+func TestKneePromWithoutManifest(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"pod_cpu_cores.json", "pod_cpu_limit_cores.json", "restarts.json", "oom_killed.json"} {
+		b, err := os.ReadFile(promTD + "two_pods/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := kneeWithProm(t, dir)
+	if len(got.Imbalance) != 1 || got.Imbalance[0].Busiest != "arena/game-0" || math.Abs(got.Imbalance[0].Share-2.37/2.40) > 1e-9 {
+		t.Errorf("without manifest: imbalance = %+v", got.Imbalance)
+	}
+	// One raw file: container_cpu_usage_seconds_total of game-a and game-b
+	// over the breakpoint run (02:07:00–02:09:30 every 15 s).
+	var b strings.Builder
+	b.WriteString(`{"status":"success","data":{"resultType":"matrix","result":[`)
+	t0 := time.Date(2026, 11, 30, 2, 7, 0, 0, time.UTC).Unix()
+	for i, pod := range []string{"game-a", "game-b"} {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		slope := map[string]float64{"game-a": 0.99, "game-b": 0.01}[pod]
+		fmt.Fprintf(&b, `{"metric":{"__name__":"container_cpu_usage_seconds_total","namespace":"arena","pod":%q,"container":"game"},"values":[`, pod)
+		for k := 0; k <= 10; k++ {
+			if k > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `[%d,"%g"]`, t0+int64(15*k), 100+slope*float64(15*k))
+		}
+		b.WriteString("]}")
+	}
+	b.WriteString("]}}")
+	raw := filepath.Join(t.TempDir(), "cpu.json")
+	if err := os.WriteFile(raw, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = kneeWithProm(t, raw)
+	if len(got.Imbalance) != 1 || got.Imbalance[0].Group != "arena/game" || got.Imbalance[0].Busiest != "arena/game-a" || math.Abs(got.Imbalance[0].Share-0.99) > 1e-9 {
+		t.Errorf("raw counter file: imbalance = %+v, want arena/game with game-a at 0.99", got.Imbalance)
+	}
+}
