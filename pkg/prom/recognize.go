@@ -29,7 +29,9 @@ type rawMetric struct {
 	scale float64
 }
 
-func realContainer(ls map[string]string) bool { return ls["container"] != "" && ls["container"] != "POD" }
+func realContainer(ls map[string]string) bool {
+	return ls["container"] != "" && ls["container"] != "POD"
+}
 
 var rawMetrics = map[string][]rawMetric{
 	"container_cpu_usage_seconds_total": {{role: RolePodCPUCores, keep: realContainer, rate: true, by: []string{"namespace", "pod"}}},
