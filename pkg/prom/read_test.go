@@ -1,7 +1,6 @@
 package prom
 
 import (
-	"bytes"
 	"errors"
 	"math"
 	"strconv"
@@ -323,37 +322,3 @@ func TestReadQueries(t *testing.T) {
 	}
 }
 
-func FuzzParseAPI(f *testing.F) {
-	f.Add([]byte(`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"a":"b"},"values":[[1,"NaN"]]}]}}`))
-	f.Add([]byte(`{"status":"success","data":{"resultType":"scalar","result":[1,"1"]}}`))
-	f.Add([]byte(`{"status":"error","errorType":"x","error":"y"}`))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		d, err := ParseAPI(b, "f")
-		if err == nil && d == nil {
-			t.Fatal("nil data without error")
-		}
-	})
-}
-
-func FuzzGrafanaCSV(f *testing.F) {
-	f.Add("\"Time\",\"{pod=\"\"a\"\"}\"\r\n1700000000000,1\r\n\r\nTime;x\n2024-01-02 15:04:05;2\n")
-	f.Add("Series,Time,Value\na,1,2\n")
-	f.Fuzz(func(t *testing.T, s string) {
-		_, _ = ReadGrafanaCSV(strings.NewReader(s), "f", GrafanaOptions{})
-	})
-}
-
-func FuzzVM(f *testing.F) {
-	f.Add([]byte(`{"metric":{"__name__":"up"},"values":[1,"NaN"],"timestamps":[1,2]}` + "\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		_, _ = ReadVM(bytes.NewReader(b), "f")
-	})
-}
-
-func FuzzText(f *testing.F) {
-	f.Add([]byte("# TYPE c counter\nc_total{a=\"b\"} 1 1700000000\n# EOF\n"))
-	f.Add([]byte("x{a=\"b\"} NaN 1700000000000\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		_, _ = ReadText(bytes.NewReader(b), "f")
-	})
-}
