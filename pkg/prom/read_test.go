@@ -321,4 +321,3 @@ func TestReadQueries(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
-
