@@ -191,6 +191,52 @@ func (e *env) promRead(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if format != render.JSON && !c.Bool("rate") {
+		// The table needs counts and extremes only: streamed, so listing
+		// a file of any size takes the memory of its largest series.
+		g := &render.Grid{Header: []string{"source", "series", "points", "first", "last", "min", "max"}}
+		for _, p := range paths {
+			var sums []prom.SeriesSummary
+			var warns []string
+			var skipped []*prom.SyntaxError
+			if p == "-" {
+				sums, warns, skipped, err = prom.Summaries(e.stdin, "-", prom.GrafanaOptions{Location: loc})
+			} else {
+				var f *os.File
+				if f, err = os.Open(p); err == nil {
+					sums, warns, skipped, err = prom.Summaries(f, p, prom.GrafanaOptions{Location: loc})
+					f.Close()
+				}
+			}
+			if err != nil {
+				closeOut()
+				return err
+			}
+			for _, s := range skipped {
+				fmt.Fprintf(e.stderr, "ldanalyze: skipped: %v\n", s)
+			}
+			for _, wn := range warns {
+				fmt.Fprintf(e.stderr, "ldanalyze: warning: %s\n", wn)
+			}
+			for _, s := range sums {
+				src := p
+				if s.Section != "" {
+					src += " " + s.Section
+				}
+				row := []string{src, prom.LabelsKey(s.Labels), strconv.Itoa(s.Points), "", "", csvNum(s.Min), csvNum(s.Max)}
+				if s.Points > 0 {
+					row[3] = time.Unix(0, s.FirstNS).UTC().Format(time.RFC3339)
+					row[4] = time.Unix(0, s.LastNS).UTC().Format(time.RFC3339)
+				}
+				g.Rows = append(g.Rows, row)
+			}
+		}
+		err = g.Write(w, format)
+		if cerr := closeOut(); err == nil {
+			err = cerr
+		}
+		return err
+	}
 	var rows []seriesRow
 	for _, p := range paths {
 		var d *prom.Data

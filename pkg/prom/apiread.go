@@ -433,6 +433,39 @@ func (r *APIReader) points(s *Series, one bool, note func(int64, string)) error 
 	if one {
 		return decode()
 	}
+	if !r.strictPoints {
+		// Files: the array at once, parsed without reflection (memory: the
+		// series' bytes, once).
+		off := r.dec.InputOffset()
+		var raw json.RawMessage
+		if err := r.dec.Decode(&raw); err != nil {
+			return r.valueErr(off, err, `"values": an array of [<unix seconds>, "<value>"]`)
+		}
+		pts, ok := parsePairs(raw, s.Points)
+		if !ok {
+			var sps []model.SamplePair
+			if err := json.Unmarshal(raw, &sps); err != nil {
+				note(off, err.Error())
+				return nil
+			}
+			pts = s.Points
+			for _, sp := range sps {
+				if err := checkTime(sp.Timestamp); err != nil {
+					note(off, err.Error())
+					return nil
+				}
+				pts = append(pts, Point{TimeNS: int64(sp.Timestamp) * 1e6, Value: float64(sp.Value)})
+			}
+		}
+		if len(pts) > r.maxPoints {
+			note(off, fmt.Sprintf("more than %d points in one series (the cap MaxSeriesPoints)", r.maxPoints))
+			return nil
+		}
+		s.Points = pts
+		return nil
+	}
+	// A server's answer: point by point, so that an endless series stops
+	// at the cap without being held.
 	if err := r.delim('[', `"values": an array of [<unix seconds>, "<value>"]`); err != nil {
 		return err
 	}

@@ -32,6 +32,18 @@ type Response struct {
 // scripts that save one response per query. Other keys (strings, numbers,
 // notes) are skipped. file names r in errors.
 func ReadResponses(r io.Reader, file string) ([]Response, error) {
+	return walkResponses(r, file, nil)
+}
+
+// WalkResponses reads the responses of r as ReadResponses does but hands
+// each series to each (valid until each returns) instead of keeping it, so
+// a file of any size is read in the memory of its largest series. The
+// Responses returned hold no series, only the rest of each Data.
+func WalkResponses(r io.Reader, file string, each func(section, name string, s *Series)) ([]Response, error) {
+	return walkResponses(r, file, each)
+}
+
+func walkResponses(r io.Reader, file string, each func(section, name string, s *Series)) ([]Response, error) {
 	lc := newLineCounter(r)
 	dec := json.NewDecoder(lc)
 	dec.UseNumber()
@@ -48,7 +60,7 @@ func ReadResponses(r io.Reader, file string) ([]Response, error) {
 	var out []Response
 	// The first key decides: "status" (or "data") at the top means the
 	// file is one response.
-	w := &bundleWalker{dec: dec, lc: lc, file: file}
+	w := &bundleWalker{dec: dec, lc: lc, file: file, each: each}
 	first := true
 	for dec.More() {
 		tok, err := dec.Token()
@@ -58,7 +70,7 @@ func ReadResponses(r io.Reader, file string) ([]Response, error) {
 		k, _ := tok.(string)
 		if first && (k == "status" || k == "data" || k == "errorType" || k == "error" || k == "warnings") {
 			ar := &APIReader{dec: dec, lc: lc, file: file, maxPoints: MaxSeriesPoints, state: stTop}
-			d, err := ar.collect(k)
+			d, err := ar.collect(k, eachOf(each, "", base))
 			if err != nil {
 				return nil, err
 			}
@@ -87,6 +99,14 @@ type bundleWalker struct {
 	dec  *json.Decoder
 	lc   *lineCounter
 	file string
+	each func(section, name string, s *Series)
+}
+
+func eachOf(each func(section, name string, s *Series), section, name string) func(*Series) {
+	if each == nil {
+		return nil
+	}
+	return func(s *Series) { each(section, name, s) }
 }
 
 func (w *bundleWalker) err(err error) error {
@@ -121,7 +141,7 @@ func (w *bundleWalker) value(section, k string, depth int) ([]Response, error) {
 	switch first {
 	case "status", "data", "errorType", "error", "warnings":
 		ar := &APIReader{dec: w.dec, lc: w.lc, file: w.file, maxPoints: MaxSeriesPoints, state: stTop}
-		data, err := ar.collect(first)
+		data, err := ar.collect(first, eachOf(w.each, section, k))
 		if err != nil {
 			return nil, fmt.Errorf("%s (%s): %w", k, section, err)
 		}
@@ -184,10 +204,14 @@ func (w *bundleWalker) skipRest(depth int) error {
 
 // collect reads the rest of a response object whose first key, k, has
 // just been read, into a Data.
-func (r *APIReader) collect(k string) (*Data, error) {
+func (r *APIReader) collect(k string, each func(*Series)) (*Data, error) {
 	r.pending = k
 	d := &Data{Format: "api"}
 	for r.Next() {
+		if each != nil {
+			each(r.Series())
+			continue
+		}
 		d.Series = append(d.Series, *r.Series())
 	}
 	if r.err != nil {

@@ -3,6 +3,7 @@ package prom
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/common/model"
 	"gopkg.in/yaml.v3"
 )
 
@@ -349,4 +351,32 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sortStrings(out)
 	return out
+}
+
+// Agreement: the reflection-free values parser and prometheus/common's
+// model.SamplePair decoding read the same points wherever the fast one
+// accepts its input.
+func FuzzParsePairs(f *testing.F) {
+	f.Add([]byte(`[[1700000000.123,"1.5"],[1700000015,"NaN"], [ 1700000030.5 , "+Inf" ]]`))
+	f.Add([]byte(`[]`))
+	f.Add([]byte(`[[-1.0009,"-2e3"]]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, ok := parsePairs(b, nil)
+		if !ok {
+			return
+		}
+		var sps []model.SamplePair
+		if err := json.Unmarshal(b, &sps); err != nil {
+			t.Fatalf("fast parser accepted %q, model rejects it: %v", b, err)
+		}
+		if len(sps) != len(got) {
+			t.Fatalf("%d points vs %d", len(got), len(sps))
+		}
+		for i, sp := range sps {
+			w := Point{TimeNS: int64(sp.Timestamp) * 1e6, Value: float64(sp.Value)}
+			if got[i].TimeNS != w.TimeNS || !(got[i].Value == w.Value || math.IsNaN(got[i].Value) && math.IsNaN(w.Value)) {
+				t.Fatalf("point %d: %+v, model %+v (input %q)", i, got[i], w, b)
+			}
+		}
+	})
 }
