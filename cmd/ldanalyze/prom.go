@@ -8,9 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/internal/render"
-	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 	"github.com/ldanalyze/ldanalyze/pkg/prom"
 	"github.com/urfave/cli/v2"
 )
@@ -83,17 +84,7 @@ func (e *env) promPull(c *cli.Context) error {
 	case len(runs) > 0 && (c.IsSet("start") || c.IsSet("end")):
 		return usageError{fmt.Errorf("prom pull: give --run or --start/--end, not both")}
 	case len(runs) > 0:
-		var first, last int64
-		seen := false
-		st, err := readAll(runs, e.stdin, func(s *ingest.Sample) {
-			if !seen || s.TimeNS < first {
-				first = s.TimeNS
-			}
-			if !seen || s.TimeNS > last {
-				last = s.TimeNS
-			}
-			seen = true
-		})
+		first, last, seen, st, err := pipeline.Span(runs, e.stdin)
 		reportStats(e.stderr, st)
 		if err != nil {
 			return err
@@ -246,7 +237,7 @@ func (e *env) promRead(c *cli.Context) error {
 				}
 				row[3] = r.Points[0].Time.Format(time.RFC3339)
 				row[4] = r.Points[n-1].Time.Format(time.RFC3339)
-				row[5], row[6] = csvNum(lo), csvNum(hi)
+				row[5], row[6] = present.CSVNum(lo), present.CSVNum(hi)
 			}
 			g.Rows = append(g.Rows, row)
 		}
