@@ -112,4 +112,3 @@ func TestEstimateMMcErrors(t *testing.T) {
 		}
 	}
 }
-

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"time"
-
 )
 
 // Span is a stretch of a run at one load level, such as a hold or a ramp

@@ -109,4 +109,3 @@ func TestCheckLittleErrors(t *testing.T) {
 		t.Errorf("NaN VUs: %v", err)
 	}
 }
-

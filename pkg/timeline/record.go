@@ -63,9 +63,9 @@ type second struct {
 	// metricN counts the samples of each latency candidate.
 	metricN [nCand]uint32
 	// fails counts failed stream samples by (protocol, status).
-	fails                      []statusCount
-	bytesSent, bytesReceived   float64
-	vus, vusMax                vugauge.Sources
+	fails                    []statusCount
+	bytesSent, bytesReceived float64
+	vus, vusMax              vugauge.Sources
 	// hist holds, per request name (the Accumulator's name number), the
 	// successful latencies of the analysed Trend while the second is
 	// live; histEnc the same once sealed (Hist.appendEnc; encodings

@@ -177,7 +177,7 @@ type Second struct {
 	// says). Transport and Timeouts are failures without a response,
 	// Limited the "too many requests" ones (HTTP 429, gRPC
 	// ResourceExhausted).
-	Requests, OK, Failed          uint64
+	Requests, OK, Failed         uint64
 	Transport, Timeouts, Limited uint64
 	// Iterations and Dropped are the iterations and dropped_iterations
 	// counters.
@@ -333,7 +333,9 @@ func (t *Timeline) FailuresByName() []NameFailure {
 			out = append(out, NameFailure{k.status, k.name, n})
 		}
 	}
-	slices.SortFunc(out, func(a, b NameFailure) int { return cmp.Or(cmp.Compare(a.Status, b.Status), cmp.Compare(a.Name, b.Name)) })
+	slices.SortFunc(out, func(a, b NameFailure) int {
+		return cmp.Or(cmp.Compare(a.Status, b.Status), cmp.Compare(a.Name, b.Name))
+	})
 	return out
 }
 

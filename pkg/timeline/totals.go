@@ -86,12 +86,12 @@ type totals struct {
 	// the protocols whose stream had samples.
 	hasExpected bool
 	// metrics counts the samples of every metric name.
-	metrics     map[string]*uint64
-	series      map[uint64]struct{}
-	names       map[string]struct{}
-	scenarios   []string
-	perSource   map[srcKey]*sourceSpan
-	histOver    uint64
+	metrics   map[string]*uint64
+	series    map[uint64]struct{}
+	names     map[string]struct{}
+	scenarios []string
+	perSource map[srcKey]*sourceSpan
+	histOver  uint64
 }
 
 type srcKey struct {
