@@ -104,7 +104,7 @@ func warnSpans(stderr io.Writer, name string, res *knee.Result) {
 		return
 	}
 	for _, w := range res.Warnings {
-		if strings.HasPrefix(w, knee.SpansWarningPrefix) {
+		if w.Code == knee.WarnSpans {
 			fmt.Fprintf(stderr, "ldanalyze: %s: warning: %s\n", name, w)
 		}
 	}

@@ -435,7 +435,7 @@ func (e *env) analyseRun(c *cli.Context, files []string, metric string, pct floa
 // the completed iterations account for) and vus the mean vus gauge.
 type littleRunReport struct {
 	Files     []string      `json:"files"`
-	Model     string        `json:"model"`
+	Model     knee.Model    `json:"model"`
 	Levels    string        `json:"levels"`
 	Tolerance float64       `json:"tolerance"`
 	InFlight  float64       `json:"in_flight"`
@@ -493,7 +493,7 @@ func (e *env) queueLittleRun(c *cli.Context) error {
 	}
 	rep := littleRunReport{Files: files, Model: res.Model, Levels: res.Levels, Tolerance: chk.Tolerance,
 		InFlight: chk.Overall.BusyVUs, VUs: chk.Overall.VUs, Overall: toLittleRow(chk.Overall),
-		Rows: []littleRow{}, Warnings: append(append([]string{}, chk.Warnings...), res.Warnings...), Input: present.InputOf(files, st)}
+		Rows: []littleRow{}, Warnings: append(append([]string{}, chk.Warnings...), knee.Messages(res.Warnings)...), Input: present.InputOf(files, st)}
 	for _, l := range chk.Levels {
 		rep.Rows = append(rep.Rows, toLittleRow(l))
 	}
@@ -559,7 +559,7 @@ func writeLittleRun(w, stderr io.Writer, f render.Format, r *littleRunReport) er
 type queueRunReport struct {
 	Files            []string      `json:"files"`
 	Model            string        `json:"model"`
-	Workload         string        `json:"workload_model"`
+	Workload         knee.Model    `json:"workload_model"`
 	Levels           string        `json:"levels"`
 	Metric           string        `json:"metric"`
 	ServiceSeconds   float64       `json:"service_seconds"`
@@ -641,7 +641,7 @@ func (e *env) queueMMcRun(c *cli.Context) error {
 		ServiceSeconds: est.ServiceSeconds, ServiceEstimated: opt.ServiceSeconds == 0, ServiceLevels: est.ServiceLevels,
 		CeilingRPS: nan, ServersExact: nan, Servers: est.Servers, ServersEstimated: opt.Servers == 0,
 		CapacityRPS: est.CapacityPerSecond, Quantile: est.Quantile, Rows: []queueRunRow{},
-		Warnings: append(append([]string{}, est.Warnings...), res.Warnings...), Input: present.InputOf(files, st)}
+		Warnings: append(append([]string{}, est.Warnings...), knee.Messages(res.Warnings)...), Input: present.InputOf(files, st)}
 	if est.CeilingPerSecond > 0 {
 		rep.CeilingRPS = jsonnum.Float(est.CeilingPerSecond)
 	}

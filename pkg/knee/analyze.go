@@ -13,19 +13,18 @@ import (
 	"github.com/ldanalyze/ldanalyze/pkg/timeline"
 )
 
-// SpansWarningPrefix starts the warning of a run whose samples fall in
-// several spans separated by gaps without any sample (only the longest is
-// analysed for load levels): commands that show no warnings repeat it.
-const SpansWarningPrefix = "the samples fall in "
+// Model is a workload model (k6 docs, "Open and closed models"): Open or
+// Closed.
+type Model string
 
-// Workload models (k6 docs, "Open and closed models").
+// The workload models.
 const (
 	// Open is an arrival-rate executor: iterations start on a schedule
 	// whatever the system does.
-	Open = "open"
+	Open Model = "open"
 	// Closed is a VU executor: each VU starts its next iteration only when
 	// the last one ended, so a slow system is sent less work.
-	Closed = "closed"
+	Closed Model = "closed"
 )
 
 // Options tune Analyze. The zero value works: every field has a default.
@@ -80,7 +79,7 @@ func (o *Options) defaults() {
 type Result struct {
 	Metric string `json:"metric"`
 	// Model is Open or Closed; ModelEvidence says why.
-	Model         string `json:"model"`
+	Model         Model  `json:"model"`
 	ModelEvidence string `json:"model_evidence"`
 	// OfferedUnit is "iterations/s" (open) or "VUs" (closed).
 	OfferedUnit string `json:"offered_unit"`
@@ -107,8 +106,8 @@ type Result struct {
 	SLO       *SLOResult `json:"slo"`
 	Overall   Overall    `json:"overall"`
 	// PercentileMethod states how percentiles were computed.
-	PercentileMethod string   `json:"percentile_method"`
-	Warnings         []string `json:"warnings"`
+	PercentileMethod string    `json:"percentile_method"`
+	Warnings         []Warning `json:"warnings"`
 }
 
 // Knee is the last load level where the system still kept up.
@@ -194,7 +193,7 @@ type analysis struct {
 	tl          *timeline.Timeline
 	p           *perSecond
 	opt         Options
-	model       string
+	model       Model
 	hasHTTP     bool
 	reqsPerIter float64
 	res         *Result
@@ -236,7 +235,7 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("metric %q: %w (use --metric with a Trend the file has, e.g. http_req_duration)", metric, ErrNoSamples)
 	}
 	a := &analysis{tl: tl, p: dense(tl), opt: opt, hasHTTP: tl.HasRequests()}
-	r := &Result{Metric: metric, WindowS: float64(opt.WindowNS) / 1e9, Holds: []Level{}, Windows: []Level{}, Warnings: []string{}}
+	r := &Result{Metric: metric, WindowS: float64(opt.WindowNS) / 1e9, Holds: []Level{}, Windows: []Level{}, Warnings: []Warning{}}
 	a.res = r
 	r.Start = time.Unix(0, tl.StartNS()).UTC()
 	r.End = time.Unix(0, tl.EndNS()).UTC()
@@ -254,7 +253,7 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 		r.Model, r.OfferedUnit = Closed, "VUs"
 		r.ModelEvidence = "run too short to tell"
 		r.Levels = "none"
-		r.Warnings = append(r.Warnings, fmt.Sprintf("the run lasts %.3g s, less than two seconds of data at the file's %v resolution: no rates, windows or knee, only whole-run figures", span, time.Duration(resolutionNS)))
+		r.Warnings = append(r.Warnings, Warning{WarnShortRun, fmt.Sprintf("the run lasts %.3g s, less than two seconds of data at the file's %v resolution: no rates, windows or knee, only whole-run figures", span, time.Duration(resolutionNS))})
 		return r, nil
 	}
 	r.DurationS = F(float64(a.p.dataSeconds()))
@@ -272,26 +271,32 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 			maxGap = max(maxGap, spans[i].First-spans[i-1].Last-1)
 		}
 		m := tl.Main()
-		r.Warnings = append(r.Warnings, SpansWarningPrefix+fmt.Sprintf("%d spans separated by up to %v without any sample (a clock step, a paused generator, several runs in one file or a stray timestamp): the load levels come from the span with the most data, %s to %s (%d s of data); the whole-run figures count every sample. Split the file, or give separate runs as separate files",
-			len(spans), time.Duration(maxGap)*time.Second, time.Unix(m.First, 0).UTC().Format(time.RFC3339), time.Unix(m.Last, 0).UTC().Format(time.RFC3339), m.Seconds))
+		r.Warnings = append(r.Warnings, Warning{WarnSpans, fmt.Sprintf("the samples fall in %d spans separated by up to %v without any sample (a clock step, a paused generator, several runs in one file or a stray timestamp): the load levels come from the span with the most data, %s to %s (%d s of data); the whole-run figures count every sample. Split the file, or give separate runs as separate files",
+			len(spans), time.Duration(maxGap)*time.Second, time.Unix(m.First, 0).UTC().Format(time.RFC3339), time.Unix(m.Last, 0).UTC().Format(time.RFC3339), m.Seconds)})
 	}
-	r.Warnings = append(r.Warnings, tl.Duplicates()...)
+	for _, d := range tl.Duplicates() {
+		code := WarnSeparateRuns
+		if d.SameRun {
+			code = WarnSameRunTwice
+		}
+		r.Warnings = append(r.Warnings, Warning{code, d.Message})
+	}
 	if tr.Huge > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d samples of %s exceed a day (%.3g ms at most), longer than any k6 timeout: the file is damaged or the metric is not in ms; they are kept in the figures", tr.Huge, metric, float64(r.Overall.MaxMS)))
+		r.Warnings = append(r.Warnings, Warning{WarnHugeValues, fmt.Sprintf("%d samples of %s exceed a day (%.3g ms at most), longer than any k6 timeout: the file is damaged or the metric is not in ms; they are kept in the figures", tr.Huge, metric, float64(r.Overall.MaxMS))})
 	}
 	if tr.Negative > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d samples of %s are negative, which a duration cannot be: the file is damaged or the metric is not a time; they are kept in the figures", tr.Negative, metric))
+		r.Warnings = append(r.Warnings, Warning{WarnNegativeValues, fmt.Sprintf("%d samples of %s are negative, which a duration cannot be: the file is damaged or the metric is not a time; they are kept in the figures", tr.Negative, metric)})
 	}
 	if w := tl.LatencyWidth(); w > 1 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("latency is kept per %d-second slot in this %s run (memory is bounded at %d slots): a level's percentiles count each slot in the level that holds its middle; counts and rates stay per second", w, time.Duration(span*1e9).Round(time.Second), sketch.DefaultSeriesSlots))
+		r.Warnings = append(r.Warnings, Warning{WarnCoarseLatency, fmt.Sprintf("latency is kept per %d-second slot in this %s run (memory is bounded at %d slots): a level's percentiles count each slot in the level that holds its middle; counts and rates stay per second", w, time.Duration(span*1e9).Round(time.Second), sketch.DefaultSeriesSlots)})
 	}
 	if tl.Protocol() == outcome.HTTP && !tl.HasExpectedResponse() {
 		if tl.UnknownOutcomes() > 0 && tl.FailedRateRows() {
-			r.Warnings = append(r.Warnings, "no status or expected_response tag on the requests (restricted --system-tags): failures are counted from the http_req_failed rows of each second, and latency percentiles are of all responses")
+			r.Warnings = append(r.Warnings, Warning{WarnOutcomeFromRate, "no status or expected_response tag on the requests (restricted --system-tags): failures are counted from the http_req_failed rows of each second, and latency percentiles are of all responses"})
 		} else if tl.UnknownOutcomes() > 0 {
-			r.Warnings = append(r.Warnings, "no status, expected_response or http_req_failed to tell failures (restricted --system-tags): every request is counted as a success")
+			r.Warnings = append(r.Warnings, Warning{WarnNoOutcome, "no status, expected_response or http_req_failed to tell failures (restricted --system-tags): every request is counted as a success"})
 		} else {
-			r.Warnings = append(r.Warnings, "no expected_response tag (k6 < v0.31 or tag disabled): success is status 1–399")
+			r.Warnings = append(r.Warnings, Warning{WarnNoExpected, "no expected_response tag (k6 < v0.31 or tag disabled): success is status 1–399"})
 		}
 	}
 
@@ -308,7 +313,7 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 		}
 	}
 	if r.Levels == "ramp" && len(levels) < 3 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("only %d ramp step(s) of %v: too few load levels to find a knee; choose a shorter --ramp-step", len(levels), time.Duration(opt.RampStepNS)))
+		r.Warnings = append(r.Warnings, Warning{WarnFewRampSteps, fmt.Sprintf("only %d ramp step(s) of %v: too few load levels to find a knee; choose a shorter --ramp-step", len(levels), time.Duration(opt.RampStepNS))})
 	}
 	a.judge(levels)
 	r.Knee = a.knee(levels)
@@ -384,7 +389,7 @@ func (a *analysis) detectModel() {
 	case !p.hasVUs:
 		a.model = Closed
 		a.res.ModelEvidence = "no vus gauge in the input; assumed closed"
-		a.res.Warnings = append(a.res.Warnings, "no vus samples: the workload model could not be detected and is assumed closed")
+		a.res.Warnings = append(a.res.Warnings, Warning{WarnNoVUs, "no vus samples: the workload model could not be detected and is assumed closed"})
 	case maxM > 0 && maxV >= 0.95*maxM:
 		a.model = Closed
 		a.res.ModelEvidence = fmt.Sprintf("vus reached vus_max (%.0f of %.0f), as VU executors do", maxV, maxM)

@@ -78,11 +78,12 @@ func summaryP95(t *testing.T, path string) float64 {
 func TestCorpus(t *testing.T) {
 	td := filepath.Join("..", "..", "testdata", "k6")
 	for _, c := range []struct {
-		file, summary, model string
-		kneeLo, kneeHi       float64
-		ceilLo, ceilHi       float64
-		levels               string
-		holds                int
+		file, summary  string
+		model          Model
+		kneeLo, kneeHi float64
+		ceilLo, ceilHi float64
+		levels         string
+		holds          int
 	}{
 		// Breakpoint: knee at the 180 it/s step (p95 66 ms there, 223 ms at
 		// 200); goodput flat at 182–186 req/s after it.
@@ -280,7 +281,7 @@ func TestShortRun(t *testing.T) {
 	if r.Levels != "none" || len(r.Windows) != 0 || r.Knee != nil || r.Ceiling != nil || r.Overall.Count != 5 || r.Overall.RPS.Valid() {
 		t.Errorf("short run: %+v", r)
 	}
-	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "less than two seconds") {
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0].Message, "less than two seconds") {
 		t.Errorf("warnings %v", r.Warnings)
 	}
 	if _, err := json.Marshal(r); err != nil {
@@ -373,7 +374,7 @@ func TestDuplicateSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(strings.Join(r.Warnings, "\n"), "a.csv and a.json hold the same 10 samples") {
+	if !strings.Contains(strings.Join(Messages(r.Warnings), "\n"), "a.csv and a.json hold the same 10 samples") {
 		t.Errorf("warnings %v", r.Warnings)
 	}
 }
@@ -391,7 +392,7 @@ func TestSeparateRunsAndHugeValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := strings.Join(r.Warnings, "\n")
+	all := strings.Join(Messages(r.Warnings), "\n")
 	for _, want := range []string{"a.csv and b.csv do not overlap in time", "1 samples of http_req_duration exceed a day"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no %q in %v", want, r.Warnings)
@@ -468,8 +469,8 @@ func TestLongRunCoarsensLatency(t *testing.T) {
 	}
 	note := ""
 	for _, w := range got.Warnings {
-		if strings.HasPrefix(w, "latency is kept per ") {
-			note = w
+		if strings.HasPrefix(w.Message, "latency is kept per ") {
+			note = w.Message
 		}
 	}
 	var width float64
@@ -558,7 +559,7 @@ func TestStrayTimestamp(t *testing.T) {
 	}
 	found := false
 	for _, w := range got.Warnings {
-		found = found || strings.HasPrefix(w, "the samples fall in 2 spans")
+		found = found || strings.HasPrefix(w.Message, "the samples fall in 2 spans")
 	}
 	if !found {
 		t.Errorf("no spans warning in %q", got.Warnings)

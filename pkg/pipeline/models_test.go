@@ -224,7 +224,7 @@ func TestSteadyThroughputNoHold(t *testing.T) {
 
 // levelsOf runs the pipeline on a corpus file and returns the Little spans
 // of its levels (LittleSpans) and the model.
-func levelsOf(t *testing.T, path string) ([]queueing.Span, string) {
+func levelsOf(t *testing.T, path string) ([]queueing.Span, knee.Model) {
 	t.Helper()
 	an := analyzeFiles(t, Options{Metric: "iteration_duration"}, path)
 	spans, err := LittleSpans(an)

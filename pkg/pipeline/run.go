@@ -229,7 +229,9 @@ func Run(paths []string, opt Options) (*Analysis, error) {
 			// check reads the summary for its thresholds only.
 		}
 		an.SummaryRows = rows
-		res.Warnings = append(res.Warnings, summaryMismatch(an.SummaryRows, opt.SummaryPath)...)
+		for _, m := range summaryMismatch(an.SummaryRows, opt.SummaryPath) {
+			res.Warnings = append(res.Warnings, knee.Warning{Code: knee.WarnSummaryMismatch, Message: m})
+		}
 	}
 	if acc.by != nil {
 		an.Groups = acc.by.Close()

@@ -99,7 +99,7 @@ func Build(an *pipeline.Analysis, opt Options) *Report {
 		r.Title = "Load-test report: " + an.Name()
 	}
 	r.Verdict = verdict(res, an.Checks)
-	r.Warnings = slices.Clone(res.Warnings)
+	r.Warnings = knee.Messages(res.Warnings)
 
 	r.Sections = append(r.Sections, facts(an))
 
@@ -226,7 +226,7 @@ func facts(an *pipeline.Analysis) Section {
 	}
 	add("start", res.Start.Format(time.RFC3339))
 	add("duration", num(float64(res.DurationS))+" s")
-	add("model", res.Model+" ("+res.ModelEvidence+")")
+	add("model", string(res.Model)+" ("+res.ModelEvidence+")")
 	if scs := an.Timeline.Scenarios(); len(scs) > 0 {
 		sc := slices.Clone(scs)
 		slices.Sort(sc)

@@ -446,13 +446,20 @@ func (t *Timeline) NameHist(i int, from, to int64) Hist {
 	return h
 }
 
+// Duplicate is a warning about two input files: SameRun when they hold the
+// same samples, else they do not overlap in time.
+type Duplicate struct {
+	SameRun bool
+	Message string
+}
+
 // Duplicates returns warnings about input files that hold the same number
 // of samples of the analysed Trend, with the same sum, over the same span
 // (one run given twice: a file twice, or the CSV and the JSON output of
 // one run, whose figures were added together), and about files that do
 // not overlap in time (two runs analysed as one). The files of a
 // distributed run split the samples, so they differ in count.
-func (t *Timeline) Duplicates() []string {
+func (t *Timeline) Duplicates() []Duplicate {
 	var names []string
 	spans := map[string]*sourceSpan{}
 	for k, sp := range t.tot.perSource {
@@ -463,15 +470,15 @@ func (t *Timeline) Duplicates() []string {
 	}
 	slices.Sort(names)
 	res := t.resolutionNS
-	var out []string
+	var out []Duplicate
 	for i, a := range names {
 		for _, b := range names[i+1:] {
 			x, y := spans[a], spans[b]
 			if x.maxNS+res < y.minNS || y.maxNS+res < x.minNS {
-				out = append(out, fmt.Sprintf("%s and %s do not overlap in time: they look like two separate runs, analysed here as one (the files of a distributed run cover the same time); give them one at a time, or compare them with ldanalyze compare", a, b))
+				out = append(out, Duplicate{Message: fmt.Sprintf("%s and %s do not overlap in time: they look like two separate runs, analysed here as one (the files of a distributed run cover the same time); give them one at a time, or compare them with ldanalyze compare", a, b)})
 			}
 			if x.n == y.n && x.micro == y.micro && abs64(x.minNS-y.minNS) <= res && abs64(x.maxNS-y.maxNS) <= res {
-				out = append(out, fmt.Sprintf("%s and %s hold the same %d samples of %s over the same span: they look like one run given twice (or its CSV and JSON outputs), and their figures were added together — give one of them", a, b, x.n, t.metric))
+				out = append(out, Duplicate{SameRun: true, Message: fmt.Sprintf("%s and %s hold the same %d samples of %s over the same span: they look like one run given twice (or its CSV and JSON outputs), and their figures were added together — give one of them", a, b, x.n, t.metric)})
 			}
 		}
 	}
