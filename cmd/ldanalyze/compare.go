@@ -2,13 +2,14 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/compare"
-	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/perf/benchmath"
@@ -24,13 +25,10 @@ func compareParsed(e *env) *cli.Command {
 			"distributed run are joined with commas. Levels (holds, or ramp steps) are matched by offered load; at\n" +
 			"each, the per-window p50/p95/p99, completed rate and error rate are summarised as median ± CI and tested.",
 		ArgsUsage: "BEFORE AFTER",
-		Flags: append([]cli.Flag{
-			&cli.DurationFlag{Name: "window", Aliases: []string{"w"}, Value: time.Second, Usage: "window width: each window is one sample of the test (whole seconds)"},
-			&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Value: "http_req_duration", Usage: "the Trend metric whose latency is compared"},
-			&cli.DurationFlag{Name: "ramp-step", Value: 10 * time.Second, Usage: "width of the load levels a continuous ramp is cut into"},
+		Flags: append(append(runFlags(time.Second, "window width: each window is one sample of the test (whole seconds)"),
 			&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level of the U test"},
 			&cli.Float64Flag{Name: "tolerance", Value: 0.05, Usage: "largest relative difference of offered load at which two levels match"},
-		}, outputFlags()...),
+		), outputFlags()...),
 		Action: func(c *cli.Context) error { return e.compare(c) },
 	}
 }
@@ -46,54 +44,42 @@ func (e *env) compare(c *cli.Context) error {
 	if c.NArg() != 2 {
 		return usageError{fmt.Errorf("compare: want two runs, BEFORE AFTER (got %d argument(s))", c.NArg())}
 	}
-	win := c.Duration("window")
-	if win < time.Second || win%time.Second != 0 || c.Duration("ramp-step") < time.Second {
-		return usageError{fmt.Errorf("compare: --window and --ramp-step must be whole seconds, at least 1s")}
-	}
 	if a := c.Float64("alpha"); !(a > 0 && a < 1) {
 		return usageError{fmt.Errorf("compare: --alpha must be in (0, 1), got %v", a)}
 	}
-	kopt := knee.Options{WindowNS: int64(win), RampStepNS: int64(c.Duration("ramp-step"))}
+	opt, err := runOptions(c, time.Second)
+	if err != nil {
+		return err
+	}
 	var labels [2]string
 	var runs [2]*knee.Result
 	for i, arg := range c.Args().Slice() {
 		label, paths := splitLabel(arg, [2]string{"before", "after"}[i])
 		labels[i] = label
-		seed := knee.NewCollector(c.String("metric"))
-		kc, st, err := readParallel(paths, e.stdin, e.stderr, seed.Fork,
-			func(k *knee.Collector) func(*ingest.Sample) { return k.Add }, (*knee.Collector).Merge,
-			(*knee.Collector).SetInput)
-		reportStats(e.stderr, st)
+		an, err := e.analyze(paths, opt)
 		if err != nil {
 			return err
 		}
-		if runs[i], err = knee.Analyze(kc, st.ResolutionNS, kopt); err != nil {
-			return fmt.Errorf("%s: %w", strings.Join(paths, ", "), err)
-		}
+		runs[i] = an.Knee
 		warnSpans(e.stderr, label, runs[i])
 	}
 	res, err := compare.Compare(runs[0], runs[1], compare.Options{Alpha: c.Float64("alpha"), Tolerance: c.Float64("tolerance")})
 	if err != nil {
 		return err
 	}
-	w, format, closeOut, err := e.output(c)
-	if err != nil {
-		return err
-	}
-	switch format {
-	case render.JSON:
-		err = render.WriteJSON(w, compareReport{Before: labels[0], After: labels[1], Result: res})
-	case render.CSV:
-		err = compareGrid(res, labels, true).Write(w, format)
-	default:
-		if err = compareGrid(res, labels, false).Write(w, format); err == nil {
-			_, err = fmt.Fprint(w, compareFooter(res, labels, format))
+	return e.emit(c, func(w io.Writer, format render.Format) error {
+		switch format {
+		case render.JSON:
+			return render.WriteJSON(w, compareReport{Before: labels[0], After: labels[1], Result: res})
+		case render.CSV:
+			return compareGrid(res, labels, true).Write(w, format)
 		}
-	}
-	if cerr := closeOut(); err == nil {
-		err = cerr
-	}
-	return err
+		if err := compareGrid(res, labels, false).Write(w, format); err != nil {
+			return err
+		}
+		_, err := fmt.Fprint(w, compareFooter(res, labels, format))
+		return err
+	})
 }
 
 // splitLabel reads "label=a.csv,b.csv" (benchstat's label syntax; the
@@ -113,20 +99,20 @@ func compareGrid(res *compare.Result, labels [2]string, machine bool) *render.Gr
 		g := &render.Grid{Header: []string{"offered", "after_offered", "start_s", "metric", "before_median", "before_low", "before_high", "before_n",
 			"after_median", "after_low", "after_high", "after_n", "p", "significant", "delta_pct"}}
 		for _, r := range res.Rows {
-			g.Rows = append(g.Rows, []string{csvNum(float64(r.Offered)), csvNum(float64(r.AfterOffered)), csvNum(r.StartS), r.Metric,
-				csvNum(float64(r.Before.Median)), csvNum(float64(r.Before.Low)), csvNum(float64(r.Before.High)), strconv.Itoa(r.Before.N),
-				csvNum(float64(r.After.Median)), csvNum(float64(r.After.Low)), csvNum(float64(r.After.High)), strconv.Itoa(r.After.N),
-				csvNum(float64(r.P)), strconv.FormatBool(r.Significant), csvNum(float64(r.DeltaPct))})
+			g.Rows = append(g.Rows, []string{present.CSVNum(float64(r.Offered)), present.CSVNum(float64(r.AfterOffered)), present.CSVNum(r.StartS), r.Metric,
+				present.CSVNum(float64(r.Before.Median)), present.CSVNum(float64(r.Before.Low)), present.CSVNum(float64(r.Before.High)), strconv.Itoa(r.Before.N),
+				present.CSVNum(float64(r.After.Median)), present.CSVNum(float64(r.After.Low)), present.CSVNum(float64(r.After.High)), strconv.Itoa(r.After.N),
+				present.CSVNum(float64(r.P)), strconv.FormatBool(r.Significant), present.CSVNum(float64(r.DeltaPct))})
 		}
 		return g
 	}
 	g := &render.Grid{Header: []string{"offered (" + res.OfferedUnit + ")", "metric", labels[0], labels[1], "vs " + labels[0]}}
 	for _, r := range res.Rows {
-		offered := num(float64(r.Offered))
+		offered := present.Num(float64(r.Offered))
 		if r.AfterOffered != r.Offered {
-			offered += " / " + num(float64(r.AfterOffered))
+			offered += " / " + present.Num(float64(r.AfterOffered))
 		}
-		offered += " @+" + num(r.StartS) + "s"
+		offered += " @+" + present.Num(r.StartS) + "s"
 		cmp := benchmath.Comparison{P: float64(r.P), N1: r.Before.N, N2: r.After.N, Alpha: res.Alpha}
 		delta := "~"
 		if r.Significant {
@@ -142,9 +128,9 @@ func medianCI(metric string, s compare.Summary) string {
 	if s.N == 0 {
 		return "-"
 	}
-	v := num(float64(s.Median))
+	v := present.Num(float64(s.Median))
 	if metric == "error_rate" {
-		v = pct(float64(s.Median))
+		v = present.Pct(float64(s.Median))
 	}
 	return v + " ± " + benchmath.Summary{Center: float64(s.Median), Lo: float64(s.Low), Hi: float64(s.High)}.PctRangeString()
 }
@@ -166,8 +152,8 @@ func compareFooter(res *compare.Result, labels [2]string, f render.Format) strin
 		}
 		return fmt.Sprintf(" (%+.1f%%)", float64(p.DeltaPct))
 	}
-	line(fmt.Sprintf("knee: %s → %s %s%s", num(float64(res.KneeOffered.Before)), num(float64(res.KneeOffered.After)), res.OfferedUnit, change(res.KneeOffered)))
-	line(fmt.Sprintf("ceiling: %s → %s req/s%s", num(float64(res.CeilingRPS.Before)), num(float64(res.CeilingRPS.After)), change(res.CeilingRPS)))
+	line(fmt.Sprintf("knee: %s → %s %s%s", present.Num(float64(res.KneeOffered.Before)), present.Num(float64(res.KneeOffered.After)), res.OfferedUnit, change(res.KneeOffered)))
+	line(fmt.Sprintf("ceiling: %s → %s req/s%s", present.Num(float64(res.CeilingRPS.Before)), present.Num(float64(res.CeilingRPS.After)), change(res.CeilingRPS)))
 	line(fmt.Sprintf("%s windows, U test at alpha %v, median intervals at %v; levels not matched: %d %s, %d %s",
 		time.Duration(res.WindowS*1e9), res.Alpha, res.Confidence, res.UnmatchedBefore, labels[0], res.UnmatchedAfter, labels[1]))
 	seen := map[string]bool{}

@@ -11,8 +11,7 @@ import (
 
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/cost"
-	"github.com/ldanalyze/ldanalyze/pkg/ingest"
-	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 	"github.com/urfave/cli/v2"
 )
 
@@ -33,8 +32,8 @@ type costOptions struct {
 	// peak hold becomes the window (read in runCost).
 	window *cost.Window
 	runs   []string
-	stdin  io.Reader
-	stderr io.Writer
+	// env reads the --run files.
+	env *env
 }
 
 func costCommand(e *env) *cli.Command {
@@ -63,7 +62,7 @@ func costCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			opt.stdin, opt.stderr = e.stdin, e.stderr
+			opt.env = e
 			rep, err := runCost(opt)
 			if err != nil {
 				return err
@@ -116,7 +115,7 @@ func costFlags(c *cli.Context) (costOptions, error) {
 		opt.window = &w
 	}
 	if len(opt.runs) > 0 {
-		if err := distinctFiles(opt.runs); err != nil {
+		if err := pipeline.DistinctFiles(opt.runs); err != nil {
 			return opt, usageError{err}
 		}
 	}
@@ -143,7 +142,7 @@ func runCost(opt costOptions) (*cost.Report, error) {
 	}
 	win := opt.window
 	if len(opt.runs) > 0 {
-		if win, err = peakHold(opt.runs, opt.stdin, opt.stderr); err != nil {
+		if win, err = opt.env.peakHold(opt.runs); err != nil {
 			return nil, err
 		}
 	}
@@ -178,40 +177,21 @@ func runCost(opt costOptions) (*cost.Report, error) {
 	return rep, nil
 }
 
-// peakHold reads the k6 run in paths as `knee` does (default options:
-// http_req_duration, 30 s windows, 10 s ramp steps) and returns its peak
-// hold, the hold with the highest completed_rps, as the averaging window;
-// a run without holds falls back to its ramp steps.
-func peakHold(paths []string, stdin io.Reader, stderr io.Writer) (*cost.Window, error) {
-	const metric = "http_req_duration"
-	seed := knee.NewCollector(metric)
-	col, st, err := readParallel(paths, stdin, stderr, seed.Fork,
-		func(c *knee.Collector) func(*ingest.Sample) { return c.Add }, (*knee.Collector).Merge, nil)
-	reportStats(stderr, st)
+// peakHold reads the k6 run in paths as `knee` does (default options)
+// and returns its peak level (knee.Result.PeakLevel: the decision level
+// with the highest completed_rps) as the averaging window.
+func (e *env) peakHold(paths []string) (*cost.Window, error) {
+	an, err := e.analyze(paths, pipeline.Options{})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--run: %w", err)
 	}
-	name := strings.Join(paths, ", ")
-	res, err := knee.Analyze(col, st.ResolutionNS, knee.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("--run %s: %w", name, err)
+	res := an.Knee
+	l, ok := res.PeakLevel()
+	if !ok {
+		return nil, fmt.Errorf("--run %s: no hold or ramp step with a completed rate: the run gives no peak to average usage over; give --window START/END", an.Name())
 	}
-	levels, what := res.Holds, "hold"
-	if len(levels) == 0 {
-		levels, what = res.RampSteps, "ramp step"
-	}
-	peak := -1
-	for i, l := range levels {
-		if l.CompletedRPS.Valid() && (peak < 0 || l.CompletedRPS > levels[peak].CompletedRPS) {
-			peak = i
-		}
-	}
-	if peak < 0 {
-		return nil, fmt.Errorf("--run %s: no hold or ramp step with a completed rate: the run gives no peak to average usage over; give --window START/END", name)
-	}
-	l := levels[peak]
 	return &cost.Window{Start: l.Start, End: l.End,
-		Source: fmt.Sprintf("peak %s of %s (completed %.1f req/s, offered %.4g %s)", what, name, float64(l.CompletedRPS), float64(l.Offered), res.OfferedUnit)}, nil
+		Source: fmt.Sprintf("peak %s of %s (completed %.1f req/s, offered %.4g %s)", res.LevelNoun(), an.Name(), float64(l.CompletedRPS), float64(l.Offered), res.OfferedUnit)}, nil
 }
 
 // writeCost renders rep: JSON as the report itself; table, markdown and

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/checks"
 	"github.com/ldanalyze/ldanalyze/pkg/jsonnum"
@@ -204,21 +205,21 @@ func ledgerGrid(rows []ledger.Row, machine bool) *render.Grid {
 			var sat, busiest []string
 			if s := r.Saturation; s != nil {
 				for _, x := range s.Saturated {
-					sat = append(sat, x.Name+"="+csvNum(float64(x.Utilisation)))
+					sat = append(sat, x.Name+"="+present.CSVNum(float64(x.Utilisation)))
 				}
 				if s.Busiest != nil {
-					busiest = append(busiest, s.Busiest.Name+"="+csvNum(float64(s.Busiest.Utilisation)))
+					busiest = append(busiest, s.Busiest.Name+"="+present.CSVNum(float64(s.Busiest.Utilisation)))
 				}
 			}
 			slo := ""
 			if r.SLO != "" {
-				slo = csvNum(float64(r.SLOCapacity))
+				slo = present.CSVNum(float64(r.SLOCapacity))
 			}
 			g.Rows = append(g.Rows, []string{strconv.Itoa(r.N), r.Date.Format(time.RFC3339), r.Label, strings.Join(r.Files, ";"),
-				r.Model, r.OfferedUnit, csvNum(float64(r.Knee)), csvNum(float64(r.KneeP95MS)),
-				csvNum(float64(r.CeilingRPS)), csvNum(float64(r.CeilingLowRPS)), csvNum(float64(r.CeilingHighRPS)),
-				strconv.FormatBool(r.CeilingReached), csvNum(float64(r.CeilingChangeRatio)), r.SLO, slo,
-				strconv.FormatUint(r.Requests, 10), csvNum(float64(r.ErrorRate)), strings.Join(sat, ";"), strings.Join(busiest, ";"),
+				r.Model, r.OfferedUnit, present.CSVNum(float64(r.Knee)), present.CSVNum(float64(r.KneeP95MS)),
+				present.CSVNum(float64(r.CeilingRPS)), present.CSVNum(float64(r.CeilingLowRPS)), present.CSVNum(float64(r.CeilingHighRPS)),
+				strconv.FormatBool(r.CeilingReached), present.CSVNum(float64(r.CeilingChangeRatio)), r.SLO, slo,
+				strconv.FormatUint(r.Requests, 10), present.CSVNum(float64(r.ErrorRate)), strings.Join(sat, ";"), strings.Join(busiest, ";"),
 				strings.Join(r.FailedChecks, ";"), strings.Join(r.WarnedChecks, ";")})
 		}
 		return g
@@ -234,7 +235,7 @@ func ledgerGrid(rows []ledger.Row, machine bool) *render.Grid {
 	g.Header = append(g.Header, "errors", "what saturated", "validity")
 	for _, r := range rows {
 		row := []string{strconv.Itoa(r.N), r.Date.Format("2006-01-02 15:04"), r.Label, offeredText(r.Knee, r.OfferedUnit),
-			num(float64(r.KneeP95MS)), ceilingText(r.Entry), changeText(r.CeilingChangeRatio)}
+			present.Num(float64(r.KneeP95MS)), ceilingText(r.Entry), changeText(r.CeilingChangeRatio)}
 		if r.N == 1 {
 			row[6] = ""
 		}
@@ -245,7 +246,7 @@ func ledgerGrid(rows []ledger.Row, machine bool) *render.Grid {
 			}
 			row = append(row, s)
 		}
-		row = append(row, pct(float64(r.ErrorRate)), saturationText(r.Saturation), validityText(r.Entry))
+		row = append(row, present.Pct(float64(r.ErrorRate)), saturationText(r.Saturation), validityText(r.Entry))
 		g.Rows = append(g.Rows, row)
 	}
 	return g
@@ -256,12 +257,12 @@ func offeredText(v jsonnum.Float, unit string) string {
 	if !v.Valid() {
 		return "-"
 	}
-	return num(float64(v)) + " " + unit
+	return present.Num(float64(v)) + " " + unit
 }
 
 // ceilingText is the ceiling, "≥ x" when it was not reached.
 func ceilingText(e ledger.Entry) string {
-	s := num(float64(e.CeilingRPS))
+	s := present.Num(float64(e.CeilingRPS))
 	if !e.CeilingReached && e.CeilingRPS.Valid() {
 		s = "≥ " + s
 	}
@@ -288,14 +289,14 @@ func saturationText(s *ledger.Saturation) string {
 	}
 	var parts []string
 	for _, r := range s.Saturated {
-		parts = append(parts, r.Name+" "+pct(float64(r.Utilisation)))
+		parts = append(parts, r.Name+" "+present.Pct(float64(r.Utilisation)))
 	}
 	if len(parts) > 0 {
 		return strings.Join(parts, "; ")
 	}
 	out := "nothing ≥ " + strconv.FormatFloat(100*s.ThresholdRatio, 'f', -1, 64) + "%"
 	if s.Busiest != nil {
-		out += " (busiest: " + s.Busiest.Name + " " + pct(float64(s.Busiest.Utilisation)) + ")"
+		out += " (busiest: " + s.Busiest.Name + " " + present.Pct(float64(s.Busiest.Utilisation)) + ")"
 	}
 	return out
 }

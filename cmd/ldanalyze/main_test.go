@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -247,7 +249,7 @@ func TestKneeSummary(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	var doc struct {
-		Rows []summaryRow `json:"summary_comparison"`
+		Rows []pipeline.SummaryRow `json:"summary_comparison"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)

@@ -47,12 +47,17 @@ type usageError struct{ err error }
 func (u usageError) Error() string { return u.err.Error() }
 func (u usageError) Unwrap() error { return u.err }
 
-// emit opens the output chosen by -o and --format, runs write on it and
-// closes it, reporting the first error.
-func (e *env) emit(c *cli.Context, write func(w io.Writer, f render.Format) error) error {
+// emit opens the output chosen by -o and --format (or the format given,
+// already parsed), runs write on it and closes it, reporting the first
+// error. Call it once the analysis succeeded, so that a failed analysis
+// leaves no output file.
+func (e *env) emit(c *cli.Context, write func(w io.Writer, f render.Format) error, parsed ...render.Format) error {
 	w, f, closeOut, err := e.output(c)
 	if err != nil {
 		return err
+	}
+	if len(parsed) > 0 {
+		f = parsed[0]
 	}
 	if err := write(w, f); err != nil {
 		closeOut()

@@ -9,9 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/internal/render"
-	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 	"github.com/ldanalyze/ldanalyze/pkg/prom"
 	"github.com/urfave/cli/v2"
 )
@@ -89,17 +90,7 @@ func (e *env) promPullWith(c *cli.Context, copt prom.ClientOptions) error {
 	case len(runs) > 0 && (c.IsSet("start") || c.IsSet("end")):
 		return usageError{fmt.Errorf("prom pull: give --run or --start/--end, not both")}
 	case len(runs) > 0:
-		var first, last int64
-		seen := false
-		st, err := readAll(runs, e.stdin, func(s *ingest.Sample) {
-			if !seen || s.TimeNS < first {
-				first = s.TimeNS
-			}
-			if !seen || s.TimeNS > last {
-				last = s.TimeNS
-			}
-			seen = true
-		})
+		first, last, seen, st, err := pipeline.Span(runs, e.stdin)
 		reportStats(e.stderr, st)
 		if err != nil {
 			return err
@@ -223,7 +214,7 @@ func (e *env) promRead(c *cli.Context) error {
 				if s.Section != "" {
 					src += " " + s.Section
 				}
-				row := []string{src, prom.LabelsKey(s.Labels), strconv.Itoa(s.Points), "", "", csvNum(s.Min), csvNum(s.Max)}
+				row := []string{src, prom.LabelsKey(s.Labels), strconv.Itoa(s.Points), "", "", present.CSVNum(s.Min), present.CSVNum(s.Max)}
 				if s.Points > 0 {
 					row[3] = time.Unix(0, s.FirstNS).UTC().Format(time.RFC3339)
 					row[4] = time.Unix(0, s.LastNS).UTC().Format(time.RFC3339)
@@ -282,7 +273,7 @@ func (e *env) promRead(c *cli.Context) error {
 				}
 				row[3] = r.Points[0].Time.Format(time.RFC3339)
 				row[4] = r.Points[n-1].Time.Format(time.RFC3339)
-				row[5], row[6] = csvNum(lo), csvNum(hi)
+				row[5], row[6] = present.CSVNum(lo), present.CSVNum(hi)
 			}
 			g.Rows = append(g.Rows, row)
 		}

@@ -9,10 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/internal/render"
-	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/ldanalyze/ldanalyze/pkg/jsonnum"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 	"github.com/ldanalyze/ldanalyze/pkg/queueing"
 	"github.com/ldanalyze/ldanalyze/pkg/scale"
 	"github.com/urfave/cli/v2"
@@ -96,7 +97,7 @@ func queueModelFlags(multi bool) []cli.Flag {
 			&cli.StringFlag{Name: "target", Usage: "find the fewest servers whose --quantile response time (mean with --quantile 0) is at most `DURATION`"},
 			&cli.StringSliceFlag{Name: "rates", Usage: "predict the response-time curve at these `RATES` (comma-separated or repeated)"},
 			&cli.StringSliceFlag{Name: "run", Usage: "estimate service time and servers from this k6 output `FILE` and print the model beside its holds (repeat for the files of one distributed run)"},
-			&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Value: "http_req_duration", Usage: "with --run: the Trend `METRIC` whose response time is modelled"},
+			&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Usage: "with --run: " + metricUsage},
 			&cli.DurationFlag{Name: "ramp-step", Value: 10 * time.Second, Usage: "with --run: width of the levels a run without holds is cut into"},
 		)
 	}
@@ -407,58 +408,42 @@ func writeQueue(w, stderr io.Writer, f render.Format, r *queueReport) error {
 	return writeLines(w, f, lines, r.Warnings)
 }
 
-// analyseRun reads the files of one k6 run and returns its knee analysis
-// and the levels the knee was decided on (holds, or ramp steps when the
-// run has fewer than three holds). extra consumers see every sample too.
-func (e *env) analyseRun(c *cli.Context, files []string, metric string, opt knee.Options, extra ...func(*ingest.Sample)) (*knee.Result, []knee.Level, ingest.Stats, error) {
-	opt.RampStepNS = int64(c.Duration("ramp-step"))
-	if opt.RampStepNS < int64(time.Second) {
-		return nil, nil, ingest.Stats{}, usageError{errors.New("--ramp-step must be at least 1s")}
+// analyseRun reads the files of one k6 run with metric as the latency
+// Trend and the --ramp-step flag, and the percentile pct (0: none) at
+// every level.
+func (e *env) analyseRun(c *cli.Context, files []string, metric string, pct float64) (*pipeline.Analysis, error) {
+	opt := pipeline.Options{Metric: metric}
+	opt.Knee.RampStepNS = int64(c.Duration("ramp-step"))
+	if opt.Knee.RampStepNS < int64(time.Second) {
+		return nil, usageError{errors.New("--ramp-step must be at least 1s")}
 	}
-	col := knee.NewCollector(metric)
-	st, err := readAll(files, e.stdin, append([]func(*ingest.Sample){col.Add}, extra...)...)
-	reportStats(e.stderr, st)
+	if pct > 0 {
+		opt.Knee.Percentiles = []float64{pct}
+	}
+	an, err := e.analyze(files, opt)
 	if err != nil {
-		return nil, nil, st, err
+		if metric == "iteration_duration" && errors.Is(err, knee.ErrNoSamples) {
+			return nil, usageError{fmt.Errorf("%s: no iteration_duration samples: the run has no completed iterations to measure", strings.Join(files, ", "))}
+		}
+		return nil, err
 	}
-	res, err := knee.Analyze(col, st.ResolutionNS, opt)
-	if err != nil {
-		return nil, nil, st, kneeError(strings.Join(files, ", "), metric, err)
-	}
-	levels := res.Holds
-	if res.Levels != "holds" {
-		levels = res.RampSteps
-	}
-	if len(levels) == 0 {
-		return nil, nil, st, fmt.Errorf("%s: no load levels: %s", strings.Join(files, ", "), strings.Join(res.Warnings, "; "))
-	}
-	return res, levels, st, nil
-}
-
-// kneeError names the input of a failed knee.Analyze. The commands here
-// analyse iteration_duration only to find the levels, and a run without it
-// has no iterations to check, so that case gets its own message.
-func kneeError(name, metric string, err error) error {
-	if metric == "iteration_duration" && errors.Is(err, knee.ErrNoSamples) {
-		return usageError{fmt.Errorf("%s: no iteration_duration samples: the run has no completed iterations to measure", name)}
-	}
-	return fmt.Errorf("%s: %w", name, err)
+	return an, nil
 }
 
 // littleRunReport is the JSON document of `queue little --run`: Little's
 // law checked per level. in_flight is λ·W over all levels (the busy VUs
 // the completed iterations account for) and vus the mean vus gauge.
 type littleRunReport struct {
-	Files     []string     `json:"files"`
-	Model     string       `json:"model"`
-	Levels    string       `json:"levels"`
-	Tolerance float64      `json:"tolerance"`
-	InFlight  float64      `json:"in_flight"`
-	VUs       float64      `json:"vus"`
-	Overall   littleRow    `json:"overall"`
-	Rows      []littleRow  `json:"rows"`
-	Warnings  []string     `json:"warnings"`
-	Input     inputSummary `json:"input"`
+	Files     []string      `json:"files"`
+	Model     knee.Model    `json:"model"`
+	Levels    string        `json:"levels"`
+	Tolerance float64       `json:"tolerance"`
+	InFlight  float64       `json:"in_flight"`
+	VUs       float64       `json:"vus"`
+	Overall   littleRow     `json:"overall"`
+	Rows      []littleRow   `json:"rows"`
+	Warnings  []string      `json:"warnings"`
+	Input     present.Input `json:"input"`
 }
 
 // littleRow is one level of `queue little --run`: L = vus, λ =
@@ -493,26 +478,22 @@ func (e *env) queueLittleRun(c *cli.Context) error {
 		}
 	}
 	files := c.StringSlice("run")
-	ic := queueing.NewIterationCollector()
-	res, levels, st, err := e.analyseRun(c, files, "iteration_duration", knee.Options{}, ic.Add)
+	an, err := e.analyseRun(c, files, "iteration_duration", 0)
 	if err != nil {
 		return err
 	}
-	spans := make([]queueing.Span, 0, len(levels))
-	for _, l := range levels {
-		v := float64(l.VUs)
-		if math.IsNaN(v) {
-			return usageError{fmt.Errorf("%s: no vus gauge in the input: Little's law needs the VUs", strings.Join(files, ", "))}
-		}
-		spans = append(spans, queueing.Span{Start: l.Start, End: l.End, VUs: v})
+	res, st := an.Knee, an.Input
+	spans, err := pipeline.LittleSpans(an)
+	if err != nil {
+		return usageError{err}
 	}
-	chk, err := ic.CheckLittle(spans, queueing.LittleOptions{Closed: res.Model == knee.Closed, Tolerance: c.Float64("tolerance")})
+	chk, err := queueing.CheckLittle(spans, queueing.LittleOptions{Closed: res.Model == knee.Closed, Tolerance: c.Float64("tolerance")})
 	if err != nil {
 		return usageError{err}
 	}
 	rep := littleRunReport{Files: files, Model: res.Model, Levels: res.Levels, Tolerance: chk.Tolerance,
 		InFlight: chk.Overall.BusyVUs, VUs: chk.Overall.VUs, Overall: toLittleRow(chk.Overall),
-		Rows: []littleRow{}, Warnings: append(append([]string{}, chk.Warnings...), res.Warnings...), Input: summarizeInput(files, st)}
+		Rows: []littleRow{}, Warnings: append(append([]string{}, chk.Warnings...), knee.Messages(res.Warnings)...), Input: present.InputOf(files, st)}
 	for _, l := range chk.Levels {
 		rep.Rows = append(rep.Rows, toLittleRow(l))
 	}
@@ -578,7 +559,7 @@ func writeLittleRun(w, stderr io.Writer, f render.Format, r *littleRunReport) er
 type queueRunReport struct {
 	Files            []string      `json:"files"`
 	Model            string        `json:"model"`
-	Workload         string        `json:"workload_model"`
+	Workload         knee.Model    `json:"workload_model"`
 	Levels           string        `json:"levels"`
 	Metric           string        `json:"metric"`
 	ServiceSeconds   float64       `json:"service_seconds"`
@@ -592,7 +573,7 @@ type queueRunReport struct {
 	Quantile         float64       `json:"quantile"`
 	Rows             []queueRunRow `json:"rows"`
 	Warnings         []string      `json:"warnings"`
-	Input            inputSummary  `json:"input"`
+	Input            present.Input `json:"input"`
 }
 
 // queueRunRow is one measured level beside the model.
@@ -639,34 +620,17 @@ func (e *env) queueMMcRun(c *cli.Context) error {
 		}
 	}
 	files, metric := c.StringSlice("run"), c.String("metric")
-	pname := knee.PercentileName(100 * q)
-	res, levels, st, err := e.analyseRun(c, files, metric, knee.Options{Percentiles: []float64{100 * q}})
+	an, err := e.analyseRun(c, files, metric, 100*q)
 	if err != nil {
 		return err
 	}
-	fin := func(v knee.F) float64 {
-		if f := float64(v); !math.IsNaN(f) && !math.IsInf(f, 0) {
-			return f
-		}
-		return 0
+	res, st := an.Knee, an.Input
+	metric = an.Timeline.Metric()
+	in, ceiling, reached, err := pipeline.LoadLevels(an, q)
+	if err != nil {
+		return err
 	}
-	in := make([]queueing.LoadLevel, 0, len(levels))
-	for _, l := range levels {
-		ll := queueing.LoadLevel{Start: l.Start, End: l.End, ThroughputPerSecond: fin(l.RequestsRPS),
-			MeanSeconds: fin(l.MeanMS) / 1000, QuantileSeconds: fin(l.Percentiles[pname]) / 1000, Samples: l.Count}
-		if ll.ThroughputPerSecond == 0 {
-			ll.ThroughputPerSecond = fin(l.CompletedRPS)
-		}
-		if res.Model == knee.Open {
-			ll.OfferedPerSecond = fin(l.OfferedRPS)
-		}
-		in = append(in, ll)
-	}
-	ceiling := 0.0
-	if res.Ceiling != nil {
-		ceiling = fin(res.Ceiling.CompletedRPS)
-		opt.CeilingNotReached = !res.Ceiling.Reached
-	}
+	opt.CeilingNotReached = !reached
 	opt.Quantile, opt.Closed = q, res.Model == knee.Closed
 	est, err := queueing.EstimateMMc(in, ceiling, opt)
 	if err != nil {
@@ -677,7 +641,7 @@ func (e *env) queueMMcRun(c *cli.Context) error {
 		ServiceSeconds: est.ServiceSeconds, ServiceEstimated: opt.ServiceSeconds == 0, ServiceLevels: est.ServiceLevels,
 		CeilingRPS: nan, ServersExact: nan, Servers: est.Servers, ServersEstimated: opt.Servers == 0,
 		CapacityRPS: est.CapacityPerSecond, Quantile: est.Quantile, Rows: []queueRunRow{},
-		Warnings: append(append([]string{}, est.Warnings...), res.Warnings...), Input: summarizeInput(files, st)}
+		Warnings: append(append([]string{}, est.Warnings...), knee.Messages(res.Warnings)...), Input: present.InputOf(files, st)}
 	if est.CeilingPerSecond > 0 {
 		rep.CeilingRPS = jsonnum.Float(est.CeilingPerSecond)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,10 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ldanalyze/ldanalyze/internal/render"
-	"github.com/ldanalyze/ldanalyze/pkg/checks"
-	"github.com/ldanalyze/ldanalyze/pkg/ingest"
-	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/report"
 	"github.com/urfave/cli/v2"
 )
@@ -77,16 +72,12 @@ func reportParsed(e *env) *cli.Command {
 			"the holds or ramp steps with inline bar charts, the endpoints and the checks. Plots are written next to\n" +
 			"the markdown as NAME-load.png, NAME-latency.png, ... (and .svg) and linked relatively.",
 		ArgsUsage: "FILE... (k6 CSV or JSON output, plain/gzip/zstd; several files are one distributed run; - is stdin)",
-		Flags: []cli.Flag{
+		Flags: append(runFlags(0, "window width of the plots over time (whole seconds; default: about 80 windows over the run)"),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the markdown to `FILE` and the plots next to it (default: markdown on standard output, no plots)"},
 			&cli.StringFlag{Name: "html", Usage: "also write one self-contained HTML page to `FILE`"},
-			&cli.StringFlag{Name: "slo", Usage: "latency objective in k6 threshold syntax, e.g. 'p95<500ms'; drawn on the latency plot"},
-			&cli.DurationFlag{Name: "window", Aliases: []string{"w"}, Usage: "window width of the plots over time (whole seconds; default: about 80 windows over the run)"},
-			&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Value: "http_req_duration", Usage: "the Trend metric whose latency is analysed"},
 			&cli.StringFlag{Name: "by", Value: "name", Usage: "the tag that names an endpoint in the per-endpoint table"},
-			&cli.DurationFlag{Name: "ramp-step", Value: 10 * time.Second, Usage: "width of the load levels a continuous ramp is cut into"},
 			&cli.StringFlag{Name: "title", Usage: "report title (default: \"Load-test report: FILES\")"},
-		},
+		),
 		Action: func(c *cli.Context) error { return e.report(c) },
 	}
 }
@@ -99,73 +90,41 @@ func (e *env) report(c *cli.Context) error {
 	if len(paths) == 0 {
 		return usageError{fmt.Errorf("report: no input files: give one or more k6 output files, or - for stdin")}
 	}
-	win := c.Duration("window")
-	if win < 0 || win%time.Second != 0 || c.Duration("ramp-step") < time.Second {
-		return usageError{fmt.Errorf("report: --window and --ramp-step must be whole seconds, at least 1s")}
+	if win := c.Duration("window"); win < 0 || win%time.Second != 0 {
+		return usageError{fmt.Errorf("report: --window must be whole seconds, at least 1s")}
 	}
-	kopt := knee.Options{RampStepNS: int64(c.Duration("ramp-step")), Percentiles: reportPercentiles}
-	var err error
-	if s := c.String("slo"); s != "" {
-		if kopt.SLO, err = knee.ParseSLO(s); err != nil {
-			return usageError{err}
-		}
-	}
-	metric := c.String("metric")
-	ropt := report.CollectorOptions{Metric: metric, EndpointTag: c.String("by")}
-	if _, err := report.NewCollector(ropt); err != nil {
-		return usageError{err}
-	}
-	newAcc := checkAccs(checks.Options{Metric: metric})
-	acc, st, rerr := readParallel(paths, e.stdin, e.stderr,
-		func() *reportAcc {
-			rc, _ := report.NewCollector(ropt) // checked above
-			return &reportAcc{newAcc(), rc}
-		},
-		func(a *reportAcc) func(*ingest.Sample) { return a.add }, (*reportAcc).merge,
-		func(a *reportAcc, path string) { a.setInput(path) })
-	kc, cc, rc := acc.kc, acc.cc, acc.rc
-	reportStats(e.stderr, st)
-	if rerr != nil {
-		return rerr
-	}
-	kopt.WindowNS = int64(win)
-	if win == 0 {
-		kopt.WindowNS = rc.AutoWindowNS(st.ResolutionNS, 80)
-	}
-	res, err := knee.Analyze(kc, st.ResolutionNS, kopt)
+	opt, err := runOptions(c, 0)
 	if err != nil {
-		return fmt.Errorf("%s: %w", strings.Join(paths, ", "), err)
+		return err
 	}
-	rep := report.Build(res, rc, report.Options{
-		Title: c.String("title"), Files: paths, Samples: st.Rows, SLO: kopt.SLO,
-		Checks: checks.Evaluate(cc, res),
-		Text:   reportText(),
-	})
-	if err := errors.Join(cc.Err(), rc.Err()); err != nil {
-		return fmt.Errorf("%s: %w", strings.Join(paths, ", "), err)
+	opt.Knee.Percentiles = reportPercentiles
+	opt.AutoWindows = 80
+	opt.Endpoints = c.String("by")
+	opt.Attribution = true
+	an, err := e.analyze(paths, opt)
+	if err != nil {
+		return err
 	}
+	rep := report.Build(an, report.Options{Title: c.String("title")})
 
 	md := c.String("output")
 	var mopt report.MarkdownOptions
 	if md == "" || md == "-" {
 		mopt.NoImages = true
-		if err := rep.WriteMarkdown(e.stdout, mopt); err != nil {
+		return rep.WriteMarkdown(e.stdout, mopt)
+	}
+	dir := filepath.Dir(md)
+	mopt.ImagePrefix = strings.TrimSuffix(filepath.Base(md), filepath.Ext(md)) + "-"
+	for _, p := range rep.Plots() {
+		if err := writeFile(filepath.Join(dir, p.File(mopt.ImagePrefix, "png")), p.PNG()); err != nil {
 			return err
 		}
-	} else {
-		dir := filepath.Dir(md)
-		mopt.ImagePrefix = strings.TrimSuffix(filepath.Base(md), filepath.Ext(md)) + "-"
-		for _, p := range rep.Plots() {
-			if err := writeFile(filepath.Join(dir, p.File(mopt.ImagePrefix, "png")), p.PNG()); err != nil {
-				return err
-			}
-			if err := writeFile(filepath.Join(dir, p.File(mopt.ImagePrefix, "svg")), p.SVG()); err != nil {
-				return err
-			}
-		}
-		if err := writeFile(md, writerFunc(func(w io.Writer) error { return rep.WriteMarkdown(w, mopt) })); err != nil {
+		if err := writeFile(filepath.Join(dir, p.File(mopt.ImagePrefix, "svg")), p.SVG()); err != nil {
 			return err
 		}
+	}
+	if err := writeFile(md, writerFunc(func(w io.Writer) error { return rep.WriteMarkdown(w, mopt) })); err != nil {
+		return err
 	}
 	if h := c.String("html"); h != "" {
 		if err := writeFile(h, writerFunc(rep.WriteHTML)); err != nil {
@@ -173,22 +132,6 @@ func (e *env) report(c *cli.Context) error {
 		}
 	}
 	return nil
-}
-
-// reportText hands the report the wording and tables of `knee` and
-// `check`, so the three print the same numbers the same way.
-func reportText() report.Text {
-	return report.Text{
-		Num: num,
-		Pct: pct,
-		Findings: func(r *knee.Result) string {
-			var b strings.Builder
-			writeFindings(&b, r)
-			return b.String()
-		},
-		Levels: func(ls []knee.Level, r *knee.Result) *render.Grid { return levelGrid(ls, r, reportPercentiles, false) },
-		Checks: func(rep *checks.Report) *render.Grid { return checkGrid(rep, false) },
-	}
 }
 
 // writerFunc adapts a renderer to io.WriterTo.
@@ -228,20 +171,4 @@ func writeFile(path string, src io.WriterTo) error {
 		return fmt.Errorf("writing %s: %w", path, werr)
 	}
 	return nil
-}
-
-// reportAcc is what report accumulates from the samples; one per core.
-type reportAcc struct {
-	checkAcc
-	rc *report.Collector
-}
-
-func (a *reportAcc) add(s *ingest.Sample) {
-	a.checkAcc.add(s)
-	a.rc.Add(s)
-}
-
-func (a *reportAcc) merge(o *reportAcc) {
-	a.checkAcc.merge(&o.checkAcc)
-	a.rc.Merge(o.rc)
 }

@@ -14,9 +14,11 @@ import (
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/jsonnum"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 	"github.com/ldanalyze/ldanalyze/pkg/queueing"
 	"github.com/ldanalyze/ldanalyze/pkg/scale"
 	"github.com/ldanalyze/ldanalyze/pkg/sketch"
+	"github.com/ldanalyze/ldanalyze/pkg/timeline"
 	"github.com/urfave/cli/v2"
 )
 
@@ -152,17 +154,18 @@ func (e *env) runPoints(c *cli.Context, p *scale.Points, usl bool) ([]scaleRunRo
 		row := scaleRunRow{X: r.x.Value, Files: r.files}
 		var y scale.Quantity
 		if usl {
-			col := knee.NewCollector("iteration_duration")
-			st, err := readAll(r.files, e.stdin, col.Add)
-			reportStats(e.stderr, st)
+			an, err := e.analyze(r.files, pipeline.Options{Metric: "iteration_duration"})
+			if err != nil {
+				if errors.Is(err, knee.ErrNoSamples) {
+					return nil, nil, usageError{fmt.Errorf("%s: no iteration_duration samples: the run has no completed iterations to measure", name)}
+				}
+				return nil, nil, fmt.Errorf("%s: %w", name, err)
+			}
+			levels, err := pipeline.RunLevels(an)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", name, err)
 			}
-			res, err := knee.Analyze(col, st.ResolutionNS, knee.Options{})
-			if err != nil {
-				return nil, nil, kneeError(name, "iteration_duration", err)
-			}
-			t, err := scale.SteadyThroughput(res, r.x.Value)
+			t, err := scale.SteadyThroughput(levels, r.x.Value)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", name, err)
 			}
@@ -174,13 +177,15 @@ func (e *env) runPoints(c *cli.Context, p *scale.Points, usl bool) ([]scaleRunRo
 			}
 			warn = append(warn, t.Warnings...)
 		} else {
-			agg := scale.NewRunAggregator(sel)
-			st, err := readAll(r.files, e.stdin, agg.Add)
-			reportStats(e.stderr, st)
+			q := timeline.Query{Metric: sel.Metric}
+			for _, m := range sel.Tags {
+				q.Filter = append(q.Filter, [2]string{m.Key, m.Value})
+			}
+			an, err := e.analyze(r.files, pipeline.Options{Queries: []timeline.Query{q}, AllowNoMetric: true})
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", name, err)
 			}
-			v, err := agg.Close(st.ResolutionNS)
+			v, err := sel.Value(pipeline.QueryStats(an, 0))
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", name, err)
 			}

@@ -2,11 +2,11 @@ package checks
 
 import (
 	"cmp"
-	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/ldanalyze/ldanalyze/pkg/timeline"
 )
 
 // The bimodal test of rate-limited: a limiter that delays requests instead
@@ -51,107 +51,6 @@ const (
 	BimodalMinSamples = 50
 )
 
-// Histogram layout: 4 bins per power of two of milliseconds (the float's
-// exponent and its top two mantissa bits, so no logarithm on the hot
-// path: bins [1, 1.25), [1.25, 1.5), [1.5, 1.75), [1.75, 2) × 2^e, each
-// ×1.14–1.25 wide), from 2^histMinExp ms to 2^(histMinExp+histBins/4) ms:
-// 1/16 ms to 1,048,576 ms (17 min). Values outside are clamped to the end
-// bins.
-const (
-	histMinExp = -4
-	histBins   = 96
-)
-
-// logHist counts latencies, ms, in the bins above.
-type logHist [histBins]uint32
-
-func histBin(v float64) int {
-	if !(v >= math.Ldexp(1, histMinExp)) {
-		return 0
-	}
-	b := math.Float64bits(v)
-	e := int(b>>52&0x7ff) - 1023
-	i := (e-histMinExp)*4 + int(b>>50&3)
-	return min(i, histBins-1)
-}
-
-// binLow is the lower bound of bin i, ms.
-func binLow(i int) float64 {
-	return math.Ldexp(1+float64(i%4)/4, i/4+histMinExp)
-}
-
-func (h *logHist) add(o *logHist) {
-	for i, c := range o {
-		h[i] += c
-	}
-}
-
-// appendEnc appends h's non-empty bins to dst as (bin byte, uvarint
-// count) pairs. Encodings concatenate: decoding dst adds the counts of
-// every part.
-func (h *logHist) appendEnc(dst []byte) []byte {
-	for i, c := range h {
-		if c != 0 {
-			dst = append(dst, byte(i))
-			dst = binary.AppendUvarint(dst, uint64(c))
-		}
-	}
-	return dst
-}
-
-// errHistEncoding reports a per-second histogram that does not decode.
-// Only appendEnc writes them, so it is a bug; the checks report it as an
-// error (Collector.Err) rather than a verdict from a short histogram.
-var errHistEncoding = errors.New("checks: malformed per-second histogram encoding")
-
-// addEnc adds the counts of an appendEnc encoding to h; on a malformed
-// encoding it adds what came before and returns errHistEncoding.
-func (h *logHist) addEnc(b []byte) error {
-	for len(b) > 0 {
-		i := int(b[0])
-		c, n := binary.Uvarint(b[1:])
-		if n <= 0 || i >= histBins {
-			return errHistEncoding
-		}
-		h[i] += uint32(c)
-		b = b[1+n:]
-	}
-	return nil
-}
-
-func (h *logHist) total() uint64 {
-	var n uint64
-	for _, c := range h {
-		n += uint64(c)
-	}
-	return n
-}
-
-// median returns the median of the values in bins [lo, hi), ms: the value
-// at rank (n−1)/2 (0-based), interpolated linearly within its bin as if
-// the bin's values were spread evenly (so within a bin width, ≤ 25 %, of
-// the true median). NaN when the bins are empty.
-func (h *logHist) median(lo, hi int) float64 {
-	var n uint64
-	for i := lo; i < hi; i++ {
-		n += uint64(h[i])
-	}
-	if n == 0 {
-		return math.NaN()
-	}
-	r := float64(n-1) / 2
-	var seen float64
-	for i := lo; i < hi; i++ {
-		c := float64(h[i])
-		if c > 0 && seen+c > r {
-			f := (r - seen + 0.5) / c
-			return binLow(i) + f*(binLow(i+1)-binLow(i))
-		}
-		seen += c
-	}
-	return math.NaN()
-}
-
 // modes is a bimodal split of one histogram.
 type modes struct {
 	n                    uint64
@@ -163,33 +62,33 @@ type modes struct {
 // splitModes applies the rule above to h; ok is false when h is not
 // bimodal by it. Of the splits that pass, the deepest valley wins (then
 // the more even split).
-func splitModes(h *logHist) (best modes, ok bool) {
-	n := h.total()
+func splitModes(h *timeline.Hist) (best modes, ok bool) {
+	n := h.Total()
 	if n < BimodalMinSamples {
 		return best, false
 	}
-	var dens [histBins]uint64 // counts of bin i and its neighbours
+	var dens [timeline.HistBins]uint64 // counts of bin i and its neighbours
 	for i := range h {
-		for j := max(0, i-1); j <= min(histBins-1, i+1); j++ {
+		for j := max(0, i-1); j <= min(timeline.HistBins-1, i+1); j++ {
 			dens[i] += uint64(h[j])
 		}
 	}
-	var peakL, peakR [histBins]uint64 // max density of bins ≤ i, ≥ i
+	var peakL, peakR [timeline.HistBins]uint64 // max density of bins ≤ i, ≥ i
 	for i := range dens {
 		peakL[i] = dens[i]
 		if i > 0 {
 			peakL[i] = max(peakL[i], peakL[i-1])
 		}
 	}
-	for i := histBins - 1; i >= 0; i-- {
+	for i := timeline.HistBins - 1; i >= 0; i-- {
 		peakR[i] = dens[i]
-		if i < histBins-1 {
+		if i < timeline.HistBins-1 {
 			peakR[i] = max(peakR[i], peakR[i+1])
 		}
 	}
 	var below uint64 // samples in bins < v
 	bestDens := uint64(math.MaxUint64)
-	for v := 1; v < histBins-1; v++ {
+	for v := 1; v < timeline.HistBins-1; v++ {
 		below += uint64(h[v-1])
 		fs, ss := float64(below)/float64(n), float64(n-below)/float64(n)
 		if fs < BimodalMinShare || ss < BimodalMinShare {
@@ -198,7 +97,7 @@ func splitModes(h *logHist) (best modes, ok bool) {
 		if float64(dens[v]) > BimodalDip*float64(min(peakL[v-1], peakR[v+1])) {
 			continue
 		}
-		m := modes{n: n, fastShare: fs, slowShare: ss, fastP50: h.median(0, v), slowP50: h.median(v, histBins), splitMS: binLow(v)}
+		m := modes{n: n, fastShare: fs, slowShare: ss, fastP50: h.Median(0, v), slowP50: h.Median(v, timeline.HistBins), splitMS: timeline.BinLow(v)}
 		if !(m.slowP50 >= BimodalFactor*m.fastP50) {
 			continue
 		}
@@ -245,18 +144,13 @@ func (e *eval) bimodal() bimodalResult {
 		spans = []span{{e.s0, e.s1, math.NaN()}}
 	}
 	slices.SortStableFunc(spans, func(p, q span) int { return cmp.Compare(p.offered, q.offered) })
-	names := e.c.hist.Names()
+	names := e.tl.HistNames()
 	for i, name := range names {
 		var found []bimodalCase
 		analysed, atLowest := 0, false
 		for _, sp := range spans {
-			var h logHist
-			e.seconds(sp.a, sp.b, func(_ int64, sc *second) {
-				if i < len(sc.histEnc) {
-					e.c.fail(h.addEnc(sc.histEnc[i]))
-				}
-			})
-			if h.total() < BimodalMinSamples {
+			h := e.tl.NameHist(i, sp.a, sp.b)
+			if h.Total() < BimodalMinSamples {
 				continue
 			}
 			analysed++

@@ -1,15 +1,15 @@
 package checks
 
 import (
-	"slices"
+	"github.com/ldanalyze/ldanalyze/pkg/timeline"
 	"strings"
 	"testing"
 )
 
-func hist(groups ...[2]float64) *logHist {
-	var h logHist
+func hist(groups ...[2]float64) *timeline.Hist {
+	var h timeline.Hist
 	for _, g := range groups {
-		h[histBin(g[1])] += uint32(g[0])
+		h[timeline.HistBin(g[1])] += uint32(g[0])
 	}
 	return &h
 }
@@ -18,13 +18,13 @@ func hist(groups ...[2]float64) *logHist {
 // 1.25·2³ → bin (3+4)·4+1 = 29, [10, 12); 100 ms = 1.5625·2⁶ → bin
 // (6+4)·4+2 = 42, [96, 112); 40 ms = 1.25·2⁵ → bin 37, [40, 48).
 func TestCheckBimodalBins(t *testing.T) {
-	for v, want := range map[float64]int{10: 29, 100: 42, 40: 37, 0: 0, -1: 0, 1e12: histBins - 1} {
-		if got := histBin(v); got != want {
-			t.Errorf("histBin(%v) = %d, want %d", v, got, want)
+	for v, want := range map[float64]int{10: 29, 100: 42, 40: 37, 0: 0, -1: 0, 1e12: timeline.HistBins - 1} {
+		if got := timeline.HistBin(v); got != want {
+			t.Errorf("timeline.HistBin(%v) = %d, want %d", v, got, want)
 		}
 	}
-	if binLow(29) != 10 || binLow(30) != 12 || binLow(42) != 96 {
-		t.Errorf("binLow: %v %v %v", binLow(29), binLow(30), binLow(42))
+	if timeline.BinLow(29) != 10 || timeline.BinLow(30) != 12 || timeline.BinLow(42) != 96 {
+		t.Errorf("binLow: %v %v %v", timeline.BinLow(29), timeline.BinLow(30), timeline.BinLow(42))
 	}
 }
 
@@ -47,7 +47,7 @@ func TestCheckBimodalRule(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		why string
-		h   *logHist
+		h   *timeline.Hist
 	}{
 		// 95 + 5: the slow group is 5 % < 10 %, a tail.
 		{"tail", hist([2]float64{95, 10}, [2]float64{5, 100})},
@@ -63,7 +63,7 @@ func TestCheckBimodalRule(t *testing.T) {
 	// Log-uniform from 1 ms to 1 s: 3 samples in each bin 16…55 (120).
 	// Splits with ≥ 10 % each side and ×5 medians exist, but the density
 	// is 9 everywhere inside: no valley ≤ 4.5 → not bimodal.
-	var flat logHist
+	var flat timeline.Hist
 	for i := 16; i < 56; i++ {
 		flat[i] = 3
 	}
@@ -128,123 +128,5 @@ func TestCheckBimodalLevels(t *testing.T) {
 	rep = levelRun(func(int, int) bool { return false }).evaluate(t, Options{})
 	if c := get(t, rep, IDRateLimited); c.Status != OK || ev(t, c, "bimodal_levels") != 0 {
 		t.Errorf("unimodal: %s %v", c.Status, c.Evidence)
-	}
-}
-
-// TestCheckBimodalMerge: forking the collector, feeding the halves of the
-// stream apart and merging gives the same verdict as one collector.
-func TestCheckBimodalMerge(t *testing.T) {
-	r := levelRun(func(rate, i int) bool { return rate == 60 && i < 24 })
-	c := NewCollector(Options{})
-	a, b := c.Fork(), c.Fork()
-	for i := range r.samples {
-		if i%2 == 0 {
-			a.Add(&r.samples[i])
-		} else {
-			b.Add(&r.samples[i])
-		}
-	}
-	c.Merge(a)
-	c.Merge(b)
-	whole := NewCollector(Options{})
-	for i := range r.samples {
-		whole.Add(&r.samples[i])
-	}
-	whole.flush()
-	c.flush()
-	sameHists(t, whole, c)
-	// Collectors filled apart (not forks: their own per-second records and
-	// name numbering, the second half seeing the names in another order)
-	// merge to the same.
-	d, e := NewCollector(Options{}), NewCollector(Options{})
-	for i := range r.samples {
-		if i < len(r.samples)/2 {
-			d.Add(&r.samples[i])
-		} else {
-			e.Add(&r.samples[len(r.samples)-1-(i-len(r.samples)/2)])
-		}
-	}
-	d.Merge(e)
-	d.flush()
-	sameHists(t, whole, d)
-}
-
-// sameHists fails unless b's per-second, per-name histograms equal a's.
-func sameHists(t *testing.T, a, b *Collector) {
-	t.Helper()
-	n := 0
-	a.secs.Each(func(k int64, s *second) {
-		m := b.secs.Get(k)
-		if m == nil {
-			t.Fatalf("second %d missing", k)
-		}
-		for i, name := range a.hist.Names() {
-			var ha, hb logHist
-			if i < len(s.histEnc) {
-				if err := ha.addEnc(s.histEnc[i]); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if j := slices.Index(b.hist.Names(), name); j >= 0 && j < len(m.histEnc) {
-				if err := hb.addEnc(m.histEnc[j]); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if ha != hb {
-				t.Fatalf("second %d name %q: histograms differ", k, name)
-			}
-			n += int(ha.total())
-		}
-	})
-	if n == 0 {
-		t.Fatal("no histogram compared")
-	}
-}
-
-// TestHistSealingKeepsLateSamples feeds a run backwards (every sample late
-// for a second already sealed) and checks that the per-second histograms
-// equal those of the run fed in order.
-func TestHistSealingKeepsLateSamples(t *testing.T) {
-	r := levelRun(func(rate, i int) bool { return rate == 60 && i < 24 })
-	fwd, back := NewCollector(Options{}), NewCollector(Options{})
-	for i := range r.samples {
-		fwd.Add(&r.samples[i])
-		back.Add(&r.samples[len(r.samples)-1-i])
-	}
-	fwd.flush()
-	back.flush()
-	sameHists(t, fwd, back)
-}
-
-// TestHistEncodingDamage: a damaged per-second histogram is an error the
-// Collector reports (Err), never a panic or a silently short histogram.
-func TestHistEncodingDamage(t *testing.T) {
-	var h logHist
-	h[3], h[40] = 2, 300
-	enc := h.appendEnc(nil)
-	var back logHist
-	if err := back.addEnc(enc); err != nil || back != h {
-		t.Fatalf("round trip: %v", err)
-	}
-	for _, bad := range [][]byte{enc[:len(enc)-1], {200, 1}, {3}} {
-		var x logHist
-		if err := x.addEnc(bad); err == nil {
-			t.Errorf("%v decoded", bad)
-		}
-	}
-	r := levelRun(func(rate, i int) bool { return rate == 60 && i < 24 })
-	c := NewCollector(Options{})
-	for i := range r.samples {
-		c.Add(&r.samples[i])
-	}
-	c.flush()
-	c.secs.Each(func(_ int64, s *second) {
-		for i := range s.histEnc {
-			s.histEnc[i] = append(s.histEnc[i], 255)
-		}
-	})
-	Evaluate(c, nil)
-	if c.Err() == nil {
-		t.Error("damaged histograms not reported")
 	}
 }

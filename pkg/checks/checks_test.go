@@ -2,6 +2,8 @@ package checks
 
 import (
 	"encoding/json"
+	"github.com/ldanalyze/ldanalyze/pkg/threshold"
+	"github.com/ldanalyze/ldanalyze/pkg/timeline"
 	"math"
 	"os"
 	"path/filepath"
@@ -62,20 +64,24 @@ func (r *run) gauges(sec int, vus, vusMax float64) {
 	r.add("vus_max", sec, vusMax)
 }
 
-// evaluate feeds the stream to both collectors, as `ldanalyze check` does.
-func (r *run) evaluate(t *testing.T, opt Options) *Report {
+// evaluate feeds the stream to a timeline, as `ldanalyze check` does, with
+// the thresholds thr.
+func (r *run) evaluate(t *testing.T, opt Options, thr ...threshold.Threshold) *Report {
 	t.Helper()
-	kc := knee.NewCollector("http_req_duration")
-	c := NewCollector(opt)
+	acc := timeline.New(timeline.Options{Metric: "http_req_duration", Thresholds: thr})
 	for i := range r.samples {
-		kc.Add(&r.samples[i])
-		c.Add(&r.samples[i])
+		acc.Add(&r.samples[i])
 	}
-	res, err := knee.Analyze(kc, 1e9, knee.Options{})
+	tl := acc.Close(1e9)
+	res, err := knee.Analyze(tl, knee.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Evaluate(c, res)
+	rep := Evaluate(tl, res, opt)
+	if err := tl.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }
 
 // openRun is an open-model run: rate iterations per second for secs
@@ -306,11 +312,11 @@ func TestSummaryVsKneeThreshold(t *testing.T) {
 			r.iter(s, 25)
 		}
 	}
-	th, err := ParseThreshold("http_req_failed:rate<0.05")
+	th, err := threshold.Parse("http_req_failed:rate<0.05")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := get(t, r.evaluate(t, Options{Thresholds: []Threshold{th}}), IDSummaryVsKnee)
+	c := get(t, r.evaluate(t, Options{}, th), IDSummaryVsKnee)
 	if c.Status != Fail {
 		t.Errorf("with threshold: %s, want fail (%s)", c.Status, c.Message)
 	}
@@ -322,38 +328,6 @@ func TestSummaryVsKneeThreshold(t *testing.T) {
 	}
 	if c := get(t, r.evaluate(t, Options{}), IDSummaryVsKnee); c.Status != OK {
 		t.Errorf("without threshold: %s, want ok (%s)", c.Status, c.Message)
-	}
-}
-
-func TestParseThreshold(t *testing.T) {
-	for _, tc := range []struct {
-		in, metric, stat, op string
-		filter               int
-		pct, limit           float64
-		err                  string
-	}{
-		{in: "http_req_duration{name:order,expected_response:true}:p(95)<500", metric: "http_req_duration", stat: "p", op: "<", filter: 2, pct: 95, limit: 500},
-		{in: "http_req_failed:rate<=0.01", metric: "http_req_failed", stat: "rate", op: "<=", limit: 0.01},
-		{in: "dropped_iterations:count<1", metric: "dropped_iterations", stat: "count", op: "<", limit: 1},
-		{in: "http_req_duration:p99.9 < 1200", metric: "http_req_duration", stat: "p", op: "<", pct: 99.9, limit: 1200},
-		{in: "http_req_duration", err: `threshold "http_req_duration": want METRIC:EXPR, e.g. 'http_req_failed:rate<0.01' or 'http_req_duration{name:order}:p(95)<500'`},
-		{in: "x:p(95)~5", err: `threshold "x:p(95)~5": expression "p(95)~5": want STAT OP NUMBER as in k6, STAT one of avg, min, max, med, p(N), rate, count, value`},
-		{in: "x{a}:avg<1", err: `threshold "x{a}:avg<1": tag filter "a": want key:value`},
-	} {
-		th, err := ParseThreshold(tc.in)
-		if tc.err != "" {
-			if err == nil || err.Error() != tc.err {
-				t.Errorf("%q: error %v, want %q", tc.in, err, tc.err)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("%q: %v", tc.in, err)
-			continue
-		}
-		if th.Metric != tc.metric || th.Stat != tc.stat || th.Op != tc.op || len(th.Filter) != tc.filter || th.Percentile != tc.pct || th.Limit != tc.limit {
-			t.Errorf("%q: got %+v", tc.in, th)
-		}
 	}
 }
 
@@ -381,20 +355,19 @@ func corpus(t *testing.T, name string) *Report {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	kc := knee.NewCollector("http_req_duration")
-	c := NewCollector(Options{})
+	acc := timeline.New(timeline.Options{Metric: "http_req_duration"})
 	for r.Next() {
-		kc.Add(r.Sample())
-		c.Add(r.Sample())
+		acc.Add(r.Sample())
 	}
 	if err := r.Err(); err != nil {
 		t.Fatal(err)
 	}
-	res, err := knee.Analyze(kc, r.Stats().ResolutionNS, knee.Options{})
+	tl := acc.Close(r.Stats().ResolutionNS)
+	res, err := knee.Analyze(tl, knee.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Evaluate(c, res)
+	return Evaluate(tl, res, Options{})
 }
 
 // Expected numbers come from shared/corpus/k6/README.md (what an analyst

@@ -9,7 +9,9 @@ import (
 	"strings"
 
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/outcome"
 	"github.com/ldanalyze/ldanalyze/pkg/sketch"
+	"github.com/ldanalyze/ldanalyze/pkg/timeline"
 )
 
 // Decision limits. Each is named in the message of the check it drives.
@@ -48,12 +50,31 @@ const (
 	MaxMetrics = 200
 )
 
-// Evaluate runs every check on a filled Collector and the run's knee
-// analysis (nil when it could not be made, e.g. the latency metric is
-// absent: the checks that need it are then n/a).
-func Evaluate(c *Collector, res *knee.Result) *Report {
-	c.flush()
-	e := &eval{c: c, res: res}
+// Options tune Evaluate. The zero value works.
+type Options struct {
+	// WindowNS is the width, in ns, of the windows used to say when
+	// errors happened (default 10 s). Windows start at the run's first
+	// second.
+	WindowNS int64
+	// Generator is the load generator's data for the generator check; nil
+	// leaves the check n/a with a hint.
+	Generator *GeneratorData
+}
+
+func (o *Options) defaults() {
+	if o.WindowNS <= 0 {
+		o.WindowNS = 10e9
+	}
+}
+
+// Evaluate runs every check on a run's Timeline and its knee analysis (nil
+// when it could not be made, e.g. the latency metric is absent: the checks
+// that need it are then n/a). The thresholds the timeline was given
+// (timeline.Options.Thresholds) are re-evaluated per load level by the
+// summary-vs-knee check. Check tl.Err() afterwards.
+func Evaluate(tl *timeline.Timeline, res *knee.Result, opt Options) *Report {
+	opt.defaults()
+	e := &eval{tl: tl, res: res, opt: opt}
 	e.prepare()
 	r := &Report{}
 	r.Checks = append(r.Checks,
@@ -63,7 +84,8 @@ func Evaluate(c *Collector, res *knee.Result) *Report {
 }
 
 type eval struct {
-	c      *Collector
+	tl     *timeline.Timeline
+	opt    Options
 	res    *knee.Result
 	s0, s1 int64 // run seconds [s0, s1)
 	levels []knee.Level
@@ -74,45 +96,33 @@ type eval struct {
 }
 
 func (e *eval) prepare() {
-	c := e.c
-	if c.any {
-		e.s0, e.s1 = secOf(c.minNS), secOf(c.maxNS)+1
+	tl := e.tl
+	if tl.Rows() > 0 {
+		e.s0, e.s1 = secOf(tl.StartNS()), secOf(tl.EndNS())+1
 	}
-	c.secs.Each(func(_ int64, sc *second) {
-		e.iterations += sc.iterations
-		e.dropped += sc.dropped
-		e.reqs += sc.reqs
-		e.okReqs += sc.ok
-		if v, ok := sc.vus.Total(); ok {
+	tl.Each(func(_ int64, sc *timeline.Second) {
+		e.iterations += sc.Iterations
+		e.dropped += sc.Dropped
+		e.reqs += sc.Requests
+		e.okReqs += sc.OK
+		if sc.HasVUs {
 			e.hasVUs = true
-			e.vusPeak = math.Max(e.vusPeak, v)
+			e.vusPeak = math.Max(e.vusPeak, sc.VUs)
 		}
-		if v, ok := sc.vusMax.Total(); ok {
-			e.vusMaxPeak = math.Max(e.vusMaxPeak, v)
+		if sc.HasVUsMax {
+			e.vusMaxPeak = math.Max(e.vusMaxPeak, sc.VUsMax)
 		}
 	})
 	e.levels = levelsOf(e.res)
 }
 
-// levelsOf returns the load levels the per-level checks work on: the ramp
-// steps of a ramp, the holds of a run with holds (its ramp steps when it
-// has fewer than three holds and ramp steps), none without an analysis.
+// levelsOf returns the load levels the per-level checks work on
+// (knee.Result.InspectedLevels), none without an analysis.
 func levelsOf(res *knee.Result) []knee.Level {
 	if res == nil {
 		return nil
 	}
-	switch res.Levels {
-	case "ramp":
-		return res.RampSteps
-	case "holds":
-		if len(res.Holds) < 3 && len(res.RampSteps) > 0 {
-			// A steady run: its ramp steps show changes within the
-			// one level that the level itself averages away.
-			return res.RampSteps
-		}
-		return res.Holds
-	}
-	return nil
+	return res.InspectedLevels()
 }
 
 // span returns the seconds [a, b) of a level.
@@ -129,34 +139,15 @@ func (e *eval) durationS() float64 {
 	return float64(e.s1 - e.s0)
 }
 
-// seconds calls fn for every second in [a, b) that holds a record, in
-// order, visiting the records rather than the span when the span is wider
-// (a stray timestamp years away must not cost a loop over the years).
-func (e *eval) seconds(a, b int64, fn func(k int64, sc *second)) {
-	if b-a <= int64(e.c.secs.Len()) {
-		for k := a; k < b; k++ {
-			if sc := e.c.secs.Get(k); sc != nil {
-				fn(k, sc)
-			}
-		}
-		return
-	}
-	e.c.secs.Each(func(k int64, sc *second) {
-		if k >= a && k < b {
-			fn(k, sc)
-		}
-	})
-}
-
 // levelStats sums a level's seconds: iterations, mean VUs over the seconds
 // that have the gauge, and the iteration-duration sketch.
 func (e *eval) levelStats(a, b int64) (iters uint64, vus float64, dur *sketch.Sketch) {
-	dur = e.c.dur.Range(0, a, b)
+	dur = e.tl.IterationDurations(a, b)
 	n := 0
-	e.seconds(a, b, func(_ int64, sc *second) {
-		iters += sc.iterations
-		if v, ok := sc.vus.Total(); ok {
-			vus += v
+	e.tl.Range(a, b, func(_ int64, sc *timeline.Second) {
+		iters += sc.Iterations
+		if sc.HasVUs {
+			vus += sc.VUs
 			n++
 		}
 	})
@@ -166,6 +157,14 @@ func (e *eval) levelStats(a, b int64) (iters uint64, vus float64, dur *sketch.Sk
 		vus = math.NaN()
 	}
 	return iters, vus, dur
+}
+
+func secOf(ns int64) int64 {
+	k := ns / 1e9
+	if ns < 0 && ns%1e9 != 0 {
+		k--
+	}
+	return k
 }
 
 func b2f(b bool) float64 {
@@ -179,7 +178,7 @@ func (e *eval) model() Check {
 	ch := Check{ID: IDModel}
 	if e.res == nil {
 		ch.Status = NA
-		ch.Message = fmt.Sprintf("no %s samples: the workload model and the load levels could not be analysed", e.c.opt.Metric)
+		ch.Message = fmt.Sprintf("no %s samples: the workload model and the load levels could not be analysed", e.tl.Metric())
 		return ch
 	}
 	closed := e.res.Model == knee.Closed
@@ -206,7 +205,7 @@ func (e *eval) duration() Check {
 	ch.Evidence.add("duration_s", d)
 	ch.Evidence.add("iterations", float64(e.iterations))
 	ch.Evidence.add("requests", float64(e.reqs))
-	if !e.c.any {
+	if e.tl.Rows() == 0 {
 		ch.Status, ch.Message = NA, "no samples."
 		return ch
 	}
@@ -235,7 +234,7 @@ func (e *eval) resolution() Check {
 		return ch
 	}
 	r := float64(e.res.ResolutionS)
-	w := math.Min(float64(e.c.opt.WindowNS)/1e9, e.res.WindowS)
+	w := math.Min(float64(e.opt.WindowNS)/1e9, e.res.WindowS)
 	ch.Evidence.add("resolution_s", r)
 	ch.Evidence.add("window_s", w)
 	switch {
@@ -270,7 +269,7 @@ func (e *eval) coordinatedOmission() Check {
 		}
 		return ch
 	}
-	if e.c.iterDur.Count() == 0 || len(e.levels) == 0 || !e.hasVUs {
+	if e.tl.IterationDuration().Count() == 0 || len(e.levels) == 0 || !e.hasVUs {
 		ch.Status = NA
 		ch.Message = "closed model, but no iteration_duration samples, vus gauge or load levels to estimate what was not sent."
 		return ch
@@ -321,11 +320,11 @@ func (e *eval) coordinatedOmission() Check {
 	ch.Evidence.add("iterations_omitted", math.Round(omitted))
 	ch.Evidence.add("requests_omitted", math.Round(omitted*rpi))
 	ch.Evidence.add("omitted_share", share)
-	ch.Evidence.add("p99_ms", e.c.ok.Quantile(0.99))
+	ch.Evidence.add("p99_ms", e.tl.Trend().OK.Quantile(0.99))
 	if growth >= COGrowth && share >= COShare {
 		ch.Status = Warn
 		ch.Message = fmt.Sprintf("closed model: the median iteration grew from %s ms (at %s VUs) to %s ms (at %s VUs), so the VUs sent about %s fewer iterations (≈%s requests, %s of what low-load pacing would have sent) exactly while the system was slow; the p99 of %s ms is optimistic — use an arrival-rate executor for latency objectives.",
-			fmtNum(pacing), fmtNum(pacingVUs), fmtNum(worst), fmtNum(worstVUs), fmtNum(math.Round(omitted)), fmtNum(math.Round(omitted*rpi)), fmtPct(share), fmtNum(e.c.ok.Quantile(0.99)))
+			fmtNum(pacing), fmtNum(pacingVUs), fmtNum(worst), fmtNum(worstVUs), fmtNum(math.Round(omitted)), fmtNum(math.Round(omitted*rpi)), fmtPct(share), fmtNum(e.tl.Trend().OK.Quantile(0.99)))
 		return ch
 	}
 	ch.Status = OK
@@ -348,8 +347,8 @@ func (e *eval) droppedIterations() Check {
 	var first, last int64 = -1, -1
 	var peak uint64
 	secsWith := 0
-	e.c.secs.Each(func(k int64, sc *second) {
-		if sc.dropped == 0 {
+	e.tl.Each(func(k int64, sc *timeline.Second) {
+		if sc.Dropped == 0 {
 			return
 		}
 		secsWith++
@@ -357,7 +356,7 @@ func (e *eval) droppedIterations() Check {
 			first = k
 		}
 		last = k
-		peak = max(peak, sc.dropped)
+		peak = max(peak, sc.Dropped)
 	})
 	share := float64(e.dropped) / offered
 	d := e.durationS()
@@ -406,33 +405,30 @@ func (e *eval) droppedIterations() Check {
 
 func (e *eval) checksMetric() Check {
 	ch := Check{ID: IDChecks}
-	if len(e.c.checks) == 0 {
+	checks := e.tl.Checks()
+	if len(checks) == 0 {
 		ch.Status, ch.Message = NA, "no checks metric: the script makes no check() calls, so wrong responses would look like fast ones; add checks on status and body."
 		return ch
 	}
-	names := make([]string, 0, len(e.c.checks))
 	var pass, fail uint64
 	firstFail := int64(math.MaxInt64)
-	for n, cc := range e.c.checks {
-		names = append(names, n)
-		pass += cc.pass
-		fail += cc.fail
-		if cc.fail > 0 && cc.firstFailNS < firstFail {
-			firstFail = cc.firstFailNS
+	for _, cc := range checks {
+		pass += cc.Pass
+		fail += cc.Fail
+		if cc.Fail > 0 && cc.FirstFailNS < firstFail {
+			firstFail = cc.FirstFailNS
 		}
 	}
-	slices.Sort(names)
 	ratio := float64(pass) / float64(pass+fail)
 	ch.Evidence.add("checks", float64(pass+fail))
 	ch.Evidence.add("failed", float64(fail))
 	ch.Evidence.add("pass_ratio", ratio)
 	var bad []string
-	for _, n := range names {
-		cc := e.c.checks[n]
-		r := float64(cc.pass) / float64(cc.pass+cc.fail)
-		ch.Evidence.add("pass_ratio{check:"+n+"}", r)
-		if cc.fail > 0 {
-			bad = append(bad, fmt.Sprintf("%q %s", n, fmtPct(r)))
+	for _, cc := range checks {
+		r := float64(cc.Pass) / float64(cc.Pass+cc.Fail)
+		ch.Evidence.add("pass_ratio{check:"+cc.Name+"}", r)
+		if cc.Fail > 0 {
+			bad = append(bad, fmt.Sprintf("%q %s", cc.Name, fmtPct(r)))
 		}
 	}
 	if fail == 0 {
@@ -450,8 +446,8 @@ func (e *eval) checksMetric() Check {
 // windowRates returns the highest share pick(second)/requests over windows
 // of WindowNS from the run's first second, and that window's start (s since
 // the run's start). A last window under half a window long is skipped.
-func (e *eval) windowRates(pick func(*second) uint64) (peakRate, peakStart float64) {
-	w := max(1, e.c.opt.WindowNS/1e9)
+func (e *eval) windowRates(pick func(*timeline.Second) uint64) (peakRate, peakStart float64) {
+	w := max(1, e.opt.WindowNS/1e9)
 	peakRate, peakStart = math.NaN(), math.NaN()
 	// Windows start at s0, s0+w, …; only those with seconds of data are
 	// visited (a gap in the data costs nothing).
@@ -461,7 +457,7 @@ func (e *eval) windowRates(pick func(*second) uint64) (peakRate, peakStart float
 	}
 	var starts []int64
 	wins := map[int64]*win{}
-	e.c.secs.Each(func(k int64, sc *second) {
+	e.tl.Each(func(k int64, sc *timeline.Second) {
 		if k < e.s0 || k >= e.s1 {
 			return
 		}
@@ -472,7 +468,7 @@ func (e *eval) windowRates(pick func(*second) uint64) (peakRate, peakStart float
 			wins[a] = x
 			starts = append(starts, a) // ascending: Each is ordered
 		}
-		x.n += sc.reqs
+		x.n += sc.Requests
 		x.bad += pick(sc)
 		x.secs++
 	})
@@ -494,9 +490,9 @@ func (e *eval) windowRates(pick func(*second) uint64) (peakRate, peakStart float
 	return peakRate, peakStart
 }
 
-func (e *eval) firstSecond(pick func(*second) uint64) int64 {
+func (e *eval) firstSecond(pick func(*timeline.Second) uint64) int64 {
 	first := int64(-1)
-	e.c.secs.Each(func(k int64, sc *second) {
+	e.tl.Each(func(k int64, sc *timeline.Second) {
 		if first < 0 && k >= e.s0 && k < e.s1 && pick(sc) > 0 {
 			first = k - e.s0
 		}
@@ -504,82 +500,120 @@ func (e *eval) firstSecond(pick func(*second) uint64) int64 {
 	return first
 }
 
+// noun is what the run's requests are called: "requests", "calls",
+// "sessions".
+func (e *eval) noun() string {
+	if p := e.tl.Protocol(); p != outcome.None {
+		return p.Noun()
+	}
+	return "requests"
+}
+
+// noRequests is the n/a message of the checks that need a request stream.
+const noRequests = "no request samples (http_reqs, gRPC calls, WebSocket sessions or browser requests)."
+
 func (e *eval) errors() Check {
 	ch := Check{ID: IDErrors}
-	if !e.c.hasHTTP || e.reqs == 0 {
-		ch.Status, ch.Message = NA, "no http_reqs samples."
+	if !e.tl.HasRequests() || e.reqs == 0 {
+		ch.Status, ch.Message = NA, noRequests
 		return ch
 	}
+	proto := e.tl.Protocol()
+	noun := e.noun()
 	failed := e.reqs - e.okReqs
 	rate := float64(failed) / float64(e.reqs)
-	var transport, httpErr uint64
-	statuses := make([]string, 0, len(e.c.byStatus))
-	for st, n := range e.c.byStatus {
-		code, _ := strconv.Atoi(st)
-		switch {
-		case st == "0":
-			transport += n
-		case code >= 400:
-			httpErr += n
-		}
-		if st == "0" || code >= 400 {
+	var transport uint64
+	e.tl.Each(func(_ int64, sc *timeline.Second) { transport += sc.Transport + sc.Timeouts })
+	// Failures by status, and by status and request name.
+	byStatus := map[string]uint64{}
+	var statuses []string
+	add := func(st string, n uint64) {
+		if _, ok := byStatus[st]; !ok {
 			statuses = append(statuses, st)
 		}
+		byStatus[st] += n
+	}
+	byName := e.tl.FailuresByName()
+	var tagged uint64
+	for _, f := range byName {
+		add(f.Status, f.N)
+		tagged += f.N
+	}
+	if failed > tagged {
+		add("", failed-tagged) // told only by the failed-rate rows
 	}
 	slices.Sort(statuses)
 	ch.Evidence.add("requests", float64(e.reqs))
 	ch.Evidence.add("failed", float64(failed))
 	ch.Evidence.add("error_rate", rate)
-	ch.Evidence.add("http_errors", float64(httpErr))
+	ch.Evidence.add(proto.String()+"_errors", float64(failed-transport))
 	ch.Evidence.add("transport_errors", float64(transport))
-	ch.Evidence.add("timeouts", float64(e.c.byCode["1050"]))
+	ch.Evidence.add("timeouts", float64(e.tl.ErrorCodes()["1050"]))
 	for _, st := range statuses {
-		ch.Evidence.add("status_"+st, float64(e.c.byStatus[st]))
+		ch.Evidence.add("status_"+statusKey(st), float64(byStatus[st]))
 	}
-	keys := make([][2]string, 0, len(e.c.byStatusName))
-	for k := range e.c.byStatusName {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(p, q [2]string) int { return cmp.Or(cmp.Compare(p[0], q[0]), cmp.Compare(p[1], q[1])) })
 	var parts []string
-	for _, k := range keys {
-		if k[1] != "" {
-			ch.Evidence.add("status_"+k[0]+"{name:"+k[1]+"}", float64(e.c.byStatusName[k]))
-			parts = append(parts, fmt.Sprintf("%d × %s on %s", e.c.byStatusName[k], k[0], k[1]))
+	for _, f := range byName {
+		label := e.tl.StatusLabel(f.Status)
+		if proto == outcome.GRPC && label != f.Status {
+			label = f.Status + " " + label
+		}
+		if f.Name != "" {
+			ch.Evidence.add("status_"+statusKey(f.Status)+"{name:"+f.Name+"}", float64(f.N))
+			parts = append(parts, fmt.Sprintf("%d × %s on %s", f.N, label, f.Name))
 		} else {
-			parts = append(parts, fmt.Sprintf("%d × %s", e.c.byStatusName[k], k[0]))
+			parts = append(parts, fmt.Sprintf("%d × %s", f.N, label))
 		}
 	}
-	codes := make([]string, 0, len(e.c.byCode))
-	for k := range e.c.byCode {
+	if failed > tagged {
+		parts = append(parts, fmt.Sprintf("%d without a status (from http_req_failed)", failed-tagged))
+	}
+	codes := make([]string, 0, len(e.tl.ErrorCodes()))
+	for k := range e.tl.ErrorCodes() {
 		codes = append(codes, k)
 	}
 	slices.Sort(codes)
 	for _, k := range codes {
-		ch.Evidence.add("error_code_"+k, float64(e.c.byCode[k]))
+		ch.Evidence.add("error_code_"+k, float64(e.tl.ErrorCodes()[k]))
 	}
-	bad := func(sc *second) uint64 { return sc.reqs - sc.ok }
+	bad := func(sc *timeline.Second) uint64 { return sc.Failed }
 	peak, peakAt := e.windowRates(bad)
 	ch.Evidence.add("first_error_s", orNaN(e.firstSecond(bad)))
 	ch.Evidence.add("peak_window_error_rate", peak)
 	ch.Evidence.add("peak_window_start_s", peakAt)
-	ch.Evidence.add("p95_ms_all", e.c.all.Quantile(0.95))
-	ch.Evidence.add("p95_ms_ok", e.c.ok.Quantile(0.95))
-	ch.Evidence.add("p95_ms_failed", e.c.failed.Quantile(0.95))
+	tr := e.tl.Trend()
+	ch.Evidence.add("p95_ms_all", tr.All.Quantile(0.95))
+	ch.Evidence.add("p95_ms_ok", tr.OK.Quantile(0.95))
+	ch.Evidence.add("p95_ms_failed", tr.Failed.Quantile(0.95))
 	if failed == 0 {
 		ch.Status = OK
-		ch.Message = fmt.Sprintf("all %d requests succeeded.", e.reqs)
+		ch.Message = fmt.Sprintf("all %d %s succeeded.", e.reqs, noun)
 		return ch
 	}
 	ch.Status = Warn
 	if rate >= ErrorFailRate || peak >= ErrorWindowFailRate {
 		ch.Status = Fail
 	}
-	w := e.c.opt.WindowNS / 1e9
-	ch.Message = fmt.Sprintf("%d of %d requests failed (%s; %d HTTP errors, %d transport errors with status 0): %s; from +%d s, worst %d s window at +%s s with %s; percentiles here are of successful responses (p95 %s ms, all responses %s ms) because failures (fast rejections or slow timeouts) distort them — fix the errors before reading the latency.",
-		failed, e.reqs, fmtPct(rate), httpErr, transport, strings.Join(parts, ", "), e.firstSecond(bad), w, fmtNum(peakAt), fmtPct(peak),
-		fmtNum(e.c.ok.Quantile(0.95)), fmtNum(e.c.all.Quantile(0.95)))
+	w := e.opt.WindowNS / 1e9
+	kinds := fmt.Sprintf("%d HTTP errors, %d transport errors with status 0", failed-transport, transport)
+	if proto == outcome.GRPC {
+		kinds = fmt.Sprintf("%d calls with a gRPC status other than OK, %d without a response", failed-transport, transport)
+	} else if proto == outcome.WebSocket {
+		kinds = fmt.Sprintf("%d handshakes other than 101, %d without a response", failed-transport, transport)
+	}
+	ch.Message = fmt.Sprintf("%d of %d %s failed (%s; %s): %s; from +%d s, worst %d s window at +%s s with %s; percentiles here are of successful responses (p95 %s ms, all responses %s ms) because failures (fast rejections or slow timeouts) distort them — fix the errors before reading the latency.",
+		failed, e.reqs, noun, fmtPct(rate), kinds, strings.Join(parts, ", "), e.firstSecond(bad), w, fmtNum(peakAt), fmtPct(peak),
+		fmtNum(tr.OK.Quantile(0.95)), fmtNum(tr.All.Quantile(0.95)))
 	return ch
+}
+
+// statusKey is a status as an evidence name: "unknown" for failures told
+// only by the failed-rate rows.
+func statusKey(st string) string {
+	if st == "" {
+		return "unknown"
+	}
+	return st
 }
 
 // rateLimited looks for a rate limiter measured instead of the system: 429
@@ -588,11 +622,24 @@ func (e *eval) errors() Check {
 // bimodal test, see BimodalFactor; a warning, as a cache can look alike).
 func (e *eval) rateLimited() Check {
 	ch := Check{ID: IDRateLimited}
-	if !e.c.hasHTTP || e.reqs == 0 {
-		ch.Status, ch.Message = NA, "no http_reqs samples."
+	if !e.tl.HasRequests() || e.reqs == 0 {
+		ch.Status, ch.Message = NA, noRequests
 		return ch
 	}
-	n := e.c.byStatus["429"]
+	limited := "429"
+	if e.tl.Protocol() == outcome.GRPC {
+		limited = "8"
+	}
+	var n uint64
+	perName := map[string]uint64{}
+	for _, f := range e.tl.FailuresByName() {
+		if f.Status == limited {
+			n += f.N
+			if f.Name != "" {
+				perName[f.Name] += f.N
+			}
+		}
+	}
 	share := float64(n) / float64(e.reqs)
 	ch.Evidence.add("status_429", float64(n))
 	ch.Evidence.add("share_429", share)
@@ -616,26 +663,24 @@ func (e *eval) rateLimited() Check {
 		return ch
 	}
 	var names []string
-	for k := range e.c.byStatusName {
-		if k[0] == "429" && k[1] != "" {
-			names = append(names, k[1])
-		}
+	for nm := range perName {
+		names = append(names, nm)
 	}
 	slices.Sort(names)
 	var where []string
 	for _, nm := range names {
-		v := e.c.byStatusName[[2]string{"429", nm}]
+		v := perName[nm]
 		ch.Evidence.add("status_429{name:"+nm+"}", float64(v))
 		where = append(where, fmt.Sprintf("%d on %s", v, nm))
 	}
-	lim := func(sc *second) uint64 { return sc.limited }
+	lim := func(sc *timeline.Second) uint64 { return sc.Limited }
 	first := e.firstSecond(lim)
 	peak, peakAt := e.windowRates(lim)
 	ch.Evidence.add("first_429_s", orNaN(first))
 	ch.Evidence.add("peak_window_share_429", peak)
 	ch.Evidence.add("peak_window_start_s", peakAt)
-	ch.Evidence.add("limited_p50_ms", e.c.limited.Quantile(0.5))
-	ch.Evidence.add("ok_p50_ms", e.c.ok.Quantile(0.5))
+	ch.Evidence.add("limited_p50_ms", e.tl.Trend().Limited.Quantile(0.5))
+	ch.Evidence.add("ok_p50_ms", e.tl.Trend().OK.Quantile(0.5))
 	groups := bm.addBimodal(&ch, unit)
 	if groups != "" {
 		groups = "; besides, " + groups
@@ -645,7 +690,7 @@ func (e *eval) rateLimited() Check {
 		ch.Status = Fail
 	}
 	ch.Message = fmt.Sprintf("%d responses (%s of requests) were 429 Too Many Requests (%s), from +%d s, up to %s of a %d s window: a rate limiter (or the server's own load shedding) answered instead of the service — the limited group took p50 %s ms against %s ms for successes%s; exempt the load generator or test below the limit before reading capacity.",
-		n, fmtPct(share), strings.Join(where, ", "), first, fmtPct(peak), e.c.opt.WindowNS/1e9, fmtNum(e.c.limited.Quantile(0.5)), fmtNum(e.c.ok.Quantile(0.5)), groups)
+		n, fmtPct(share), strings.Join(where, ", "), first, fmtPct(peak), e.opt.WindowNS/1e9, fmtNum(e.tl.Trend().Limited.Quantile(0.5)), fmtNum(e.tl.Trend().OK.Quantile(0.5)), groups)
 	return ch
 }
 
@@ -699,16 +744,16 @@ func (e *eval) summaryVsKnee() Check {
 	}
 	unit := e.res.OfferedUnit
 
-	if len(e.c.thr) > 0 {
+	if thr := e.tl.Thresholds(); len(thr) > 0 {
 		var hidden, failedRun []string
-		for i, t := range e.c.thr {
-			run, ok := t.value(e.s0, e.s1)
+		for i, t := range thr {
+			run, ok := e.tl.ThresholdValue(i, e.s0, e.s1)
 			ch.Evidence.add(fmt.Sprintf("threshold_%d_run", i+1), run)
 			nFail, firstOff := 0, math.NaN()
 			for j := range e.levels {
 				a, b := span(&e.levels[j])
-				v, ok := t.value(a, b)
-				if ok && !t.t.Holds(v) {
+				v, ok := e.tl.ThresholdValue(i, a, b)
+				if ok && !t.Holds(v) {
 					nFail++
 					if math.IsNaN(firstOff) || float64(e.levels[j].Offered) < firstOff {
 						firstOff = float64(e.levels[j].Offered)
@@ -718,10 +763,10 @@ func (e *eval) summaryVsKnee() Check {
 			ch.Evidence.add(fmt.Sprintf("threshold_%d_failed_levels", i+1), float64(nFail))
 			ch.Evidence.add(fmt.Sprintf("threshold_%d_first_failed_offered", i+1), firstOff)
 			switch {
-			case ok && !t.t.Holds(run):
-				failedRun = append(failedRun, t.t.Source)
+			case ok && !t.Holds(run):
+				failedRun = append(failedRun, t.Source)
 			case nFail > 0:
-				hidden = append(hidden, fmt.Sprintf("%s (whole run %s, fails %d of %d levels from %s %s)", t.t.Source, fmtNum(run), nFail, len(e.levels), fmtNum(firstOff), unit))
+				hidden = append(hidden, fmt.Sprintf("%s (whole run %s, fails %d of %d levels from %s %s)", t.Source, fmtNum(run), nFail, len(e.levels), fmtNum(firstOff), unit))
 			}
 		}
 		if len(hidden) > 0 {
@@ -763,12 +808,12 @@ func (e *eval) summaryVsKnee() Check {
 // generator judges the load generator from Options.Generator (n/a with a
 // hint without it); see GeneratorCheck.
 func (e *eval) generator() Check {
-	return GeneratorCheck(e.c.opt.Generator, e.levels, e.s0*1e9, e.s1*1e9)
+	return GeneratorCheck(e.opt.Generator, e.levels, e.s0*1e9, e.s1*1e9)
 }
 
 func (e *eval) cardinality() Check {
 	ch := Check{ID: IDCardinality}
-	m, s, n := len(e.c.metrics), len(e.c.series), len(e.c.names)
+	m, s, n := len(e.tl.Metrics()), e.tl.SeriesCount(), e.tl.NameCount()
 	ch.Evidence.add("metrics", float64(m))
 	ch.Evidence.add("series", float64(s))
 	ch.Evidence.add("request_names", float64(n))

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"github.com/ldanalyze/ldanalyze/pkg/timeline"
 	"math"
 	"path/filepath"
 	"strings"
@@ -140,11 +141,11 @@ func TestCheckGeneratorEvaluate(t *testing.T) {
 	if c.Status != Fail || !near(ev(t, c, "throttle_ratio_peak"), 0.10, 1e-9) {
 		t.Errorf("evaluate: %s %v (%s)", c.Status, c.Evidence, c.Message)
 	}
-	kc := knee.NewCollector("http_req_duration")
+	acc := timeline.New(timeline.Options{Metric: "http_req_duration"})
 	for i := range r.samples {
-		kc.Add(&r.samples[i])
+		acc.Add(&r.samples[i])
 	}
-	res, err := knee.Analyze(kc, 1e9, knee.Options{})
+	res, err := knee.Analyze(acc.Close(1e9), knee.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

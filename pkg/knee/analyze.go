@@ -8,22 +8,23 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ldanalyze/ldanalyze/pkg/outcome"
 	"github.com/ldanalyze/ldanalyze/pkg/sketch"
+	"github.com/ldanalyze/ldanalyze/pkg/timeline"
 )
 
-// SpansWarningPrefix starts the warning of a run whose samples fall in
-// several spans separated by gaps without any sample (only the longest is
-// analysed for load levels): commands that show no warnings repeat it.
-const SpansWarningPrefix = "the samples fall in "
+// Model is a workload model (k6 docs, "Open and closed models"): Open or
+// Closed.
+type Model string
 
-// Workload models (k6 docs, "Open and closed models").
+// The workload models.
 const (
 	// Open is an arrival-rate executor: iterations start on a schedule
 	// whatever the system does.
-	Open = "open"
+	Open Model = "open"
 	// Closed is a VU executor: each VU starts its next iteration only when
 	// the last one ended, so a slow system is sent less work.
-	Closed = "closed"
+	Closed Model = "closed"
 )
 
 // Options tune Analyze. The zero value works: every field has a default.
@@ -78,7 +79,7 @@ func (o *Options) defaults() {
 type Result struct {
 	Metric string `json:"metric"`
 	// Model is Open or Closed; ModelEvidence says why.
-	Model         string `json:"model"`
+	Model         Model  `json:"model"`
 	ModelEvidence string `json:"model_evidence"`
 	// OfferedUnit is "iterations/s" (open) or "VUs" (closed).
 	OfferedUnit string `json:"offered_unit"`
@@ -105,8 +106,8 @@ type Result struct {
 	SLO       *SLOResult `json:"slo"`
 	Overall   Overall    `json:"overall"`
 	// PercentileMethod states how percentiles were computed.
-	PercentileMethod string   `json:"percentile_method"`
-	Warnings         []string `json:"warnings"`
+	PercentileMethod string    `json:"percentile_method"`
+	Warnings         []Warning `json:"warnings"`
 }
 
 // Knee is the last load level where the system still kept up.
@@ -173,39 +174,6 @@ type Overall struct {
 	Exact bool `json:"exact"`
 }
 
-// duplicates warns about input files that hold the same number of samples
-// of the metric, with the same sum, over the same span: one run given twice (a file twice, or
-// the CSV and the JSON output of one run), whose figures were added
-// together. The files of a distributed run split the samples, so they
-// differ in count.
-func (c *Collector) duplicates(resolutionNS int64) []string {
-	names := make([]string, 0, len(c.perSource))
-	for n := range c.perSource {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	var out []string
-	for i, a := range names {
-		for _, b := range names[i+1:] {
-			x, y := c.perSource[a], c.perSource[b]
-			if x.maxNS+resolutionNS < y.minNS || y.maxNS+resolutionNS < x.minNS {
-				out = append(out, fmt.Sprintf("%s and %s do not overlap in time: they look like two separate runs, analysed here as one (the files of a distributed run cover the same time); give them one at a time, or compare them with ldanalyze compare", a, b))
-			}
-			if x.n == y.n && x.micro == y.micro && abs64(x.minNS-y.minNS) <= resolutionNS && abs64(x.maxNS-y.maxNS) <= resolutionNS {
-				out = append(out, fmt.Sprintf("%s and %s hold the same %d samples of %s over the same span: they look like one run given twice (or its CSV and JSON outputs), and their figures were added together — give one of them", a, b, x.n, c.metric))
-			}
-		}
-	}
-	return out
-}
-
-func abs64(v int64) int64 {
-	if v < 0 {
-		return -v
-	}
-	return v
-}
-
 // notTrend names k6's built-in metrics that are not Trends
 // (metrics/builtin.go; research/k6-formats.md §3): their percentiles mean
 // nothing as latency.
@@ -222,33 +190,33 @@ var notTrend = map[string]string{
 var ErrNoSamples = errors.New("no samples")
 
 type analysis struct {
-	c           *Collector
+	tl          *timeline.Timeline
 	p           *perSecond
 	opt         Options
-	model       string
+	model       Model
 	hasHTTP     bool
 	reqsPerIter float64
 	res         *Result
 }
 
-// Analyze computes the knee analysis from a filled Collector. resolutionNS
-// is the input's timestamp resolution (ingest.Stats.ResolutionNS). It
-// returns an error wrapping ErrNoSamples when the metric never occurs, and
-// an error when the window is finer than the resolution, or when the
-// collector's sealed latency sketches could not be read back
-// (sketch.Series.Err).
-func Analyze(c *Collector, resolutionNS int64, opt Options) (*Result, error) {
-	r, err := analyze(c, resolutionNS, opt)
+// Analyze computes the knee analysis of a run's Timeline. It returns an
+// error wrapping ErrNoSamples when the analysed Trend never occurs, and an
+// error when the window is finer than the input's resolution, or when the
+// timeline's sealed latency sketches could not be read back
+// (timeline.Timeline.Err).
+func Analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
+	r, err := analyze(tl, opt)
 	if err == nil {
-		if err = c.lat.Err(); err != nil {
+		if err = tl.Err(); err != nil {
 			return nil, fmt.Errorf("knee: %w", err)
 		}
 	}
 	return r, err
 }
 
-func analyze(c *Collector, resolutionNS int64, opt Options) (*Result, error) {
+func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 	opt.defaults()
+	resolutionNS := tl.ResolutionNS()
 	if resolutionNS > 0 && opt.WindowNS < resolutionNS {
 		return nil, fmt.Errorf("window %v is finer than the input's time resolution %v: choose --window %v or more",
 			time.Duration(opt.WindowNS), time.Duration(resolutionNS), time.Duration(resolutionNS))
@@ -256,37 +224,36 @@ func analyze(c *Collector, resolutionNS int64, opt Options) (*Result, error) {
 	if opt.WindowNS%1e9 != 0 {
 		return nil, fmt.Errorf("window %v: want a whole number of seconds (the analysis works on 1 s series)", time.Duration(opt.WindowNS))
 	}
-	if kind, ok := notTrend[c.metric]; ok {
-		return nil, fmt.Errorf("metric %q is a k6 %s, not a Trend: choose a Trend such as http_req_duration, iteration_duration or a custom Trend", c.metric, kind)
+	metric := tl.Metric()
+	if kind, ok := notTrend[metric]; ok {
+		return nil, fmt.Errorf("metric %q is a k6 %s, not a Trend: choose a Trend such as http_req_duration, iteration_duration or a custom Trend", metric, kind)
 	}
-	if c.rows == 0 {
+	if tl.Rows() == 0 {
 		return nil, fmt.Errorf("the input has a header but no data rows (%w)", ErrNoSamples)
 	}
-	if !c.metricSeen {
-		return nil, fmt.Errorf("metric %q: %w (use --metric with a Trend the file has, e.g. http_req_duration)", c.metric, ErrNoSamples)
+	if tl.MetricSamples() == 0 {
+		return nil, fmt.Errorf("metric %q: %w (use --metric with a Trend the file has, e.g. http_req_duration)", metric, ErrNoSamples)
 	}
-	a := &analysis{c: c, p: c.dense(), opt: opt, hasHTTP: c.hasHTTP}
-	r := &Result{Metric: c.metric, WindowS: float64(opt.WindowNS) / 1e9, Holds: []Level{}, Windows: []Level{}, Warnings: []string{}}
+	a := &analysis{tl: tl, p: dense(tl), opt: opt, hasHTTP: tl.HasRequests()}
+	r := &Result{Metric: metric, WindowS: float64(opt.WindowNS) / 1e9, Holds: []Level{}, Windows: []Level{}, Warnings: []Warning{}}
 	a.res = r
-	r.Start = time.Unix(0, c.minNS).UTC()
-	r.End = time.Unix(0, c.maxNS).UTC()
-	if resolutionNS <= 0 {
-		resolutionNS = 1
-	}
+	r.Start = time.Unix(0, tl.StartNS()).UTC()
+	r.End = time.Unix(0, tl.EndNS()).UTC()
 	r.ResolutionS = F(float64(resolutionNS) / 1e9)
 	r.Overall = a.overall()
 	r.PercentileMethod = fmt.Sprintf("k6's definition (linear interpolation between order statistics at q·(n−1)); exact up to %d values per window, beyond that a log-linear histogram with relative error ≤ %.3f %%", sketch.ExactLimit, sketch.RelativeError*100)
-	if !c.overallOK.Exact() || !c.overall.Exact() {
+	tr := tl.Trend()
+	if !tr.OK.Exact() || !tr.All.Exact() {
 		r.Overall.Exact = false
 	}
 
-	span := float64(c.maxNS-c.minNS) / 1e9
+	span := float64(tl.EndNS()-tl.StartNS()) / 1e9
 	if span < float64(resolutionNS)/1e9 || len(a.p.reqs) < 2 {
 		r.DurationS = F(span)
 		r.Model, r.OfferedUnit = Closed, "VUs"
 		r.ModelEvidence = "run too short to tell"
 		r.Levels = "none"
-		r.Warnings = append(r.Warnings, fmt.Sprintf("the run lasts %.3g s, less than two seconds of data at the file's %v resolution: no rates, windows or knee, only whole-run figures", span, time.Duration(resolutionNS)))
+		r.Warnings = append(r.Warnings, Warning{WarnShortRun, fmt.Sprintf("the run lasts %.3g s, less than two seconds of data at the file's %v resolution: no rates, windows or knee, only whole-run figures", span, time.Duration(resolutionNS))})
 		return r, nil
 	}
 	r.DurationS = F(float64(a.p.dataSeconds()))
@@ -298,22 +265,39 @@ func analyze(c *Collector, resolutionNS int64, opt Options) (*Result, error) {
 		r.OfferedUnit = "VUs"
 	}
 	r.RequestsPerIteration = F(a.reqsPerIter)
-	if p := a.p; p.spans > 1 {
-		r.Warnings = append(r.Warnings, SpansWarningPrefix+fmt.Sprintf("%d spans separated by up to %v without any sample (a clock step, a paused generator, several runs in one file or a stray timestamp): the load levels come from the span with the most data, %s to %s (%d s of data); the whole-run figures count every sample. Split the file, or give separate runs as separate files",
-			p.spans, time.Duration(p.maxGapS)*time.Second, time.Unix(p.start, 0).UTC().Format(time.RFC3339), time.Unix(p.start+int64(len(p.reqs))-1, 0).UTC().Format(time.RFC3339), p.spanSeconds))
+	if spans := tl.Spans(); len(spans) > 1 {
+		var maxGap int64
+		for i := 1; i < len(spans); i++ {
+			maxGap = max(maxGap, spans[i].First-spans[i-1].Last-1)
+		}
+		m := tl.Main()
+		r.Warnings = append(r.Warnings, Warning{WarnSpans, fmt.Sprintf("the samples fall in %d spans separated by up to %v without any sample (a clock step, a paused generator, several runs in one file or a stray timestamp): the load levels come from the span with the most data, %s to %s (%d s of data); the whole-run figures count every sample. Split the file, or give separate runs as separate files",
+			len(spans), time.Duration(maxGap)*time.Second, time.Unix(m.First, 0).UTC().Format(time.RFC3339), time.Unix(m.Last, 0).UTC().Format(time.RFC3339), m.Seconds)})
 	}
-	r.Warnings = append(r.Warnings, c.duplicates(resolutionNS)...)
-	if c.huge > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d samples of %s exceed a day (%.3g ms at most), longer than any k6 timeout: the file is damaged or the metric is not in ms; they are kept in the figures", c.huge, c.metric, float64(r.Overall.MaxMS)))
+	for _, d := range tl.Duplicates() {
+		code := WarnSeparateRuns
+		if d.SameRun {
+			code = WarnSameRunTwice
+		}
+		r.Warnings = append(r.Warnings, Warning{code, d.Message})
 	}
-	if c.negative > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d samples of %s are negative, which a duration cannot be: the file is damaged or the metric is not a time; they are kept in the figures", c.negative, c.metric))
+	if tr.Huge > 0 {
+		r.Warnings = append(r.Warnings, Warning{WarnHugeValues, fmt.Sprintf("%d samples of %s exceed a day (%.3g ms at most), longer than any k6 timeout: the file is damaged or the metric is not in ms; they are kept in the figures", tr.Huge, metric, float64(r.Overall.MaxMS))})
 	}
-	if w := c.lat.Width(); w > 1 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("latency is kept per %d-second slot in this %s run (memory is bounded at %d slots): a level's percentiles count each slot in the level that holds its middle; counts and rates stay per second", w, time.Duration(span*1e9).Round(time.Second), sketch.DefaultSeriesSlots))
+	if tr.Negative > 0 {
+		r.Warnings = append(r.Warnings, Warning{WarnNegativeValues, fmt.Sprintf("%d samples of %s are negative, which a duration cannot be: the file is damaged or the metric is not a time; they are kept in the figures", tr.Negative, metric)})
 	}
-	if !c.hasExpected && c.hasHTTP {
-		r.Warnings = append(r.Warnings, "no expected_response tag (k6 < v0.31 or tag disabled): success is status 1–399")
+	if w := tl.LatencyWidth(); w > 1 {
+		r.Warnings = append(r.Warnings, Warning{WarnCoarseLatency, fmt.Sprintf("latency is kept per %d-second slot in this %s run (memory is bounded at %d slots): a level's percentiles count each slot in the level that holds its middle; counts and rates stay per second", w, time.Duration(span*1e9).Round(time.Second), sketch.DefaultSeriesSlots)})
+	}
+	if tl.Protocol() == outcome.HTTP && !tl.HasExpectedResponse() {
+		if tl.UnknownOutcomes() > 0 && tl.FailedRateRows() {
+			r.Warnings = append(r.Warnings, Warning{WarnOutcomeFromRate, "no status or expected_response tag on the requests (restricted --system-tags): failures are counted from the http_req_failed rows of each second, and latency percentiles are of all responses"})
+		} else if tl.UnknownOutcomes() > 0 {
+			r.Warnings = append(r.Warnings, Warning{WarnNoOutcome, "no status, expected_response or http_req_failed to tell failures (restricted --system-tags): every request is counted as a success"})
+		} else {
+			r.Warnings = append(r.Warnings, Warning{WarnNoExpected, "no expected_response tag (k6 < v0.31 or tag disabled): success is status 1–399"})
+		}
 	}
 
 	r.Windows = a.windows()
@@ -329,7 +313,7 @@ func analyze(c *Collector, resolutionNS int64, opt Options) (*Result, error) {
 		}
 	}
 	if r.Levels == "ramp" && len(levels) < 3 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("only %d ramp step(s) of %v: too few load levels to find a knee; choose a shorter --ramp-step", len(levels), time.Duration(opt.RampStepNS)))
+		r.Warnings = append(r.Warnings, Warning{WarnFewRampSteps, fmt.Sprintf("only %d ramp step(s) of %v: too few load levels to find a knee; choose a shorter --ramp-step", len(levels), time.Duration(opt.RampStepNS))})
 	}
 	a.judge(levels)
 	r.Knee = a.knee(levels)
@@ -347,22 +331,22 @@ func analyze(c *Collector, resolutionNS int64, opt Options) (*Result, error) {
 }
 
 func (a *analysis) overall() Overall {
-	c := a.c
+	tr := a.tl.Trend()
 	o := Overall{
-		Count: c.overall.Count(), MeanMS: F(c.overall.Mean()), MinMS: F(c.overall.Min()), MaxMS: F(c.overall.Max()),
-		P50MS: F(c.overall.Quantile(0.5)), P90MS: F(c.overall.Quantile(0.9)), P95MS: F(c.overall.Quantile(0.95)), P99MS: F(c.overall.Quantile(0.99)),
-		OKCount: c.overallOK.Count(), OKP95MS: F(c.overallOK.Quantile(0.95)), Exact: c.overall.Exact(),
+		Count: tr.All.Count(), MeanMS: F(tr.All.Mean()), MinMS: F(tr.All.Min()), MaxMS: F(tr.All.Max()),
+		P50MS: F(tr.All.Quantile(0.5)), P90MS: F(tr.All.Quantile(0.9)), P95MS: F(tr.All.Quantile(0.95)), P99MS: F(tr.All.Quantile(0.99)),
+		OKCount: tr.OK.Count(), OKP95MS: F(tr.OK.Quantile(0.95)), Exact: tr.All.Exact(),
 	}
-	// Every second with data counts, in every span (see dense).
+	// Every second with data counts, in every span.
 	var reqs, ok, iters, dropped float64
 	maxV := math.NaN()
-	c.secs.Each(func(_ int64, s *second) {
-		reqs += float64(s.reqs)
-		ok += float64(s.ok)
-		iters += float64(s.iterations)
-		dropped += float64(s.dropped)
-		if v, has := s.vus.Total(); has && !(v <= maxV) {
-			maxV = v
+	a.tl.Each(func(_ int64, s *timeline.Second) {
+		reqs += float64(s.Requests)
+		ok += float64(s.OK)
+		iters += float64(s.Iterations)
+		dropped += float64(s.Dropped)
+		if s.HasVUs && !(s.VUs <= maxV) {
+			maxV = s.VUs
 		}
 	})
 	o.Requests, o.Failed = uint64(reqs), uint64(reqs-ok)
@@ -405,7 +389,7 @@ func (a *analysis) detectModel() {
 	case !p.hasVUs:
 		a.model = Closed
 		a.res.ModelEvidence = "no vus gauge in the input; assumed closed"
-		a.res.Warnings = append(a.res.Warnings, "no vus samples: the workload model could not be detected and is assumed closed")
+		a.res.Warnings = append(a.res.Warnings, Warning{WarnNoVUs, "no vus samples: the workload model could not be detected and is assumed closed"})
 	case maxM > 0 && maxV >= 0.95*maxM:
 		a.model = Closed
 		a.res.ModelEvidence = fmt.Sprintf("vus reached vus_max (%.0f of %.0f), as VU executors do", maxV, maxM)
@@ -561,3 +545,61 @@ func mod(a, b int64) int64 {
 }
 
 func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// DecisionLevels are the load levels the knee, the ceiling and the SLO
+// capacity were decided on: the ramp steps of a continuous ramp, else the
+// holds; none for a run too short to have levels. Every consumer of a
+// Result (checks, report, attribution, compare, cost, queue, scale) reads
+// the levels through it or PeakLevel.
+func (r *Result) DecisionLevels() []Level {
+	switch r.Levels {
+	case "ramp":
+		return r.RampSteps
+	case "holds":
+		return r.Holds
+	}
+	return nil
+}
+
+// InspectedLevels are the levels the per-level validity checks look at:
+// DecisionLevels, except that a run with fewer than three holds (a steady
+// run, whose one or two holds average away what changed within them) is
+// looked at step by step, in its ramp steps.
+func (r *Result) InspectedLevels() []Level {
+	if r.Levels == "holds" && len(r.Holds) < 3 && len(r.RampSteps) > 0 {
+		return r.RampSteps
+	}
+	return r.DecisionLevels()
+}
+
+// PeakLevel returns the decision level with the highest goodput
+// (completed_rps) and true, or false when no level has a completed rate.
+// A run without decision levels falls back to its holds, then its ramp
+// steps.
+func (r *Result) PeakLevel() (Level, bool) {
+	levels := r.DecisionLevels()
+	if len(levels) == 0 {
+		levels = r.Holds
+	}
+	if len(levels) == 0 {
+		levels = r.RampSteps
+	}
+	peak := -1
+	for i, l := range levels {
+		if l.CompletedRPS.Valid() && (peak < 0 || l.CompletedRPS > levels[peak].CompletedRPS) {
+			peak = i
+		}
+	}
+	if peak < 0 {
+		return Level{}, false
+	}
+	return levels[peak], true
+}
+
+// LevelNoun names a decision level for people: "hold" or "ramp step".
+func (r *Result) LevelNoun() string {
+	if r.Levels == "ramp" {
+		return "ramp step"
+	}
+	return "hold"
+}

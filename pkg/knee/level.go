@@ -70,7 +70,7 @@ const (
 // aggregate builds the level of seconds [i0, i1) of p.
 func (a *analysis) aggregate(i0, i1 int, pcts []float64) Level {
 	p := a.p
-	l := Level{i0: i0, i1: i1, lat: p.lat.Range(0, p.start+int64(i0), p.start+int64(i1))}
+	l := Level{i0: i0, i1: i1, lat: p.tl.Latency(p.start+int64(i0), p.start+int64(i1))}
 	l.Start = time.Unix(p.start+int64(i0), 0).UTC()
 	l.End = time.Unix(p.start+int64(i1), 0).UTC()
 	secs := float64(max(1, p.dataIn(i0, i1))) // rates per second of data

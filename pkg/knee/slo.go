@@ -1,92 +1,43 @@
 package knee
 
 import (
-	"fmt"
 	"math"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/ldanalyze/ldanalyze/pkg/threshold"
 )
 
-// SLO is a latency objective in k6 threshold syntax on the analysed Trend:
-// "p95<500ms", "p(99)<800", "p(99.9)<=1s", "avg<200", "med<300",
-// "max<2000". A bare number is in ms.
+// SLO is a latency objective on the analysed Trend in k6 threshold
+// syntax (package threshold, ParseLatency): "p95<500ms", "p(99)<800",
+// "p(99.9)<=1s", "avg<200", "med<300", "max<2000"; the limit in ms.
 type SLO struct {
-	// Expr is the expression as given.
-	Expr string
-	// Stat is "avg", "min", "max", "med" or "p" (with Percentile).
-	Stat       string
-	Percentile float64
-	// Op is "<", "<=", ">" or ">=".
-	Op string
-	// LimitMS is the threshold in ms.
-	LimitMS float64
+	// Source is the expression as given, trimmed.
+	Source string
+	threshold.Expr
 }
 
-var sloRe = regexp.MustCompile(`^\s*(avg|min|max|med|p\(\s*([0-9.]+)\s*\)|p([0-9.]+))\s*(<=|<|>=|>|==)\s*([0-9.]+)\s*(ms|s|us|µs)?\s*$`)
-
-// ParseSLO parses a k6-style threshold on a Trend. It returns an error that
-// shows the accepted forms.
+// ParseSLO parses a latency objective (threshold.ParseLatency). Errors are
+// *threshold.SyntaxError.
 func ParseSLO(expr string) (*SLO, error) {
-	m := sloRe.FindStringSubmatch(expr)
-	if m == nil {
-		return nil, fmt.Errorf("SLO %q: want STAT OP VALUE as in k6 thresholds, e.g. 'p95<500ms', 'p(99)<800', 'avg<200' (STAT avg|min|max|med|pNN|p(NN), value in ms unless suffixed ms|s|us)", expr)
-	}
-	s := &SLO{Expr: strings.TrimSpace(expr), Op: m[4]}
-	if m[4] == "==" {
-		return nil, fmt.Errorf("SLO %q: == cannot bound a latency; use < or <=", expr)
-	}
-	switch {
-	case m[2] != "" || m[3] != "":
-		pct := m[2] + m[3]
-		v, err := strconv.ParseFloat(pct, 64)
-		if err != nil || v <= 0 || v > 100 {
-			return nil, fmt.Errorf("SLO %q: percentile %q: want a number in (0, 100]", expr, pct)
-		}
-		s.Stat, s.Percentile = "p", v
-	default:
-		s.Stat = m[1]
-	}
-	v, err := strconv.ParseFloat(m[5], 64)
+	e, err := threshold.ParseLatency(expr)
 	if err != nil {
-		return nil, fmt.Errorf("SLO %q: limit %q: want a number", expr, m[5])
+		return nil, err
 	}
-	switch m[6] {
-	case "s":
-		v *= 1000
-	case "us", "µs":
-		v /= 1000
-	}
-	s.LimitMS = v
-	return s, nil
+	return &SLO{Source: strings.TrimSpace(expr), Expr: e}, nil
 }
 
 // value returns the level's statistic the SLO bounds.
 func (s *SLO) value(l *Level) float64 {
 	switch s.Stat {
-	case "avg":
+	case threshold.Avg:
 		return float64(l.MeanMS)
-	case "min":
+	case threshold.Min:
 		return float64(l.MinMS)
-	case "max":
+	case threshold.Max:
 		return float64(l.MaxMS)
-	case "med":
-		return l.lat.Quantile(0.5)
 	}
-	return l.lat.Quantile(s.Percentile / 100)
-}
-
-func (s *SLO) holds(v float64) bool {
-	switch s.Op {
-	case "<":
-		return v < s.LimitMS
-	case "<=":
-		return v <= s.LimitMS
-	case ">":
-		return v > s.LimitMS
-	}
-	return v >= s.LimitMS
+	return l.lat.Quantile(s.Quantile())
 }
 
 // SLOResult is the highest load that met the SLO.
@@ -114,7 +65,7 @@ type SLOResult struct {
 func (a *analysis) slo(levels []Level, s *SLO) *SLOResult {
 	ls := slices.Clone(levels)
 	slices.SortStableFunc(ls, func(p, q Level) int { return cmpF(p.Offered, q.Offered) })
-	r := &SLOResult{Expr: s.Expr, MaxOffered: F(math.NaN()), MaxCompletedRPS: F(math.NaN()), Levels: len(ls)}
+	r := &SLOResult{Expr: s.Source, MaxOffered: F(math.NaN()), MaxCompletedRPS: F(math.NaN()), Levels: len(ls)}
 	last := -1
 	for i := range ls {
 		v := s.value(&ls[i])
@@ -127,7 +78,7 @@ func (a *analysis) slo(levels []Level, s *SLO) *SLOResult {
 		if shed {
 			r.ErrorLimited = true
 		}
-		if !s.holds(v) || shed {
+		if !s.Holds(v) || shed {
 			if shed {
 				// Stop at the last good level: no interpolation into a
 				// level that failed on errors.
@@ -140,7 +91,7 @@ func (a *analysis) slo(levels []Level, s *SLO) *SLOResult {
 				lv := s.value(&ls[last])
 				t := 0.0
 				if v != lv {
-					t = (s.LimitMS - lv) / (v - lv)
+					t = (s.Limit - lv) / (v - lv)
 				}
 				t = math.Min(1, math.Max(0, t))
 				r.MaxOffered = F(lerp(float64(ls[last].Offered), float64(ls[i].Offered), t))

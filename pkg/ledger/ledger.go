@@ -99,7 +99,7 @@ func NewEntry(label string, files []string, res *knee.Result, cs []checks.Check,
 	nan := jsonnum.Float(math.NaN())
 	e := Entry{
 		Date: res.Start.UTC(), Label: label, Files: slices.Clone(files),
-		Model: res.Model, OfferedUnit: res.OfferedUnit,
+		Model: string(res.Model), OfferedUnit: res.OfferedUnit,
 		Knee: nan, KneeP95MS: nan, CeilingRPS: nan, CeilingLowRPS: nan, CeilingHighRPS: nan,
 		Requests: res.Overall.Requests, ErrorRate: res.Overall.ErrorRate,
 		FailedChecks: []string{}, WarnedChecks: []string{},

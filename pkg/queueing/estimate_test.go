@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ldanalyze/ldanalyze/pkg/ingest"
-	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/queueing"
 )
 
@@ -111,63 +109,6 @@ func TestEstimateMMcErrors(t *testing.T) {
 		_, err := queueing.EstimateMMc(c.levels, c.ceiling, c.opt)
 		if err == nil || err.Error() != c.want {
 			t.Errorf("error %v, want %q", err, c.want)
-		}
-	}
-}
-
-// The corpus test server has C = 2 worker slots (testdata/k6/README.md);
-// the estimate from each k6 run's levels recovers c = 2: X_max·S =
-// 187.4/s × 11.02 ms = 2.07 (open_ramp; S is the first ramp step's mean,
-// knee's 11.0246 ms), 183.9/s × 10.6 ms = 1.95 (breakpoint),
-// 164.6/s × 12.51 ms = 2.06 (closed_ramp).
-func TestEstimateMMcCorpus(t *testing.T) {
-	for _, c := range []struct {
-		file         string
-		serversExact float64
-	}{
-		{"open_ramp.csv.gz", 2.066},
-		{"breakpoint.csv.gz", 1.948},
-		{"closed_ramp.csv.gz", 2.059},
-	} {
-		r, err := ingest.OpenAll([]string{"../../testdata/k6/" + c.file}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		kc := knee.NewCollector("http_req_duration")
-		for r.Next() {
-			kc.Add(r.Sample())
-		}
-		r.Close()
-		res, err := knee.Analyze(kc, r.Stats().ResolutionNS, knee.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		lv := res.Holds
-		if res.Levels != "holds" {
-			lv = res.RampSteps
-		}
-		var in []queueing.LoadLevel
-		for _, l := range lv {
-			ll := queueing.LoadLevel{ThroughputPerSecond: float64(l.RequestsRPS), MeanSeconds: float64(l.MeanMS) / 1000, Samples: l.Count}
-			if res.Model == knee.Open {
-				ll.OfferedPerSecond = float64(l.OfferedRPS)
-			}
-			in = append(in, ll)
-		}
-		e, err := queueing.EstimateMMc(in, float64(res.Ceiling.CompletedRPS), queueing.EstimateOptions{Closed: res.Model == knee.Closed})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e.Servers != 2 {
-			t.Errorf("%s: c = %d, want 2", c.file, e.Servers)
-		}
-		near(t, c.file+" X_max·S", e.ServersExact, c.serversExact, 0.001)
-		if c.file == "open_ramp.csv.gz" {
-			near(t, "open_ramp S", e.ServiceSeconds, 0.0110246, 1e-6)
-			// Below the knee the model is stable; past the ceiling not.
-			if !e.Levels[0].Stable || e.Levels[5].Stable {
-				t.Errorf("stable: level 1 %v, level 6 %v", e.Levels[0].Stable, e.Levels[5].Stable)
-			}
 		}
 	}
 }

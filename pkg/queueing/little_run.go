@@ -4,60 +4,25 @@ import (
 	"fmt"
 	"math"
 	"time"
-
-	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 )
 
-// IterationCollector accumulates a k6 run's completed iterations per
-// second: the count of the iterations counter and the sum and count of
-// iteration_duration (k6 emits both once per iteration, timestamped at its
-// end). Feed it every sample with Add, then ask CheckLittle about spans of
-// the run. Memory grows with the run's duration in seconds, not its rows.
-type IterationCollector struct {
-	secs map[int64]*iterSecond
-}
-
-type iterSecond struct {
-	iterations float64 // sum of the iterations counter
-	durN       float64 // iteration_duration samples
-	durSumMS   float64 // their sum, ms
-}
-
-// NewIterationCollector returns an empty IterationCollector.
-func NewIterationCollector() *IterationCollector {
-	return &IterationCollector{secs: map[int64]*iterSecond{}}
-}
-
-// Add adds one sample; samples of other metrics are ignored.
-func (c *IterationCollector) Add(s *ingest.Sample) {
-	if s.Metric != "iterations" && s.Metric != "iteration_duration" {
-		return
-	}
-	k := s.TimeNS / 1e9
-	if s.TimeNS < 0 && s.TimeNS%1e9 != 0 {
-		k--
-	}
-	sc := c.secs[k]
-	if sc == nil {
-		sc = &iterSecond{}
-		c.secs[k] = sc
-	}
-	if s.Metric == "iterations" {
-		sc.iterations += s.Value
-		return
-	}
-	sc.durN++
-	sc.durSumMS += s.Value
-}
-
 // Span is a stretch of a run at one load level, such as a hold or a ramp
-// step of pkg/knee: whole seconds [Start, End) and the mean of the vus
-// gauge over them (summed over the instances of a distributed run).
+// step: whole seconds [Start, End), the mean of the vus gauge over them
+// (summed over the instances of a distributed run), and the iterations
+// that ended in them.
 type Span struct {
 	// Start and End bound the span, whole seconds, End exclusive.
 	Start, End time.Time
 	// VUs is the mean of the vus gauge over the span.
 	VUs float64
+	// Iterations is the sum of the iterations counter over the span (0:
+	// the run has no such counter, and each iteration_duration sample
+	// counts as one iteration).
+	Iterations float64
+	// Durations is the number of iteration_duration samples in the span,
+	// DurationSumMS their sum, ms.
+	Durations     float64
+	DurationSumMS float64
 }
 
 // Verdicts of a LittleLevel.
@@ -160,17 +125,17 @@ type LittleCheck struct {
 // therefore max(Tolerance·L, 3·√(λW/T)) VUs; a closed model's is
 // Tolerance·L.
 //
-// It returns an error when the run has no iteration_duration samples or a
+// It returns an error when no span has iteration_duration samples or a
 // span has End ≤ Start.
-func (c *IterationCollector) CheckLittle(spans []Span, opt LittleOptions) (LittleCheck, error) {
+func CheckLittle(spans []Span, opt LittleOptions) (LittleCheck, error) {
 	tol := opt.Tolerance
 	if !(tol > 0) {
 		tol = 0.10
 	}
 	out := LittleCheck{Tolerance: tol, Levels: []LittleLevel{}}
 	var anyDur bool
-	for _, s := range c.secs {
-		if s.durN > 0 {
+	for _, s := range spans {
+		if s.Durations > 0 {
 			anyDur = true
 			break
 		}
@@ -188,8 +153,13 @@ func (c *IterationCollector) CheckLittle(spans []Span, opt LittleOptions) (Littl
 		if err := nonNegative("mean VUs", sp.VUs); err != nil {
 			return out, err
 		}
-		iters, durN, durSum := c.sum(sp.Start, sp.End)
-		l := c.level(sp.Start, sp.End, sp.VUs, iters, durN, durSum, tol, opt.Closed)
+		iters, durN, durSum := sp.Iterations, sp.Durations, sp.DurationSumMS
+		if iters == 0 {
+			// No iterations counter (dropped from the output): one
+			// iteration_duration sample per iteration.
+			iters = durN
+		}
+		l := level(sp.Start, sp.End, sp.VUs, iters, durN, durSum, tol, opt.Closed)
 		if l.Verdict != LittleNoData && l.IterationSeconds > l.Seconds/10 {
 			short++
 		}
@@ -207,7 +177,7 @@ func (c *IterationCollector) CheckLittle(spans []Span, opt LittleOptions) (Littl
 		allVUs += sp.VUs * l.Seconds
 	}
 	if len(spans) > 0 {
-		out.Overall = c.level(all.Start, all.Start.Add(time.Duration(all.Seconds*1e9)), allVUs/all.Seconds, all.Iterations, allN, allSum, tol, opt.Closed)
+		out.Overall = level(all.Start, all.Start.Add(time.Duration(all.Seconds*1e9)), allVUs/all.Seconds, all.Iterations, allN, allSum, tol, opt.Closed)
 		out.Overall.End = all.End
 	}
 	if short > 0 {
@@ -216,26 +186,8 @@ func (c *IterationCollector) CheckLittle(spans []Span, opt LittleOptions) (Littl
 	return out, nil
 }
 
-// sum returns the iterations, iteration_duration samples and their sum
-// (ms) of the seconds [start, end).
-func (c *IterationCollector) sum(start, end time.Time) (iters, durN, durSumMS float64) {
-	for k := start.Unix(); k < end.Unix(); k++ {
-		if s := c.secs[k]; s != nil {
-			iters += s.iterations
-			durN += s.durN
-			durSumMS += s.durSumMS
-		}
-	}
-	if iters == 0 {
-		// No iterations counter (dropped from the output): one
-		// iteration_duration sample per iteration.
-		iters = durN
-	}
-	return iters, durN, durSumMS
-}
-
 // level checks Little's law on a span of the given length.
-func (c *IterationCollector) level(start, end time.Time, vus, iters, durN, durSumMS, tol float64, closed bool) LittleLevel {
+func level(start, end time.Time, vus, iters, durN, durSumMS, tol float64, closed bool) LittleLevel {
 	l := LittleLevel{Start: start, End: end, VUs: vus, Iterations: iters}
 	l.Seconds = end.Sub(start).Seconds()
 	l.IterationsPerSecond = iters / l.Seconds

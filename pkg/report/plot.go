@@ -250,7 +250,7 @@ func latencyPlot(res *knee.Result, slo *knee.SLO, maxPts int) *Plot {
 	}
 	alt := "Latency percentiles p50, p90, p95 and p99 per window, log scale"
 	if slo != nil {
-		alt += ", with the SLO " + slo.Expr
+		alt += ", with the SLO " + slo.Source
 	}
 	return &Plot{Name: "latency", Title: "Latency percentiles over time", Alt: alt, Width: 8 * vg.Inch, Height: 4 * vg.Inch,
 		draw: func(dc draw.Canvas) error {
@@ -268,9 +268,9 @@ func latencyPlot(res *knee.Result, slo *knee.SLO, maxPts int) *Plot {
 			if !drew {
 				return fmt.Errorf("report: latency plot: no positive latency to draw on a log scale")
 			}
-			if slo != nil && slo.LimitMS > 0 {
+			if slo != nil && slo.Limit > 0 {
 				lo, hi := xs[0], xs[len(xs)-1]
-				if _, err := addLine(p, series{"SLO " + slo.Expr, []float64{lo, hi}, []float64{slo.LimitMS, slo.LimitMS}, colBad, dashed}, maxPts, true); err != nil {
+				if _, err := addLine(p, series{"SLO " + slo.Source, []float64{lo, hi}, []float64{slo.Limit, slo.Limit}, colBad, dashed}, maxPts, true); err != nil {
 					return err
 				}
 			}
@@ -404,13 +404,13 @@ func endpointPlot(eps []endpointP, pname string) *Plot {
 const maxStatuses = 8
 
 // errorPlot is failed responses per second per status, per window.
-func errorPlot(res *knee.Result, c *Collector, maxPts int) *Plot {
+func errorPlot(res *knee.Result, failed map[secondStatus]uint64, maxPts int) *Plot {
 	ws := res.Windows
-	if len(ws) == 0 || len(c.failed) == 0 {
+	if len(ws) == 0 || len(failed) == 0 {
 		return nil
 	}
 	total := map[string]uint64{}
-	for k, n := range c.failed {
+	for k, n := range failed {
 		total[k.status] += n
 	}
 	statuses := make([]string, 0, len(total))
@@ -432,7 +432,7 @@ func errorPlot(res *knee.Result, c *Collector, maxPts int) *Plot {
 	for i := range counts {
 		counts[i] = make([]float64, len(ws))
 	}
-	for k, cnt := range c.failed {
+	for k, cnt := range failed {
 		t := k.sec
 		i := sort.Search(len(ws), func(i int) bool { return ws[i].End.Unix() > t })
 		if i == len(ws) || ws[i].Start.Unix() > t {

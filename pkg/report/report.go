@@ -19,47 +19,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/checks"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/outcome"
+	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
+	"github.com/ldanalyze/ldanalyze/pkg/timeline"
 	"github.com/ldanalyze/ldanalyze/pkg/window"
 )
-
-// Text supplies the wording and the tables a report shares with the
-// terminal commands, so that `ldanalyze knee`, `ldanalyze check` and the
-// report print the same numbers the same way. The ldanalyze command passes
-// its own; a nil field falls back to a plain default.
-type Text struct {
-	// Num formats a number for a table cell ("-" for NaN).
-	Num func(v float64) string
-	// Pct formats a 0–1 ratio as a percentage, e.g. 0.201 → "20.1%".
-	Pct func(ratio float64) string
-	// Findings states the knee, the ceiling and the SLO capacity of r, one
-	// sentence per line.
-	Findings func(r *knee.Result) string
-	// Levels is the table of holds or ramp steps, one row per level in
-	// the order given.
-	Levels func(levels []knee.Level, r *knee.Result) *render.Grid
-	// Checks is the table of validity verdicts.
-	Checks func(rep *checks.Report) *render.Grid
-}
 
 // Options configure Build. The zero value works.
 type Options struct {
 	// Title heads the report (default "Load-test report: FILES").
 	Title string
-	// Files are the inputs, as the user named them.
-	Files []string
-	// Samples is the number of samples read.
-	Samples int64
-	// SLO is the latency objective the knee analysis was given, drawn as a
-	// line on the latency plot; nil for none.
-	SLO *knee.SLO
-	// Checks are the validity verdicts of the run; nil when they were not
-	// evaluated.
-	Checks *checks.Report
-	// Text supplies shared wording and tables.
-	Text Text
 	// MaxPoints caps the points of each series over time; longer series
 	// are downsampled (largest-triangle-three-buckets). Default 400.
 	MaxPoints int
@@ -113,71 +86,22 @@ func (o *Options) defaults() {
 	if o.TopEndpoints <= 0 {
 		o.TopEndpoints = 20
 	}
-	t := &o.Text
-	if t.Num == nil {
-		t.Num = func(v float64) string {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return "-"
-			}
-			return strconv.FormatFloat(v, 'g', 4, 64)
-		}
-	}
-	if t.Pct == nil {
-		t.Pct = func(v float64) string {
-			if math.IsNaN(v) {
-				return "-"
-			}
-			return strconv.FormatFloat(100*v, 'f', 1, 64) + "%"
-		}
-	}
-	if t.Findings == nil {
-		num := t.Num
-		t.Findings = func(r *knee.Result) string {
-			var b strings.Builder
-			if r.Knee != nil {
-				fmt.Fprintf(&b, "Knee: %s %s offered.\n", num(float64(r.Knee.Offered)), r.OfferedUnit)
-			}
-			if r.Ceiling != nil {
-				fmt.Fprintf(&b, "Ceiling: %s req/s.\n", num(float64(r.Ceiling.CompletedRPS)))
-			}
-			return b.String()
-		}
-	}
-	if t.Levels == nil {
-		num, pct := t.Num, t.Pct
-		t.Levels = func(ls []knee.Level, r *knee.Result) *render.Grid {
-			g := &render.Grid{Header: []string{"offered (" + r.OfferedUnit + ")", "completed req/s", "errors", "p95 ms", "verdict"}}
-			for _, l := range ls {
-				g.Rows = append(g.Rows, []string{num(float64(l.Offered)), num(float64(l.CompletedRPS)), pct(float64(l.ErrorRate)), num(float64(l.P95MS)), l.Verdict})
-			}
-			return g
-		}
-	}
-	if t.Checks == nil {
-		t.Checks = func(rep *checks.Report) *render.Grid {
-			g := &render.Grid{Header: []string{"id", "status", "meaning"}}
-			for _, c := range rep.Checks {
-				g.Rows = append(g.Rows, []string{c.ID, string(c.Status), c.Message})
-			}
-			return g
-		}
-	}
 }
 
-// Build assembles the report of one run from its knee analysis and the
-// Collector that saw the same samples. It does not draw: plots render when
-// written.
-func Build(res *knee.Result, c *Collector, opt Options) *Report {
+// Build assembles the report of one analysed run (pipeline.Run with the
+// knee analysis made; Endpoints set for the per-endpoint table). It does
+// not draw: plots render when written.
+func Build(an *pipeline.Analysis, opt Options) *Report {
 	opt.defaults()
-	t := opt.Text
+	res := an.Knee
 	r := &Report{Title: opt.Title}
 	if r.Title == "" {
-		r.Title = "Load-test report: " + strings.Join(opt.Files, ", ")
+		r.Title = "Load-test report: " + an.Name()
 	}
-	r.Verdict = verdict(res, opt)
-	r.Warnings = slices.Clone(res.Warnings)
+	r.Verdict = verdict(res, an.Checks)
+	r.Warnings = knee.Messages(res.Warnings)
 
-	r.Sections = append(r.Sections, facts(res, c, opt))
+	r.Sections = append(r.Sections, facts(an))
 
 	levels, title, what := res.Holds, "Holds", "Holds are plateaus of offered load; the seconds between them are left out."
 	if res.Levels == "ramp" {
@@ -186,7 +110,7 @@ func Build(res *knee.Result, c *Collector, opt Options) *Report {
 	}
 	if res.Levels != "none" && len(levels) > 0 {
 		s := Section{Title: title, Text: []string{what + " Latency is of successful responses. Bars: completed load and p95, each against its largest value in the table."}}
-		s.Table = withBars(t.Levels(levels, res), levels)
+		s.Table = withBars(present.LevelGrid(levels, res, an.Options.Knee.Percentiles, false), levels)
 		if p := kneePlot(res, levels); p != nil {
 			s.Plots = append(s.Plots, p)
 		}
@@ -197,26 +121,27 @@ func Build(res *knee.Result, c *Collector, opt Options) *Report {
 	}
 
 	over := Section{Title: "Over time", Text: []string{fmt.Sprintf("Per %s window from the start of the run.", time.Duration(res.WindowS*1e9))}}
-	for _, p := range []*Plot{loadPlot(res, opt.MaxPoints), latencyPlot(res, opt.SLO, opt.MaxPoints), errorPlot(res, c, opt.MaxPoints)} {
+	fails := failures(an.Timeline)
+	for _, p := range []*Plot{loadPlot(res, opt.MaxPoints), latencyPlot(res, an.Options.Knee.SLO, opt.MaxPoints), errorPlot(res, fails, opt.MaxPoints)} {
 		if p != nil {
 			over.Plots = append(over.Plots, p)
 		}
 	}
-	if len(c.failed) == 0 {
+	if len(fails) == 0 {
 		over.Notes = append(over.Notes, "No failed responses: no errors-by-status plot.")
 	}
 	if len(over.Plots) > 0 {
 		r.Sections = append(r.Sections, over)
 	}
 
-	if s, ok := endpoints(res, c, opt); ok {
+	if s, ok := endpoints(an, opt); ok {
 		r.Sections = append(r.Sections, s)
 	}
 
 	cs := Section{Title: "Validity checks"}
-	if opt.Checks != nil {
+	if an.Checks != nil {
 		cs.Text = []string{"Did the test measure the system, or itself? Each check's status, the numbers it was decided on, and what it means."}
-		cs.Table = t.Checks(opt.Checks)
+		cs.Table = present.CheckGrid(an.Checks, false)
 	} else {
 		cs.Text = []string{"The validity checks were not run."}
 	}
@@ -229,12 +154,35 @@ func Build(res *knee.Result, c *Collector, opt Options) *Report {
 	return r
 }
 
+// secondStatus is a second since the epoch and a status.
+type secondStatus struct {
+	sec    int64
+	status string
+}
+
+// failures counts the run's failed requests per (second, status label).
+func failures(tl *timeline.Timeline) map[secondStatus]uint64 {
+	out := map[secondStatus]uint64{}
+	tl.Each(func(sec int64, s *timeline.Second) {
+		for _, f := range s.Failures {
+			label := f.Status
+			if tl.Protocol() == outcome.GRPC || label == "" {
+				label = strings.TrimSpace(f.Status + " " + tl.StatusLabel(f.Status))
+			}
+			out[secondStatus{sec, label}] += f.N
+		}
+	})
+	return out
+}
+
 // verdict is the opening paragraph: the knee analysis's findings, then the
 // validity checks that failed or warn.
-func verdict(res *knee.Result, opt Options) []string {
+func verdict(res *knee.Result, cks *checks.Report) []string {
 	var out []string
 	if res.Levels != "none" {
-		for _, l := range strings.Split(opt.Text.Findings(res), "\n") {
+		var b strings.Builder
+		present.Findings(&b, res)
+		for _, l := range strings.Split(b.String(), "\n") {
 			if l = strings.TrimSpace(l); l != "" {
 				out = append(out, l)
 			}
@@ -242,11 +190,11 @@ func verdict(res *knee.Result, opt Options) []string {
 	} else {
 		out = append(out, "No load levels: the run had neither holds nor a ramp to find a knee on.")
 	}
-	if opt.Checks == nil {
+	if cks == nil {
 		return out
 	}
 	var fail, warn []string
-	for _, c := range opt.Checks.Checks {
+	for _, c := range cks.Checks {
 		switch c.Status {
 		case checks.Fail:
 			fail = append(fail, c.ID)
@@ -266,20 +214,21 @@ func verdict(res *knee.Result, opt Options) []string {
 	return out
 }
 
-func facts(res *knee.Result, c *Collector, opt Options) Section {
-	num, pct := opt.Text.Num, opt.Text.Pct
+func facts(an *pipeline.Analysis) Section {
+	num, pct := present.Num, present.Pct
+	res := an.Knee
 	o := res.Overall
 	g := &render.Grid{Header: []string{"fact", "value"}}
 	add := func(k, v string) { g.Rows = append(g.Rows, []string{k, v}) }
-	add("files", strings.Join(opt.Files, ", "))
-	if opt.Samples > 0 {
-		add("samples", strconv.FormatInt(opt.Samples, 10))
+	add("files", an.Name())
+	if an.Input.Rows > 0 {
+		add("samples", strconv.FormatInt(an.Input.Rows, 10))
 	}
 	add("start", res.Start.Format(time.RFC3339))
 	add("duration", num(float64(res.DurationS))+" s")
-	add("model", res.Model+" ("+res.ModelEvidence+")")
-	if len(c.scenarios) > 0 {
-		sc := slices.Clone(c.scenarios)
+	add("model", string(res.Model)+" ("+res.ModelEvidence+")")
+	if scs := an.Timeline.Scenarios(); len(scs) > 0 {
+		sc := slices.Clone(scs)
 		slices.Sort(sc)
 		add("scenarios", strings.Join(sc, ", "))
 	}
@@ -294,8 +243,14 @@ func facts(res *knee.Result, c *Collector, opt Options) Section {
 }
 
 // endpoints is the per-endpoint table over the whole run, busiest first.
-func endpoints(res *knee.Result, c *Collector, opt Options) (Section, bool) {
-	rows := c.endpoints.Close()
+func endpoints(an *pipeline.Analysis, opt Options) (Section, bool) {
+	res := an.Knee
+	rows := slices.Clone(an.Endpoints)
+	tag := an.Options.Endpoints
+	pcts := an.Options.EndpointPercentiles
+	if len(pcts) == 0 {
+		pcts = []float64{50, 95, 99}
+	}
 	if len(rows) == 0 || len(rows) == 1 && rows[0].Tags[0] == "" {
 		return Section{}, false
 	}
@@ -308,19 +263,19 @@ func endpoints(res *knee.Result, c *Collector, opt Options) (Section, bool) {
 		}
 		return strings.Compare(a.Tags[0], b.Tags[0])
 	})
-	num, pct := opt.Text.Num, opt.Text.Pct
-	g := &render.Grid{Header: []string{c.opt.EndpointTag, "requests", "req/s", "failed"}}
+	num, pct := present.Num, present.Pct
+	g := &render.Grid{Header: []string{tag, "requests", "req/s", "failed"}}
 	p95 := -1
-	for i, p := range c.opt.Percentiles {
+	for i, p := range pcts {
 		g.Header = append(g.Header, knee.PercentileName(p)+" ms")
 		if p == 95 {
 			p95 = i
 		}
 	}
 	if p95 < 0 {
-		p95 = len(c.opt.Percentiles) - 1
+		p95 = len(pcts) - 1
 	}
-	g.Header = append(g.Header, knee.PercentileName(c.opt.Percentiles[p95])+" (bar)")
+	g.Header = append(g.Header, knee.PercentileName(pcts[p95])+" (bar)")
 	shown := rows[:min(len(rows), opt.TopEndpoints)]
 	top := 0.0
 	for _, r := range shown {
@@ -339,11 +294,11 @@ func endpoints(res *knee.Result, c *Collector, opt Options) (Section, bool) {
 		eps = append(eps, endpointP{name, r.Percentiles[p95]})
 	}
 	s := Section{Title: "Endpoints", Table: g,
-		Text: []string{fmt.Sprintf("%s by the %q tag over the whole run, busiest first; latency of all responses, failed ones included.", res.Metric, c.opt.EndpointTag)}}
+		Text: []string{fmt.Sprintf("%s by the %q tag over the whole run, busiest first; latency of all responses, failed ones included.", res.Metric, tag)}}
 	if n := len(rows) - len(shown); n > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d more endpoint(s) not shown.", n))
 	}
-	if p := endpointPlot(eps, knee.PercentileName(c.opt.Percentiles[p95])); p != nil {
+	if p := endpointPlot(eps, knee.PercentileName(pcts[p95])); p != nil {
 		s.Plots = append(s.Plots, p)
 	}
 	return s, true

@@ -15,9 +15,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ldanalyze/ldanalyze/pkg/checks"
-	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -104,48 +103,34 @@ func writeRun(t *testing.T, names []string) string {
 	return path
 }
 
-// build reads path and builds its report the way `ldanalyze report` does.
-func build(t *testing.T, path string, copt CollectorOptions, slo string) *Report {
+// build reads path and builds its report the way `ldanalyze report` does,
+// with the per-endpoint table by tag (default "name").
+func build(t *testing.T, path string, tag string, slo string) *Report {
 	t.Helper()
-	kopt := knee.Options{WindowNS: 5e9}
+	if tag == "" {
+		tag = "name"
+	}
+	opt := pipeline.Options{Endpoints: tag}
+	opt.Knee = knee.Options{WindowNS: 5e9, Percentiles: []float64{50, 95, 99}}
 	if slo != "" {
 		s, err := knee.ParseSLO(slo)
 		if err != nil {
 			t.Fatal(err)
 		}
-		kopt.SLO = s
+		opt.Knee.SLO = s
 	}
-	rc, err := NewCollector(copt)
+	an, err := pipeline.Run([]string{path}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	kc := knee.NewCollector("http_req_duration")
-	cc := checks.NewCollector(checks.Options{})
-	r, err := ingest.OpenAll([]string{path}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	for r.Next() {
-		s := r.Sample()
-		kc.Add(s)
-		cc.Add(s)
-		rc.Add(s)
-	}
-	if err := r.Err(); err != nil {
-		t.Fatal(err)
-	}
-	res, err := knee.Analyze(kc, r.Stats().ResolutionNS, kopt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return Build(res, rc, Options{Files: []string{"run.csv"}, Samples: r.Stats().Rows, SLO: kopt.SLO, Checks: checks.Evaluate(cc, res)})
+	an.Files = []string{"run.csv"}
+	return Build(an, Options{})
 }
 
 // TestMarkdownGolden pins the markdown of the synthetic ramp with hostile
 // endpoint names, rendered with the package's default wording.
 func TestMarkdownGolden(t *testing.T) {
-	rep := build(t, writeRun(t, hostile), CollectorOptions{}, "p95<200ms")
+	rep := build(t, writeRun(t, hostile), "", "p95<200ms")
 	var b bytes.Buffer
 	if err := rep.WriteMarkdown(&b, MarkdownOptions{ImagePrefix: "run-"}); err != nil {
 		t.Fatal(err)
@@ -157,7 +142,7 @@ func TestMarkdownGolden(t *testing.T) {
 // name does not add a cell to its table row.
 func TestMarkdownEscaping(t *testing.T) {
 	for _, tag := range []string{"name", "url"} {
-		rep := build(t, writeRun(t, hostile), CollectorOptions{EndpointTag: tag}, "")
+		rep := build(t, writeRun(t, hostile), tag, "")
 		var b bytes.Buffer
 		if err := rep.WriteMarkdown(&b, MarkdownOptions{}); err != nil {
 			t.Fatal(err)
@@ -194,7 +179,7 @@ func TestMarkdownEscaping(t *testing.T) {
 // text in the tables and in the inlined SVG.
 func TestHTMLEscaping(t *testing.T) {
 	for _, tag := range []string{"name", "url"} {
-		rep := build(t, writeRun(t, hostile), CollectorOptions{EndpointTag: tag}, "p95<200ms")
+		rep := build(t, writeRun(t, hostile), tag, "p95<200ms")
 		var b bytes.Buffer
 		if err := rep.WriteHTML(&b); err != nil {
 			t.Fatal(err)
@@ -238,7 +223,7 @@ func walkXML(s string) error {
 // TestPlotsAreImages: every plot writes a PNG of the documented size at
 // PNGDPI and an SVG document whose root is <svg>.
 func TestPlotsAreImages(t *testing.T) {
-	rep := build(t, writeRun(t, []string{"menu", "order", "search"}), CollectorOptions{}, "p95<200ms")
+	rep := build(t, writeRun(t, []string{"menu", "order", "search"}), "", "p95<200ms")
 	var names []string
 	for _, p := range rep.Plots() {
 		names = append(names, p.Name)
@@ -332,23 +317,6 @@ func TestDownsample(t *testing.T) {
 	}
 	if sx, _ := downsample(xs[:10], ys[:10], 50); len(sx) != 10 {
 		t.Errorf("short series changed: %d points", len(sx))
-	}
-}
-
-// TestAutoWindow: a 131 s run at 1 s resolution cut into about 80 windows
-// gets ⌈131/80⌉ = 2 s windows; never finer than the resolution.
-func TestAutoWindow(t *testing.T) {
-	c, err := NewCollector(CollectorOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Add(&ingest.Sample{Metric: "vus", TimeNS: 1796004258e9})
-	c.Add(&ingest.Sample{Metric: "vus", TimeNS: 1796004388e9})
-	if got := c.AutoWindowNS(1e9, 80); got != 2e9 {
-		t.Errorf("window %d ns, want 2e9", got)
-	}
-	if got := c.AutoWindowNS(5e9, 80); got != 5e9 {
-		t.Errorf("window %d ns, want the 5 s resolution", got)
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/ldanalyze/ldanalyze/pkg/sketch"
 )
 
@@ -179,7 +178,7 @@ func (s Selector) Unit() Unit {
 }
 
 // RunValue is the number a Selector took from one run, as returned by
-// RunAggregator.Close.
+// Selector.Value.
 type RunValue struct {
 	// Value is in Unit (see Selector.Unit): bytes, seconds, a count, or a
 	// rate per second.
@@ -198,65 +197,27 @@ type RunValue struct {
 	Exact bool
 }
 
-// ErrNoMetric is returned by RunAggregator.Close when no sample of the
+// ErrNoMetric is returned by Selector.Value when no sample of the
 // selected metric (with its tags) was seen.
 var ErrNoMetric = errors.New("no samples of the metric")
 
-// RunAggregator accumulates the samples of one k6 run for a Selector. It
-// is a streaming accumulator: Add every sample (any metric; the others
-// only extend the run's time span), then Close once. Memory is constant
-// for totals, counts, rates and means, and bounded by the sketch for
-// min, max and percentiles.
-type RunAggregator struct {
-	sel          Selector
-	n            uint64
-	sum          float64
-	sk           sketch.Sketch
-	minNS, maxNS int64
-	any          bool
+// RunStats are the samples a Selector picked from one run, added up: their
+// number, their sum, their values (for min, max and percentiles) and the
+// run's length (from its first to its last sample of any metric, plus one
+// timestamp resolution).
+type RunStats struct {
+	Samples         uint64
+	Sum             float64
+	Values          *sketch.Sketch
+	DurationSeconds float64
 }
 
-// NewRunAggregator returns an empty RunAggregator for sel.
-func NewRunAggregator(sel Selector) *RunAggregator {
-	return &RunAggregator{sel: sel}
-}
-
-// Add adds one sample of the run.
-func (a *RunAggregator) Add(s *ingest.Sample) {
-	if !a.any || s.TimeNS < a.minNS {
-		a.minNS = s.TimeNS
-	}
-	if !a.any || s.TimeNS > a.maxNS {
-		a.maxNS = s.TimeNS
-	}
-	a.any = true
-	if s.Metric != a.sel.Metric {
-		return
-	}
-	for _, m := range a.sel.Tags {
-		if v, _ := s.Tags.Get(m.Key); v != m.Value {
-			return
-		}
-	}
-	a.n++
-	a.sum += s.Value
-	if a.sel.Stat == StatMin || a.sel.Stat == StatMax || a.sel.Stat == StatQuantile {
-		a.sk.Add(s.Value)
-	}
-}
-
-// Close computes the selected number. resolutionNS is the input's
-// timestamp resolution in nanoseconds (ingest.Stats.ResolutionNS; 1e9 for
-// k6's default CSV); values ≤ 0 count as 1 ns. It returns an error wrapping
-// ErrNoMetric when no sample matched, and an error for a rate over a run
-// of no length.
-func (a *RunAggregator) Close(resolutionNS int64) (RunValue, error) {
-	sel := a.sel
-	v := RunValue{Unit: sel.Unit(), Samples: a.n, Exact: true}
-	if a.any {
-		v.DurationSeconds = float64(a.maxNS-a.minNS+max(resolutionNS, 1)) / 1e9
-	}
-	if a.n == 0 {
+// Value computes the selected number from the run's stats. It returns an
+// error wrapping ErrNoMetric when no sample matched, and an error for a
+// rate over a run of no length or a value that is not finite.
+func (sel Selector) Value(st RunStats) (RunValue, error) {
+	v := RunValue{Unit: sel.Unit(), Samples: st.Samples, Exact: true, DurationSeconds: st.DurationSeconds}
+	if st.Samples == 0 {
 		what := sel.Metric
 		if len(sel.Tags) > 0 {
 			var tags []string
@@ -271,25 +232,29 @@ func (a *RunAggregator) Close(resolutionNS int64) (RunValue, error) {
 	if timeMetrics[sel.Metric] {
 		scaleBy = 1e-3 // k6 time trends are in ms
 	}
+	values := st.Values
+	if values == nil {
+		values = &sketch.Sketch{}
+	}
 	switch sel.Stat {
 	case StatTotal:
-		v.Value = a.sum * scaleBy
+		v.Value = st.Sum * scaleBy
 	case StatCount:
-		v.Value = float64(a.n)
+		v.Value = float64(st.Samples)
 	case StatRate:
 		if !(v.DurationSeconds > 0) {
 			return v, fmt.Errorf("%s: the run has no duration, so no rate", sel)
 		}
-		v.Value = a.sum * scaleBy / v.DurationSeconds
+		v.Value = st.Sum * scaleBy / v.DurationSeconds
 	case StatMean:
-		v.Value = a.sum / float64(a.n) * scaleBy
+		v.Value = st.Sum / float64(st.Samples) * scaleBy
 	case StatMin:
-		v.Value = a.sk.Min() * scaleBy
+		v.Value = values.Min() * scaleBy
 	case StatMax:
-		v.Value = a.sk.Max() * scaleBy
+		v.Value = values.Max() * scaleBy
 	case StatQuantile:
-		v.Value = a.sk.Quantile(sel.Quantile) * scaleBy
-		v.Exact = a.sk.Exact()
+		v.Value = values.Quantile(sel.Quantile) * scaleBy
+		v.Exact = values.Exact()
 	default:
 		return v, fmt.Errorf("selector %q: unknown statistic %q", sel, sel.Stat)
 	}

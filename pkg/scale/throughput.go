@@ -1,12 +1,9 @@
 package scale
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"time"
-
-	"github.com/ldanalyze/ldanalyze/pkg/knee"
 )
 
 // Throughput is the completed rate of one run of a sweep, the X of a
@@ -42,8 +39,29 @@ const (
 	SpanRun = "run"
 )
 
-// SteadyThroughput returns the completed rate of a run analysed by
-// knee.Analyze, for a sweep point labelled with concurrency n (VUs).
+// LevelRate is one load level of a run (a hold or a ramp step, as the knee
+// analysis found them): its span, its length in seconds of data, its
+// goodput and all responses per second, its error rate (0–1) and its
+// mean VUs (NaN without a vus gauge).
+type LevelRate struct {
+	Start, End                         time.Time
+	Seconds, CompletedRPS, RequestsRPS float64
+	ErrorRate, VUs                     float64
+}
+
+// RunLevels are the load levels of one run: its holds and its ramp steps,
+// whether its executors were VU ones (closed model), and why the run has
+// no level when it has none.
+type RunLevels struct {
+	Closed bool
+	Holds  []LevelRate
+	Steps  []LevelRate
+	// Why says why a run has no level (too short).
+	Why string
+}
+
+// SteadyThroughput returns the completed rate of a run's levels, for a
+// sweep point labelled with concurrency n (VUs).
 //
 // X is taken over the run's longest hold (knee's plateau of offered load,
 // its first and last second dropped), because a run's start-up, ramp-down
@@ -53,11 +71,8 @@ const (
 // warning. In a closed model a warning also says when the hold's mean VUs
 // differ from n by more than 10 %: the label may not be the concurrency.
 // It returns an error when the run is too short to have any level.
-func SteadyThroughput(r *knee.Result, n float64) (Throughput, error) {
-	if r == nil {
-		return Throughput{}, errors.New("scale: no knee result")
-	}
-	var best *knee.Level
+func SteadyThroughput(r RunLevels, n float64) (Throughput, error) {
+	var best *LevelRate
 	for i := range r.Holds {
 		if best == nil || r.Holds[i].Seconds > best.Seconds {
 			best = &r.Holds[i]
@@ -67,30 +82,30 @@ func SteadyThroughput(r *knee.Result, n float64) (Throughput, error) {
 	if best != nil {
 		t.Span = SpanHold
 		t.Start, t.End, t.Seconds = best.Start, best.End, best.Seconds
-		t.PerSecond = float64(best.CompletedRPS)
-		t.VUs, t.HasVUs = float64(best.VUs), finite(float64(best.VUs))
-		t.ErrorRate = float64(best.ErrorRate)
+		t.PerSecond = best.CompletedRPS
+		t.VUs, t.HasVUs = best.VUs, finite(best.VUs)
+		t.ErrorRate = best.ErrorRate
 	} else {
-		if len(r.RampSteps) == 0 {
-			return t, fmt.Errorf("scale: the run is too short to measure a throughput (%s)", r.ModelEvidence)
+		if len(r.Steps) == 0 {
+			return t, fmt.Errorf("scale: the run is too short to measure a throughput (%s)", r.Why)
 		}
 		t.Span = SpanRun
 		var secs, done, vus, errs, reqs float64
 		t.HasVUs = true
-		for _, l := range r.RampSteps {
+		for _, l := range r.Steps {
 			secs += l.Seconds
-			done += float64(l.CompletedRPS) * l.Seconds
-			if rr := float64(l.RequestsRPS); finite(rr) {
+			done += l.CompletedRPS * l.Seconds
+			if rr := l.RequestsRPS; finite(rr) {
 				reqs += rr * l.Seconds
-				errs += rr * l.Seconds * float64(l.ErrorRate)
+				errs += rr * l.Seconds * l.ErrorRate
 			}
-			if finite(float64(l.VUs)) {
-				vus += float64(l.VUs) * l.Seconds
+			if finite(l.VUs) {
+				vus += l.VUs * l.Seconds
 			} else {
 				t.HasVUs = false
 			}
 		}
-		t.Start, t.End, t.Seconds = r.RampSteps[0].Start, r.RampSteps[len(r.RampSteps)-1].End, secs
+		t.Start, t.End, t.Seconds = r.Steps[0].Start, r.Steps[len(r.Steps)-1].End, secs
 		t.PerSecond = done / secs
 		if t.HasVUs {
 			t.VUs = vus / secs
@@ -109,7 +124,7 @@ func SteadyThroughput(r *knee.Result, n float64) (Throughput, error) {
 	if !finite(t.ErrorRate) {
 		t.ErrorRate = 0
 	}
-	if r.Model == knee.Closed && t.HasVUs && n > 0 && math.Abs(t.VUs-n) > 0.1*n {
+	if r.Closed && t.HasVUs && n > 0 && math.Abs(t.VUs-n) > 0.1*n {
 		t.Warnings = append(t.Warnings, fmt.Sprintf("N=%g: the %s's mean VUs is %.1f, %.0f%% away from the label: is the label the run's VU count?", n, t.Span, t.VUs, 100*math.Abs(t.VUs-n)/n))
 	}
 	if t.ErrorRate > 0.05 {

@@ -1,30 +1,30 @@
-package main
+package pipeline
 
 import (
 	"fmt"
 	"math"
 
-	"github.com/ldanalyze/ldanalyze/internal/render"
+	"github.com/ldanalyze/ldanalyze/pkg/jsonnum"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/summary"
 )
 
-// summaryRow puts one whole-run figure of k6's own end-of-test summary
+// SummaryRow puts one whole-run figure of k6's own end-of-test summary
 // beside the one ldanalyze computed from the samples.
-type summaryRow struct {
-	Metric string `json:"metric"`
-	Stat   string `json:"stat"`
-	K6     knee.F `json:"k6"`
-	Ours   knee.F `json:"ldanalyze"`
+type SummaryRow struct {
+	Metric string        `json:"metric"`
+	Stat   string        `json:"stat"`
+	K6     jsonnum.Float `json:"k6"`
+	Ours   jsonnum.Float `json:"ldanalyze"`
 	// Diff is (ldanalyze − k6) ÷ k6, a ratio.
-	Diff knee.F `json:"diff_ratio"`
+	Diff jsonnum.Float `json:"diff_ratio"`
 }
 
-// compareSummary lines k6's summary up with the computed whole-run figures
+// CompareSummary lines k6's summary up with the computed whole-run figures
 // of the metric and of the request counters. It returns an error when the
 // summary has neither the metric nor http_reqs.
-func compareSummary(s *summary.Summary, metric string, o knee.Overall) ([]summaryRow, error) {
-	var rows []summaryRow
+func CompareSummary(s *summary.Summary, metric string, o knee.Overall) ([]SummaryRow, error) {
+	var rows []SummaryRow
 	add := func(m, stat string, k6 *float64, ours float64) {
 		if k6 == nil {
 			return
@@ -33,7 +33,7 @@ func compareSummary(s *summary.Summary, metric string, o knee.Overall) ([]summar
 		if *k6 != 0 {
 			d = (ours - *k6) / *k6
 		}
-		rows = append(rows, summaryRow{Metric: m, Stat: stat, K6: knee.F(*k6), Ours: knee.F(ours), Diff: knee.F(d)})
+		rows = append(rows, SummaryRow{Metric: m, Stat: stat, K6: jsonnum.Float(*k6), Ours: jsonnum.Float(ours), Diff: jsonnum.Float(d)})
 	}
 	if m, ok := s.Metric(metric); ok {
 		add(metric, "avg", m.Avg, float64(o.MeanMS))
@@ -64,23 +64,11 @@ func compareSummary(s *summary.Summary, metric string, o knee.Overall) ([]summar
 // summaryMismatch returns a warning when the counts of the summary and of
 // the samples disagree: k6 counts every sample, so a summary of the same
 // run gives the same counts exactly.
-func summaryMismatch(rows []summaryRow, path string) []string {
+func summaryMismatch(rows []SummaryRow, path string) []string {
 	for _, r := range rows {
 		if r.Stat == "count" && r.K6 != r.Ours {
 			return []string{fmt.Sprintf("%s counts %.0f %s against %.0f in the samples: it is not the summary of this run, or the run's output is incomplete", path, float64(r.K6), r.Metric, float64(r.Ours))}
 		}
 	}
 	return nil
-}
-
-func summaryComparisonGrid(rows []summaryRow) *render.Grid {
-	g := &render.Grid{Header: []string{"metric", "stat", "k6 summary", "ldanalyze", "difference"}}
-	for _, r := range rows {
-		d := "-"
-		if r.Diff.Valid() {
-			d = fmt.Sprintf("%+.3f%%", 100*float64(r.Diff))
-		}
-		g.Rows = append(g.Rows, []string{r.Metric, r.Stat, num(float64(r.K6)), num(float64(r.Ours)), d})
-	}
-	return g
 }

@@ -1,0 +1,344 @@
+package present
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ldanalyze/ldanalyze/internal/render"
+	"github.com/ldanalyze/ldanalyze/pkg/checks"
+	"github.com/ldanalyze/ldanalyze/pkg/ingest"
+	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
+	"github.com/ldanalyze/ldanalyze/pkg/saturation"
+	"github.com/ldanalyze/ldanalyze/pkg/window"
+)
+
+// KneeDoc is the JSON document of `knee` (the README's JSON contract): the
+// knee.Result plus the validity checks, the per-tag windows, the summary
+// comparison, the input counts and the attribution.
+type KneeDoc struct {
+	*knee.Result
+	// Checks are the validity verdicts of `ldanalyze check` on the same run.
+	Checks []checks.Check `json:"checks"`
+	Groups []GroupRow     `json:"groups,omitempty"`
+	// Summary compares k6's own summary (--summary) with the computed
+	// whole-run figures.
+	Summary []pipeline.SummaryRow `json:"summary_comparison,omitempty"`
+	Input   Input                 `json:"input"`
+	// Attribution (with --prom) adds saturated, imbalance, invalid_holds.
+	*saturation.Attribution
+}
+
+// GroupRow is one window of one tag set of the --by table: count, rate per
+// second, mean/min/max and percentiles of the metric (ms), and the failed
+// requests of the same window and tag set.
+type GroupRow struct {
+	Start       time.Time         `json:"start"`
+	Tags        map[string]string `json:"tags"`
+	Count       uint64            `json:"count"`
+	Rate        knee.F            `json:"rate"`
+	Mean        knee.F            `json:"mean"`
+	Min         knee.F            `json:"min"`
+	Max         knee.F            `json:"max"`
+	Percentiles map[string]knee.F `json:"percentiles"`
+	Failed      uint64            `json:"failed"`
+}
+
+// GroupRows turns the window rows into their JSON form.
+func GroupRows(rows []window.Row, by []string, pcts []float64) []GroupRow {
+	out := make([]GroupRow, len(rows))
+	for i, r := range rows {
+		g := GroupRow{Start: time.Unix(0, r.StartNS).UTC(), Tags: map[string]string{}, Count: r.Count, Rate: knee.F(r.Rate),
+			Mean: knee.F(r.Mean), Min: knee.F(r.Min), Max: knee.F(r.Max), Failed: r.Failed, Percentiles: map[string]knee.F{}}
+		for j, k := range by {
+			g.Tags[k] = r.Tags[j]
+		}
+		for j, p := range pcts {
+			g.Percentiles[knee.PercentileName(p)] = knee.F(r.Percentiles[j])
+		}
+		out[i] = g
+	}
+	return out
+}
+
+// KneeText renders the knee report as a terminal or markdown document:
+// run facts, the levels table, then the knee, ceiling and SLO in words.
+func KneeText(w io.Writer, f render.Format, rep *KneeDoc, rows []window.Row, by []string, pcts []float64) error {
+	r := rep.Result
+	var b strings.Builder
+	h := func(s string) {
+		if f == render.Markdown {
+			fmt.Fprintf(&b, "\n## %s\n\n", s)
+		} else {
+			fmt.Fprintf(&b, "\n%s\n", s)
+		}
+	}
+	if f == render.Markdown {
+		b.WriteString("# Knee analysis\n\n")
+	}
+	fmt.Fprintf(&b, "%s: %d samples, %s to %s (%s s at %s resolution), %s model (%s)\n",
+		strings.Join(rep.Input.Files, ", "), rep.Input.Rows, r.Start.Format(time.RFC3339), r.End.Format(time.RFC3339),
+		Num(float64(r.DurationS)), time.Duration(float64(r.ResolutionS)*1e9), r.Model, r.ModelEvidence)
+	o := r.Overall
+	fmt.Fprintf(&b, "%s over the run: %d samples, p50 %s ms, p90 %s ms, p95 %s ms, p99 %s ms, max %s ms; %d requests, %s failed, %d dropped iterations\n",
+		r.Metric, o.Count, Num(float64(o.P50MS)), Num(float64(o.P90MS)), Num(float64(o.P95MS)), Num(float64(o.P99MS)), Num(float64(o.MaxMS)),
+		o.Requests, Pct(float64(o.ErrorRate)), o.Dropped)
+	if len(rep.Summary) > 0 {
+		h("k6's own summary beside the computed whole-run figures")
+		if err := flush(w, &b); err != nil {
+			return err
+		}
+		if err := SummaryGrid(rep.Summary).Write(w, f); err != nil {
+			return err
+		}
+	}
+	levels, title := r.Holds, "Holds (plateaus of offered load; the seconds between levels are left out)"
+	if r.Levels == "ramp" && len(r.RampSteps) > 0 {
+		levels, title = r.RampSteps, fmt.Sprintf("Continuous ramp: %d ramp step%s of %s s (no plateaus of offered load to hold on)", len(r.RampSteps), Plural(len(r.RampSteps)), Num(r.RampSteps[0].Seconds))
+	}
+	if r.Levels != "none" {
+		h(title)
+		if f == render.Markdown {
+			b.WriteString("Latency is of successful responses; percentiles by k6's definition.\n\n")
+		}
+		if err := flush(w, &b); err != nil {
+			return err
+		}
+		if err := LevelGrid(levels, r, pcts, false).Write(w, f); err != nil {
+			return err
+		}
+		h("Verdict")
+		Findings(&b, r)
+	}
+	if rep.Attribution != nil {
+		for _, line := range rep.Attribution.Summary() {
+			b.WriteString(line + "\n")
+		}
+	}
+	for _, wn := range r.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", wn)
+	}
+	CheckLines(&b, rep.Checks)
+	if len(rows) > 0 {
+		h(fmt.Sprintf("%s per %s window by %s", r.Metric, time.Duration(r.WindowS*1e9), strings.Join(by, ",")))
+		if err := flush(w, &b); err != nil {
+			return err
+		}
+		if err := ByGrid(rows, by, pcts, false).Write(w, f); err != nil {
+			return err
+		}
+	}
+	if f == render.Markdown {
+		fmt.Fprintf(&b, "\n_%s._\n", r.PercentileMethod)
+	}
+	return flush(w, &b)
+}
+
+// CheckLines lists the validity checks that did not pass, one line
+// each; `ldanalyze check` shows them all with their evidence.
+func CheckLines(b *strings.Builder, cs []checks.Check) {
+	n := 0
+	for _, c := range cs {
+		if c.Status != checks.Warn && c.Status != checks.Fail {
+			continue
+		}
+		if n == 0 {
+			b.WriteString("Validity (ldanalyze check shows the evidence):\n")
+		}
+		n++
+		fmt.Fprintf(b, "  %-4s %s: %s\n", c.Status, c.ID, c.Message)
+	}
+}
+
+func flush(w io.Writer, b *strings.Builder) error {
+	_, err := io.WriteString(w, b.String())
+	b.Reset()
+	return err
+}
+
+// Findings states the knee, the ceiling and the SLO capacity of r, one
+// sentence per line.
+func Findings(b *strings.Builder, r *knee.Result) {
+	unit := r.OfferedUnit
+	if k := r.Knee; k != nil && !k.Reached {
+		fmt.Fprintf(b, "Knee: not reached: every level had headroom, up to %s %s offered (%s req/s completed, p95 %s ms); test higher to find it.\n",
+			Num(float64(k.Offered)), unit, Num(float64(k.CompletedRPS)), Num(float64(k.P95MS)))
+	} else if k != nil {
+		fmt.Fprintf(b, "Knee: %s %s offered, %s req/s completed, p95 %s ms (%s).", Num(float64(k.Offered)), unit, Num(float64(k.CompletedRPS)), Num(float64(k.P95MS)), k.Method)
+		if k.Next != "" {
+			fmt.Fprintf(b, " Next level %s.", k.Next)
+		}
+		b.WriteString("\n")
+	} else {
+		b.WriteString("Knee: none found: the lowest level tested already lacked headroom.\n")
+	}
+	if c := r.Ceiling; c != nil {
+		fmt.Fprintf(b, "Ceiling: %s req/s of successful responses (95%% interval %s–%s) at %s %s offered, %s errors.",
+			Num(float64(c.CompletedRPS)), Num(float64(c.Low)), Num(float64(c.High)), Num(float64(c.Offered)), unit, Pct(float64(c.ErrorRate)))
+		if c.Note != "" {
+			fmt.Fprintf(b, " %s.", strings.TrimSuffix(c.Note, "."))
+		}
+		b.WriteString("\n")
+	} else {
+		b.WriteString("Ceiling: none: every level shed more than 5% of its requests.\n")
+	}
+	if s := r.SLO; s != nil {
+		switch {
+		case s.Met:
+			fmt.Fprintf(b, "SLO %s: met at every level, up to %s %s (%s req/s).\n", s.Expr, Num(float64(s.MaxOffered)), unit, Num(float64(s.MaxCompletedRPS)))
+		case math.IsNaN(float64(s.MaxOffered)):
+			fmt.Fprintf(b, "SLO %s: not met even at the lowest level.\n", s.Expr)
+		default:
+			fmt.Fprintf(b, "SLO %s: met up to %s %s (%s req/s completed), interpolated between levels.\n", s.Expr, Num(float64(s.MaxOffered)), unit, Num(float64(s.MaxCompletedRPS)))
+		}
+		if s.ErrorLimited {
+			b.WriteString("  (a level that failed more than 5% of its requests does not meet the SLO, however fast its successful responses)\n")
+		}
+	}
+}
+
+// ByGrid is the per-window, per-tag table. Its first columns are the ones
+// shared/bench compares: window (unix s), the --by tags, count, the
+// percentiles, failed. With machine false (terminal and markdown) windows
+// are UTC clock times and numbers are rounded for reading.
+func ByGrid(rows []window.Row, by []string, pcts []float64, machine bool) *render.Grid {
+	f := Num
+	first := "window"
+	if !machine {
+		first = "window (UTC)"
+	} else {
+		f = CSVNum
+	}
+	g := &render.Grid{Header: append([]string{first}, by...)}
+	g.Header = append(g.Header, "count")
+	for _, p := range pcts {
+		h := knee.PercentileName(p)
+		if !machine {
+			h += " ms"
+		}
+		g.Header = append(g.Header, h)
+	}
+	if machine {
+		g.Header = append(g.Header, "failed", "rate", "mean", "min", "max")
+	} else {
+		g.Header = append(g.Header, "failed", "per s", "mean ms", "min ms", "max ms")
+	}
+	for _, r := range rows {
+		w := strconv.FormatInt(r.StartNS/1e9, 10)
+		if !machine {
+			w = time.Unix(0, r.StartNS).UTC().Format("15:04:05")
+		}
+		row := []string{w}
+		row = append(row, r.Tags...)
+		row = append(row, strconv.FormatUint(r.Count, 10))
+		for _, v := range r.Percentiles {
+			row = append(row, f(v))
+		}
+		row = append(row, strconv.FormatUint(r.Failed, 10), f(r.Rate), f(r.Mean), f(r.Min), f(r.Max))
+		g.Rows = append(g.Rows, row)
+	}
+	return g
+}
+
+// LevelGrid is a table of holds, ramp steps or windows.
+func LevelGrid(ls []knee.Level, res *knee.Result, pcts []float64, machine bool) *render.Grid {
+	f := Num
+	if machine {
+		f = CSVNum
+	}
+	offered := "offered it/s"
+	if res.OfferedUnit == "VUs" {
+		offered = "offered VUs"
+	}
+	// Short headers keep the table within ~130 columns: goodput/s is
+	// successful responses per second, all/s every response.
+	g := &render.Grid{Header: []string{"start", "s", offered, "goodput/s", "all/s", "errors", "dropped/s", "VUs"}}
+	if machine {
+		g.Header = []string{"start", "seconds", "offered", "completed_rps", "requests_rps", "error_rate", "dropped_per_s", "vus", "count", "mean_ms", "min_ms", "max_ms"}
+	}
+	for _, p := range pcts {
+		h := knee.PercentileName(p)
+		if machine {
+			h += "_ms"
+		} else {
+			h += " ms"
+		}
+		g.Header = append(g.Header, h)
+	}
+	g.Header = append(g.Header, "verdict")
+	for _, l := range ls {
+		start := l.Start.Format(time.RFC3339)
+		if !machine {
+			start = "+" + Num(l.Start.Sub(res.Start.Truncate(time.Second)).Seconds()) + "s"
+		}
+		row := []string{start, f(l.Seconds), f(float64(l.Offered)), f(float64(l.CompletedRPS)), f(float64(l.RequestsRPS))}
+		if machine {
+			row = append(row, f(float64(l.ErrorRate)))
+		} else {
+			row = append(row, Pct(float64(l.ErrorRate)))
+		}
+		row = append(row, f(float64(l.DroppedPerS)), f(float64(l.VUs)))
+		if machine {
+			row = append(row, strconv.FormatUint(l.Count, 10), f(float64(l.MeanMS)), f(float64(l.MinMS)), f(float64(l.MaxMS)))
+		}
+		for _, p := range pcts {
+			row = append(row, f(float64(l.Percentiles[knee.PercentileName(p)])))
+		}
+		row = append(row, l.Verdict)
+		g.Rows = append(g.Rows, row)
+	}
+	return g
+}
+
+// CheckGrid is the checklist table: id, status, evidence, meaning. In CSV
+// the evidence keeps full precision.
+func CheckGrid(rep *checks.Report, machine bool) *render.Grid {
+	f, sep := Num, ", "
+	if machine {
+		f, sep = CSVNum, "; "
+	}
+	g := &render.Grid{Header: []string{"id", "status", "evidence", "meaning"}}
+	for _, ch := range rep.Checks {
+		ev := make([]string, len(ch.Evidence))
+		for i, v := range ch.Evidence {
+			ev[i] = v.Name + "=" + f(v.Value)
+		}
+		g.Rows = append(g.Rows, []string{ch.ID, string(ch.Status), strings.Join(ev, sep), ch.Message})
+	}
+	return g
+}
+
+// SummaryGrid puts k6's own summary beside the computed whole-run figures.
+func SummaryGrid(rows []pipeline.SummaryRow) *render.Grid {
+	g := &render.Grid{Header: []string{"metric", "stat", "k6 summary", "ldanalyze", "difference"}}
+	for _, r := range rows {
+		d := "-"
+		if r.Diff.Valid() {
+			d = fmt.Sprintf("%+.3f%%", 100*float64(r.Diff))
+		}
+		g.Rows = append(g.Rows, []string{r.Metric, r.Stat, Num(float64(r.K6)), Num(float64(r.Ours)), d})
+	}
+	return g
+}
+
+// Input is the JSON form of ingest.Stats: what was read.
+type Input struct {
+	Files     []string `json:"files"`
+	Rows      int64    `json:"rows"`
+	Skipped   int64    `json:"skipped"`
+	Errors    []string `json:"errors"`
+	Truncated bool     `json:"truncated"`
+}
+
+// InputOf is the Input of an analysis of paths.
+func InputOf(paths []string, st ingest.Stats) Input {
+	s := Input{Files: paths, Rows: st.Rows, Skipped: st.Skipped, Truncated: st.Truncated, Errors: []string{}}
+	for _, e := range st.Errors {
+		s.Errors = append(s.Errors, e.Error())
+	}
+	return s
+}

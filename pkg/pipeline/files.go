@@ -1,0 +1,78 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+
+	"github.com/ldanalyze/ldanalyze/pkg/ingest"
+)
+
+// DistinctFiles refuses a file given twice (by any path): its samples
+// would be counted twice. "-" may appear once.
+func DistinctFiles(paths []string) error {
+	var seen []os.FileInfo
+	var names []string
+	stdin := false
+	for _, p := range paths {
+		if p == "-" {
+			if stdin {
+				return fmt.Errorf("- (standard input) given twice")
+			}
+			stdin = true
+			continue
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue // Open reports it
+		}
+		for i, o := range seen {
+			if os.SameFile(fi, o) {
+				return fmt.Errorf("%s and %s are the same file: its samples would be counted twice", names[i], p)
+			}
+		}
+		seen = append(seen, fi)
+		names = append(names, p)
+	}
+	return nil
+}
+
+// Span reads the files and returns the times of their earliest and latest
+// sample, ns since the Unix epoch (ok false when they hold none), and what
+// was read: the window of a run, for `prom pull --run`.
+func Span(paths []string, stdin io.Reader) (firstNS, lastNS int64, ok bool, st ingest.Stats, err error) {
+	n := max(1, runtime.GOMAXPROCS(0))
+	type span struct {
+		a, b int64
+		any  bool
+	}
+	spans := make([]span, n)
+	sinks := make([]func(*ingest.Sample), n)
+	for i := range sinks {
+		sp := &spans[i]
+		sinks[i] = func(s *ingest.Sample) {
+			if !sp.any || s.TimeNS < sp.a {
+				sp.a = s.TimeNS
+			}
+			if !sp.any || s.TimeNS > sp.b {
+				sp.b = s.TimeNS
+			}
+			sp.any = true
+		}
+	}
+	st, err = ingest.ReadAll(paths, stdin, sinks, nil)
+	for _, sp := range spans {
+		if !sp.any {
+			continue
+		}
+		if !ok || sp.a < firstNS {
+			firstNS = sp.a
+		}
+		if !ok || sp.b > lastNS {
+			lastNS = sp.b
+		}
+		ok = true
+	}
+	return firstNS, lastNS, ok, st, err
+}

@@ -1,0 +1,139 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/queueing"
+	"github.com/ldanalyze/ldanalyze/pkg/scale"
+	"github.com/ldanalyze/ldanalyze/pkg/timeline"
+)
+
+// The adapters below hand an Analysis to the model packages, which take
+// plain structs (queueing, scale): the one place where a knee result and
+// a timeline become their inputs.
+
+// ErrNoLevels is returned when a run has no load level to model.
+var ErrNoLevels = errors.New("no load levels")
+
+// LittleSpans returns the decision levels of an analysed run as Little's
+// law spans (queueing.CheckLittle): mean VUs, iterations and their
+// durations per level. It returns an error when the run has no
+// iteration_duration samples, no load level, or no vus gauge.
+func LittleSpans(an *Analysis) ([]queueing.Span, error) {
+	tl := an.Timeline
+	if tl.IterationDuration().Count() == 0 {
+		return nil, fmt.Errorf("%s: no iteration_duration samples: the run has no completed iterations to measure", an.Name())
+	}
+	levels, err := decisionLevels(an)
+	if err != nil {
+		return nil, err
+	}
+	spans := make([]queueing.Span, 0, len(levels))
+	for _, l := range levels {
+		v := float64(l.VUs)
+		if math.IsNaN(v) {
+			return nil, fmt.Errorf("%s: no vus gauge in the input: Little's law needs the VUs", an.Name())
+		}
+		a, b := l.Start.Unix(), l.End.Unix()
+		var iters float64
+		tl.Range(a, b, func(_ int64, s *timeline.Second) { iters += float64(s.Iterations) })
+		d := tl.IterationDurations(a, b)
+		spans = append(spans, queueing.Span{Start: l.Start, End: l.End, VUs: v, Iterations: iters,
+			Durations: float64(d.Count()), DurationSumMS: d.Sum()})
+	}
+	return spans, nil
+}
+
+func decisionLevels(an *Analysis) ([]knee.Level, error) {
+	if an.Knee == nil {
+		return nil, fmt.Errorf("%s: %w", an.Name(), an.KneeErr)
+	}
+	levels := an.Knee.DecisionLevels()
+	if len(levels) == 0 {
+		return nil, fmt.Errorf("%s: %w: %v", an.Name(), ErrNoLevels, an.Knee.Warnings)
+	}
+	return levels, nil
+}
+
+// LoadLevels returns the decision levels of an analysed run as
+// queueing.LoadLevel (queueing.EstimateMMc): throughput (all responses,
+// else the goodput), offered rate in an open model, mean and quantile q
+// (0–1; it must be one of the run's Knee.Percentiles) of the latency in
+// seconds; and the ceiling's goodput (0 without one) and whether it was
+// reached.
+func LoadLevels(an *Analysis, q float64) (levels []queueing.LoadLevel, ceiling float64, reached bool, err error) {
+	ls, err := decisionLevels(an)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	res := an.Knee
+	pname := knee.PercentileName(100 * q)
+	fin := func(v knee.F) float64 {
+		if f := float64(v); !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return f
+		}
+		return 0
+	}
+	for _, l := range ls {
+		ll := queueing.LoadLevel{Start: l.Start, End: l.End, ThroughputPerSecond: fin(l.RequestsRPS),
+			MeanSeconds: fin(l.MeanMS) / 1000, QuantileSeconds: fin(l.Percentiles[pname]) / 1000, Samples: l.Count}
+		if ll.ThroughputPerSecond == 0 {
+			ll.ThroughputPerSecond = fin(l.CompletedRPS)
+		}
+		if res.Model == knee.Open {
+			ll.OfferedPerSecond = fin(l.OfferedRPS)
+		}
+		levels = append(levels, ll)
+	}
+	reached = true
+	if res.Ceiling != nil {
+		ceiling = fin(res.Ceiling.CompletedRPS)
+		reached = res.Ceiling.Reached
+	}
+	return levels, ceiling, reached, nil
+}
+
+// RunLevels returns an analysed run's holds and ramp steps as
+// scale.RunLevels (scale.SteadyThroughput).
+func RunLevels(an *Analysis) (scale.RunLevels, error) {
+	if an.Knee == nil {
+		return scale.RunLevels{}, fmt.Errorf("%s: %w", an.Name(), an.KneeErr)
+	}
+	res := an.Knee
+	conv := func(ls []knee.Level) []scale.LevelRate {
+		out := make([]scale.LevelRate, len(ls))
+		for i, l := range ls {
+			out[i] = scale.LevelRate{Start: l.Start, End: l.End, Seconds: l.Seconds, CompletedRPS: float64(l.CompletedRPS),
+				RequestsRPS: float64(l.RequestsRPS), ErrorRate: float64(l.ErrorRate), VUs: float64(l.VUs)}
+		}
+		return out
+	}
+	return scale.RunLevels{Closed: res.Model == knee.Closed, Holds: conv(res.Holds), Steps: conv(res.RampSteps), Why: res.ModelEvidence}, nil
+}
+
+// QueryStats returns query i of the run (Options.Queries) over the whole
+// run as scale.RunStats: the matching samples' count, sum and values, and
+// the run's length from its first to its last sample plus one resolution.
+func QueryStats(an *Analysis, i int) scale.RunStats {
+	tl := an.Timeline
+	st := scale.RunStats{}
+	if tl.Rows() > 0 {
+		st.DurationSeconds = float64(tl.EndNS()-tl.StartNS()+max(tl.ResolutionNS(), 1)) / 1e9
+		g, ok := tl.Query(i, secFloor(tl.StartNS()), secFloor(tl.EndNS())+1)
+		if ok {
+			st.Samples, st.Sum, st.Values = g.Count, g.Sum, &g.Values
+		}
+	}
+	return st
+}
+
+func secFloor(ns int64) int64 {
+	k := ns / 1e9
+	if ns < 0 && ns%1e9 != 0 {
+		k--
+	}
+	return k
+}

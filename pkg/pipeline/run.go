@@ -1,0 +1,370 @@
+// Package pipeline is ldanalyze's one pipeline: sources → timeline → analyses.
+// Every command that reads a run (knee, check, report, compare, ledger,
+// queue --run, scale --run, cost --run) calls Run, so every one of them
+// reads the files the same way (on every core, one pass), counts the same
+// requests as successes (package outcome), and offers the same --metric,
+// --percentiles, --window, --summary and --prom.
+//
+//	files ─ ingest (readers, every core) ─ timeline.Accumulator ─ Close ─┐
+//	                                       window aggregators (--by)     │
+//	        ┌────────────────────────────────────────────────────────────┘
+//	        └ timeline.Timeline ─ knee.Analyze ─ checks.Evaluate ─ saturation.Attribute
+//	                                          └ summary comparison
+//
+// The result, an Analysis, is what the renderers (internal/present,
+// pkg/report) and the many-run analyses (compare, ledger) read.
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"runtime"
+	"strings"
+
+	"github.com/ldanalyze/ldanalyze/pkg/checks"
+	"github.com/ldanalyze/ldanalyze/pkg/ingest"
+	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/prom"
+	"github.com/ldanalyze/ldanalyze/pkg/saturation"
+	"github.com/ldanalyze/ldanalyze/pkg/summary"
+	"github.com/ldanalyze/ldanalyze/pkg/threshold"
+	"github.com/ldanalyze/ldanalyze/pkg/timeline"
+	"github.com/ldanalyze/ldanalyze/pkg/window"
+)
+
+// Options configure Analyze. The zero value analyses the run's own
+// protocol's request Trend with the knee package's defaults.
+type Options struct {
+	// Metric is the Trend whose latency is analysed; empty: the run's own
+	// (timeline.Options.Metric).
+	Metric string
+	// Knee configures the load-level analysis (window, ramp step,
+	// percentiles, SLO). WindowNS 0 is chosen from the run's span when
+	// AutoWindows is set, else knee's default (30 s).
+	Knee knee.Options
+	// AutoWindows, when set and Knee.WindowNS is 0, cuts the run into
+	// about AutoWindows windows of whole seconds (report's plots).
+	AutoWindows int
+	// Checks configure the validity checks (their error window, the load
+	// generator's data).
+	Checks checks.Options
+	// Thresholds are k6 thresholds re-evaluated per load level by the
+	// checks (check --threshold; with SummaryThresholds, those of the
+	// summary file too).
+	Thresholds []threshold.Threshold
+	// Queries select metrics whose aggregate the timeline keeps
+	// (timeline.Options.Queries; QueryStats reads them).
+	Queries []timeline.Query
+	// SummaryPath is k6's own end-of-test summary of the same run
+	// (--summary): its figures are put beside the computed ones.
+	SummaryPath string
+	// SummaryThresholds adds the summary's thresholds to Thresholds.
+	SummaryThresholds bool
+	// PromDir is a Prometheus export (`prom pull` folder): saturation
+	// attribution and the load generator's health.
+	PromDir string
+	// Attribution names what saturated from PromDir's series (knee,
+	// report, ledger); without it PromDir only feeds the generator check.
+	Attribution bool
+	// LinkMbps is the network link speed for the attribution, Mb/s (0:
+	// not judged).
+	LinkMbps float64
+	// GeneratorPods matches the load generator's pods in PromDir (nil:
+	// checks.DefaultGeneratorPods).
+	GeneratorPods *regexp.Regexp
+	// By, when not empty, adds per-window, per-tag rows of the metric
+	// (knee --by), of windows Knee.WindowNS wide.
+	By []string
+	// Endpoints, when not empty, adds whole-run rows of the metric per
+	// value of this tag (the report's endpoint table).
+	Endpoints string
+	// EndpointPercentiles are the percentiles of the endpoint rows
+	// (default 50, 95, 99).
+	EndpointPercentiles []float64
+	// WidenWindow widens Knee.WindowNS to the input's resolution when it is
+	// finer (check, whose windows are not shown), instead of refusing it.
+	WidenWindow bool
+	// AllowNoMetric keeps going when the run has no sample of the metric
+	// (check): Knee is then nil and KneeErr says why.
+	AllowNoMetric bool
+	// Stdin is read for the path "-".
+	Stdin io.Reader
+	// OnRead, when not nil, is told the bytes read from the files as the
+	// read goes on (a progress bar's feed), from the reading goroutine.
+	OnRead func(n int)
+	// Workers is the read parallelism (0: runtime.GOMAXPROCS).
+	Workers int
+}
+
+// Analysis is one run, read and analysed.
+type Analysis struct {
+	// Files are the inputs as given.
+	Files []string
+	// Options are the options the run was analysed with.
+	Options Options
+	// Input counts what the readers read and skipped.
+	Input ingest.Stats
+	// Timeline is the run's per-second record.
+	Timeline *timeline.Timeline
+	// Knee is the load-level analysis; nil only with AllowNoMetric when
+	// the metric has no sample (KneeErr).
+	Knee    *knee.Result
+	KneeErr error
+	// Checks are the validity verdicts.
+	Checks *checks.Report
+	// Attribution is what saturated (with PromDir), else nil.
+	Attribution *saturation.Attribution
+	// Summary is k6's own summary (SummaryPath), SummaryRows its figures
+	// beside the computed ones.
+	Summary     *summary.Summary
+	SummaryRows []SummaryRow
+	// Groups are the --by rows, Endpoints the per-endpoint rows.
+	Groups    []window.Row
+	Endpoints []window.Row
+	// Warnings are caveats the commands print on stderr beside their
+	// output (the knee result carries its own in Knee.Warnings).
+	Warnings []string
+}
+
+// Name is the inputs joined for messages: "a.csv, b.csv".
+func (a *Analysis) Name() string { return strings.Join(a.Files, ", ") }
+
+// Run reads the files (several are one distributed run; "-" is
+// Options.Stdin) and analyses the run. It returns an error naming the
+// inputs when they cannot be read, hold no sample, or (without
+// AllowNoMetric) no sample of the metric; bad options (a window finer than
+// the input's resolution) are errors too. Malformed lines are not errors:
+// they are counted in Analysis.Input.
+func Run(paths []string, opt Options) (*Analysis, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("no input files: give one or more k6 output files, or - for standard input")
+	}
+	if err := DistinctFiles(paths); err != nil {
+		return nil, err
+	}
+	var thr []threshold.Threshold
+	thr = append(thr, opt.Thresholds...)
+	an := &Analysis{Files: paths, Options: opt}
+	if opt.SummaryPath != "" {
+		sum, err := summary.ReadFile(opt.SummaryPath)
+		if err != nil {
+			return nil, err
+		}
+		an.Summary = sum
+		if opt.SummaryThresholds {
+			for _, m := range sum.Metrics {
+				for _, th := range m.Thresholds {
+					t, err := threshold.ParseExpr(m.Name, th.Source)
+					if err != nil {
+						an.Warnings = append(an.Warnings, fmt.Sprintf("%s: skipping threshold: %v", opt.SummaryPath, err))
+						continue
+					}
+					thr = append(thr, t)
+				}
+			}
+		}
+	}
+	var exp *prom.Export
+	if opt.PromDir != "" {
+		e, err := prom.ReadExport(opt.PromDir)
+		if err != nil {
+			return nil, fmt.Errorf("--prom %s: %w", opt.PromDir, err)
+		}
+		exp = e
+	}
+	wopt, eopt, err := windowOptions(opt)
+	if err != nil {
+		return nil, err
+	}
+	acc, st, err := read(paths, opt, timeline.Options{Metric: opt.Metric, Thresholds: thr, Queries: opt.Queries}, wopt, eopt)
+	an.Input = st
+	if err != nil {
+		return an, err
+	}
+	tl := acc.tl.Close(st.ResolutionNS)
+	an.Timeline = tl
+	if tl.Rows() == 0 && st.Rows == 0 {
+		return an, fmt.Errorf("%s: the input has a header but no data rows (%w)", an.Name(), knee.ErrNoSamples)
+	}
+	kopt := opt.Knee
+	if kopt.WindowNS == 0 && opt.AutoWindows > 0 {
+		kopt.WindowNS = autoWindowNS(tl, opt.AutoWindows)
+	}
+	if opt.WidenWindow {
+		w := kopt.WindowNS
+		if w <= 0 {
+			w = 30e9
+		}
+		if r := tl.ResolutionNS(); r > w {
+			w = (r + 1e9 - 1) / 1e9 * 1e9
+		}
+		kopt.WindowNS = w
+	}
+	res, kerr := knee.Analyze(tl, kopt)
+	if kerr != nil {
+		if !opt.AllowNoMetric || !errors.Is(kerr, knee.ErrNoSamples) {
+			return an, fmt.Errorf("%s: %w", an.Name(), kerr)
+		}
+		an.KneeErr = kerr
+		res = nil
+	}
+	an.Knee = res
+	copt := opt.Checks
+	if exp != nil && copt.Generator == nil {
+		copt.Generator = checks.GeneratorFromExport(exp, opt.GeneratorPods)
+	}
+	an.Checks = checks.Evaluate(tl, res, copt)
+	if exp != nil && res != nil && opt.Attribution {
+		levels, ci := saturationLevels(res)
+		if an.Attribution, err = saturation.Attribute(exp, levels, ci, res.Start, res.End, saturation.AttributeOptions{LinkMbps: opt.LinkMbps}); err != nil {
+			return an, fmt.Errorf("--prom %s: %w", opt.PromDir, err)
+		}
+	}
+	if an.Summary != nil && res != nil {
+		rows, err := CompareSummary(an.Summary, tl.Metric(), res.Overall)
+		if err != nil {
+			if !opt.SummaryThresholds {
+				return an, err
+			}
+			// check reads the summary for its thresholds only.
+		}
+		an.SummaryRows = rows
+		for _, m := range summaryMismatch(an.SummaryRows, opt.SummaryPath) {
+			res.Warnings = append(res.Warnings, knee.Warning{Code: knee.WarnSummaryMismatch, Message: m})
+		}
+	}
+	if acc.by != nil {
+		an.Groups = acc.by.Close()
+		if err := acc.by.Err(); err != nil {
+			return an, fmt.Errorf("%s: %w", an.Name(), err)
+		}
+	}
+	if acc.ep != nil {
+		an.Endpoints = acc.ep.Close()
+		if err := acc.ep.Err(); err != nil {
+			return an, fmt.Errorf("%s: %w", an.Name(), err)
+		}
+	}
+	if err := tl.Err(); err != nil {
+		return an, fmt.Errorf("%s: %w", an.Name(), err)
+	}
+	return an, nil
+}
+
+// wholeRunNS is a window width longer than any run: the endpoint
+// aggregator keeps one window per endpoint.
+const wholeRunNS = int64(1) << 62
+
+func windowOptions(opt Options) (by, ep *window.Options, err error) {
+	metric := opt.Metric
+	if metric == "" {
+		metric = "http_req_duration"
+	}
+	if len(opt.By) > 0 {
+		w := opt.Knee.WindowNS
+		if w <= 0 {
+			w = 30e9
+		}
+		by = &window.Options{Metric: metric, WidthNS: w, By: opt.By, Percentiles: opt.Knee.Percentiles}
+		if _, err := window.New(*by); err != nil {
+			return nil, nil, err
+		}
+	}
+	if opt.Endpoints != "" {
+		pcts := opt.EndpointPercentiles
+		if len(pcts) == 0 {
+			pcts = []float64{50, 95, 99}
+		}
+		ep = &window.Options{Metric: metric, WidthNS: wholeRunNS, By: []string{opt.Endpoints}, Percentiles: pcts}
+		if _, err := window.New(*ep); err != nil {
+			return nil, nil, err
+		}
+	}
+	return by, ep, nil
+}
+
+// autoWindowNS is a window width, in ns, that cuts the run into about
+// target windows: whole seconds, at least the input's resolution and 1 s.
+func autoWindowNS(tl *timeline.Timeline, target int) int64 {
+	res := tl.ResolutionNS()
+	span := int64(0)
+	if tl.Rows() > 0 {
+		span = tl.EndNS() - tl.StartNS() + max(res, 1e9)
+	}
+	w := (span/int64(target) + 1e9 - 1) / 1e9 * 1e9
+	r := (res + 1e9 - 1) / 1e9 * 1e9
+	return max(w, r, 1e9)
+}
+
+// accs is what one core accumulates.
+type accs struct {
+	tl     *timeline.Accumulator
+	by, ep *window.Aggregator
+}
+
+func (a *accs) add(s *ingest.Sample) {
+	a.tl.Add(s)
+	if a.by != nil {
+		a.by.Add(s)
+	}
+	if a.ep != nil {
+		a.ep.Add(s)
+	}
+}
+
+func (a *accs) merge(o *accs) {
+	a.tl.Merge(o.tl)
+	if a.by != nil {
+		a.by.Merge(o.by)
+	}
+	if a.ep != nil {
+		a.ep.Merge(o.ep)
+	}
+}
+
+// read reads the inputs with one set of accumulators per core (a k6 CSV
+// is parsed and accumulated on every core; other formats feed the first),
+// one input at a time so that the accumulators know which file their
+// samples come from, and merges them into the first.
+func read(paths []string, opt Options, topt timeline.Options, wopt, eopt *window.Options) (*accs, ingest.Stats, error) {
+	n := opt.Workers
+	if n <= 0 {
+		n = max(1, runtime.GOMAXPROCS(0))
+	}
+	seed := timeline.New(topt)
+	all := make([]*accs, n)
+	sinks := make([]func(*ingest.Sample), n)
+	for i := range all {
+		a := &accs{tl: seed}
+		if i > 0 {
+			a.tl = seed.Fork()
+		}
+		if wopt != nil {
+			a.by, _ = window.New(*wopt) // checked by windowOptions
+		}
+		if eopt != nil {
+			a.ep, _ = window.New(*eopt)
+		}
+		all[i] = a
+		sinks[i] = a.add
+	}
+	var st ingest.Stats
+	var err error
+	for _, p := range paths {
+		for _, a := range all {
+			a.tl.SetInput(p)
+		}
+		var s ingest.Stats
+		s, err = ingest.ReadAll([]string{p}, opt.Stdin, sinks, opt.OnRead)
+		st.Merge(s)
+		if err != nil {
+			break
+		}
+	}
+	for _, a := range all[1:] {
+		all[0].merge(a)
+	}
+	return all[0], st, err
+}

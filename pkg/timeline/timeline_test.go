@@ -1,0 +1,311 @@
+package timeline
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/csv"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/ldanalyze/ldanalyze/pkg/ingest"
+	"github.com/ldanalyze/ldanalyze/pkg/outcome"
+)
+
+func readFile(t *testing.T, path string, accs ...*Accumulator) ingest.Stats {
+	t.Helper()
+	r, err := ingest.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for i := 0; r.Next(); i++ {
+		accs[i/5000%len(accs)].Add(r.Sample())
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return r.Stats()
+}
+
+func sumSeconds(tl *Timeline) (reqs, ok, failed, iters, dropped uint64) {
+	tl.Each(func(_ int64, s *Second) {
+		reqs += s.Requests
+		ok += s.OK
+		failed += s.Failed
+		iters += s.Iterations
+		dropped += s.Dropped
+	})
+	return
+}
+
+// TestGRPCOutcomes: the gRPC ramp of testdata/k6-v2 (README there and
+// ../shared/corpus/k6-v2/README.md, from the server's own counters):
+// 31,925 calls, 18,709 OK (status 0), 1,640 NotFound (5) and 11,576
+// ResourceExhausted (8); 1,268 dropped iterations. The metric is chosen
+// from the run's protocol: grpc_req_duration.
+func TestGRPCOutcomes(t *testing.T) {
+	a := New(Options{})
+	st := readFile(t, filepath.Join("..", "..", "testdata", "k6-v2", "grpc_ramp.csv.gz"), a)
+	tl := a.Close(st.ResolutionNS)
+	if tl.Metric() != "grpc_req_duration" || tl.Protocol() != outcome.GRPC {
+		t.Fatalf("metric %q protocol %v, want grpc_req_duration, grpc", tl.Metric(), tl.Protocol())
+	}
+	reqs, ok, failed, iters, dropped := sumSeconds(tl)
+	if reqs != 31925 || ok != 18709 || failed != 13216 || iters != 31925 || dropped != 1268 {
+		t.Errorf("calls %d ok %d failed %d iterations %d dropped %d; want 31925 18709 13216 31925 1268", reqs, ok, failed, iters, dropped)
+	}
+	by := map[string]uint64{}
+	for _, f := range tl.FailuresByName() {
+		by[f.Status] += f.N
+	}
+	if by["5"] != 1640 || by["8"] != 11576 || len(by) != 2 {
+		t.Errorf("failures by status %v, want 5: 1640, 8: 11576", by)
+	}
+	if tr := tl.Trend(); tr.OK.Count() != 18709 || tr.Failed.Count() != 13216 || tr.Limited.Count() != 11576 {
+		t.Errorf("trend ok %d failed %d limited %d", tr.OK.Count(), tr.Failed.Count(), tr.Limited.Count())
+	}
+	if got := tl.StatusLabel("8"); got != "ResourceExhausted" {
+		t.Errorf("StatusLabel(8) = %q", got)
+	}
+}
+
+// TestWebSocketStream: the WebSocket run's request stream is its
+// ws_sessions (1,806 sessions, status 101), and an explicit custom Trend
+// (fanout_ms, no status tag) counts every sample as a success.
+func TestWebSocketStream(t *testing.T) {
+	a := New(Options{Metric: "fanout_ms"})
+	st := readFile(t, filepath.Join("..", "..", "testdata", "k6-v2", "ws_fanout.csv.gz"), a)
+	tl := a.Close(st.ResolutionNS)
+	if tl.Protocol() != outcome.WebSocket {
+		t.Fatalf("protocol %v", tl.Protocol())
+	}
+	reqs, ok, _, _, _ := sumSeconds(tl)
+	if reqs != 1806 || ok != 1806 {
+		t.Errorf("sessions %d ok %d, want 1806", reqs, ok)
+	}
+	if tr := tl.Trend(); tr.All.Count() != 15243 || tr.OK.Count() != 15243 {
+		t.Errorf("fanout_ms %d samples, %d ok; want 15243", tr.All.Count(), tr.OK.Count())
+	}
+}
+
+// restrict copies a k6 CSV without the named columns, as a run recorded
+// with restricted --system-tags is written.
+func restrict(t *testing.T, src string, drop ...string) string {
+	t.Helper()
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := csv.NewReader(bufio.NewReader(zr))
+	r.FieldsPerRecord = -1
+	path := filepath.Join(t.TempDir(), "restricted.csv")
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := csv.NewWriter(out)
+	var keep []int
+	for i := 0; ; i++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			for j, h := range rec {
+				if !slices.Contains(drop, h) {
+					keep = append(keep, j)
+				}
+			}
+		}
+		row := make([]string, 0, len(keep))
+		for _, j := range keep {
+			row = append(row, rec[j])
+		}
+		if err := w.Write(row); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Flush()
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestRestrictedSystemTags: without the status and expected_response
+// columns the failures come from the http_req_failed rows, second by
+// second, so the counts equal those of the full file (breakpoint run).
+func TestRestrictedSystemTags(t *testing.T) {
+	full := filepath.Join("..", "..", "testdata", "k6", "breakpoint.csv.gz")
+	a := New(Options{})
+	st := readFile(t, full, a)
+	want := a.Close(st.ResolutionNS)
+	b := New(Options{})
+	st = readFile(t, restrict(t, full, "status", "expected_response"), b)
+	got := b.Close(st.ResolutionNS)
+	wr, wok, wf, _, _ := sumSeconds(want)
+	gr, gok, gf, _, _ := sumSeconds(got)
+	if wf == 0 || gr != wr || gok != wok || gf != wf {
+		t.Errorf("restricted: requests %d ok %d failed %d; full file %d %d %d", gr, gok, gf, wr, wok, wf)
+	}
+	// The successes carry no outcome tag at all; k6's error_code still
+	// tells the failures (1429, 1503, 1050).
+	if got.UnknownOutcomes() < gok || !got.FailedRateRows() {
+		t.Errorf("unknown %d of %d (%d ok), rate rows %v", got.UnknownOutcomes(), gr, gok, got.FailedRateRows())
+	}
+	// Without error_code either, only the rate rows tell.
+	c := New(Options{})
+	st = readFile(t, restrict(t, full, "status", "expected_response", "error_code"), c)
+	bare := c.Close(st.ResolutionNS)
+	br, bok, bf, _, _ := sumSeconds(bare)
+	if br != wr || bok != wok || bf != wf || bare.UnknownOutcomes() != br {
+		t.Errorf("no tags at all: requests %d ok %d failed %d unknown %d; full file %d %d %d", br, bok, bf, bare.UnknownOutcomes(), wr, wok, wf)
+	}
+	// Second by second too.
+	want.Each(func(sec int64, w *Second) {
+		g, ok := got.Second(sec)
+		if !ok || g.OK != w.OK || g.Failed != w.Failed {
+			t.Fatalf("second %d: ok %d failed %d, want %d %d", sec, g.OK, g.Failed, w.OK, w.Failed)
+		}
+	})
+}
+
+// sameRecords fails unless a and b hold the same per-second records and
+// per-name histograms.
+func sameRecords(t *testing.T, a, b *Timeline) {
+	t.Helper()
+	n := 0
+	a.Each(func(sec int64, s *Second) {
+		o, ok := b.Second(sec)
+		if !ok {
+			t.Fatalf("second %d missing", sec)
+		}
+		if s.Requests != o.Requests || s.OK != o.OK || s.Iterations != o.Iterations || s.Dropped != o.Dropped ||
+			s.VUs != o.VUs || s.BytesReceived != o.BytesReceived || len(s.Failures) != len(o.Failures) {
+			t.Fatalf("second %d: %+v, want %+v", sec, o, s)
+		}
+		for i, name := range a.HistNames() {
+			j := slices.Index(b.HistNames(), name)
+			if j < 0 {
+				t.Fatalf("name %q missing", name)
+			}
+			ha, hb := a.NameHist(i, sec, sec+1), b.NameHist(j, sec, sec+1)
+			if ha != hb {
+				t.Fatalf("second %d name %q: histograms differ", sec, name)
+			}
+			n += int(ha.Total())
+		}
+	})
+	if n == 0 {
+		t.Fatal("no histogram compared")
+	}
+	if x, y := a.Latency(a.Main().First, a.Main().Last+1), b.Latency(b.Main().First, b.Main().Last+1); x.Count() != y.Count() || x.Quantile(0.95) != y.Quantile(0.95) {
+		t.Errorf("latency %d p95 %v, want %d %v", y.Count(), y.Quantile(0.95), x.Count(), x.Quantile(0.95))
+	}
+}
+
+// TestForkAndMerge: the breakpoint run fed to an accumulator and its fork
+// in alternating blocks of rows (as the parallel reader does), and to two
+// accumulators filled apart, merges to the records of one accumulator fed
+// everything.
+func TestForkAndMerge(t *testing.T) {
+	path := filepath.Join("..", "..", "testdata", "k6", "breakpoint.csv.gz")
+	one := New(Options{})
+	st := readFile(t, path, one)
+	want := one.Close(st.ResolutionNS)
+
+	a := New(Options{})
+	b := a.Fork()
+	readFile(t, path, a, b)
+	a.Merge(b)
+	sameRecords(t, want, a.Close(st.ResolutionNS))
+
+	c, d := New(Options{}), New(Options{})
+	readFile(t, path, d, c) // d sees the first block: another numbering
+	c.Merge(d)
+	sameRecords(t, want, c.Close(st.ResolutionNS))
+}
+
+// TestLateSamples: a run fed backwards (every sample late for a second
+// already sealed) gives the records of the run fed in order.
+func TestLateSamples(t *testing.T) {
+	r, err := ingest.Open(filepath.Join("..", "..", "testdata", "k6", "breakpoint.csv.gz"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var samples []ingest.Sample
+	for r.Next() && len(samples) < 60000 {
+		s := *r.Sample()
+		samples = append(samples, s)
+	}
+	r.Close()
+	fwd, back := New(Options{}), New(Options{})
+	for i := range samples {
+		fwd.Add(&samples[i])
+		back.Add(&samples[len(samples)-1-i])
+	}
+	sameRecords(t, fwd.Close(1e9), back.Close(1e9))
+}
+
+// TestHistEncodingDamage: a damaged per-second histogram is an error the
+// Timeline reports (Err), never a panic or a silently short histogram.
+func TestHistEncodingDamage(t *testing.T) {
+	var h Hist
+	h[3], h[40] = 2, 300
+	enc := h.appendEnc(nil)
+	var back Hist
+	if err := back.addEnc(enc); err != nil || back != h {
+		t.Fatalf("round trip: %v", err)
+	}
+	for _, bad := range [][]byte{enc[:len(enc)-1], {200, 1}, {3}} {
+		var x Hist
+		if err := x.addEnc(bad); err == nil {
+			t.Errorf("%v decoded", bad)
+		}
+	}
+	a := New(Options{})
+	readFile(t, filepath.Join("..", "..", "testdata", "k6", "breakpoint.csv.gz"), a)
+	tl := a.Close(1e9)
+	tl.sh.secs.Each(func(_ int64, s *second) {
+		for i := range s.histEnc {
+			s.histEnc[i] = append(s.histEnc[i], 255)
+		}
+	})
+	tl.NameHist(0, tl.Main().First, tl.Main().Last+1)
+	if tl.Err() == nil {
+		t.Error("damaged histograms not reported")
+	}
+}
+
+// TestOutcomeResolution: the unknown outcomes of a second are resolved by
+// its failed-rate rows, never beyond the unknown count.
+func TestOutcomeResolution(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		r        reqCount
+		ok, fail uint64
+	}{
+		{"tags only", reqCount{n: 10, ok: 8}, 8, 2},
+		{"rate only", reqCount{n: 10, unknown: 10, rateSum: 3, rateN: 10}, 7, 3},
+		{"no rate rows: unknown succeed", reqCount{n: 10, unknown: 10}, 10, 0},
+		{"tags and rate rows agree", reqCount{n: 10, ok: 8, rateSum: 2, rateN: 10}, 8, 2},
+		{"mixed", reqCount{n: 10, ok: 5, unknown: 4, rateSum: 3, rateN: 10}, 7, 3},
+		{"rate beyond the unknown", reqCount{n: 10, ok: 5, unknown: 2, rateSum: 9, rateN: 10}, 5, 5},
+	} {
+		ok, fail := c.r.resolved()
+		if ok != c.ok || fail != c.fail {
+			t.Errorf("%s: ok %d failed %d, want %d %d", c.name, ok, fail, c.ok, c.fail)
+		}
+	}
+}

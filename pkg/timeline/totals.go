@@ -1,0 +1,284 @@
+package timeline
+
+import (
+	"hash/maphash"
+	"math"
+	"strings"
+	"unsafe"
+
+	"github.com/ldanalyze/ldanalyze/pkg/ingest"
+	"github.com/ldanalyze/ldanalyze/pkg/sketch"
+)
+
+// Limits on what an Accumulator keeps exactly (memory bounds). Past them
+// the counts stop growing and are reported as "at least".
+const (
+	// MaxSeries caps the series counted (the Grafana Cloud free plan's
+	// Prometheus series is 10,000; one more is enough for a verdict).
+	MaxSeries = 10001
+	// MaxNames caps the request names counted.
+	MaxNames = 10000
+	// MaxHistNames caps the request names given per-second latency
+	// histograms (96 × 4 bytes per name and second while live).
+	MaxHistNames = 16
+	// MaxStatuses caps the distinct (protocol, status) pairs counted per
+	// second; later ones count under "other".
+	MaxStatuses = 1024
+	// MaxScenarios caps the scenario names kept.
+	MaxScenarios = 50
+	// MaxMetrics caps the metric names counted.
+	MaxMetrics = 10000
+)
+
+// trend holds one latency candidate's samples over the whole run, ms.
+type trend struct {
+	all, ok, failed, limited sketch.Sketch
+	// negative counts samples below zero, huge those above a day.
+	negative, huge uint64
+}
+
+func (t *trend) merge(o *trend) {
+	t.all.Merge(&o.all)
+	t.ok.Merge(&o.ok)
+	t.failed.Merge(&o.failed)
+	t.limited.Merge(&o.limited)
+	t.negative += o.negative
+	t.huge += o.huge
+}
+
+// checkCount counts the samples of one k6 check.
+type checkCount struct {
+	pass, fail  uint64
+	firstFailNS int64
+}
+
+// statusName is a (protocol index, status) pair.
+type statusName struct {
+	proto  int8
+	status string
+	name   string
+}
+
+// sourceSpan is one input file's samples of a latency candidate.
+type sourceSpan struct {
+	n            int64
+	minNS, maxNS int64
+	// micro is the sum of the values in millionths, wrapping: equal for
+	// the same samples in any order, and almost surely not for the
+	// different samples of two instances of a distributed run.
+	micro int64
+}
+
+// totals is what an Accumulator counts over the whole run.
+type totals struct {
+	rows         int64
+	minNS, maxNS int64
+	any          bool
+	trends       [nCand]trend
+	iterDur      sketch.Sketch
+	// byStatus counts stream samples by (protocol, status), failures by
+	// (protocol, status, name); byCode failures by k6 error_code.
+	byStatus     map[statusName]uint64
+	byStatusName map[statusName]uint64
+	byCode       map[string]uint64
+	checks       map[string]*checkCount
+	// hasExpected: an HTTP stream sample had expected_response; seen marks
+	// the protocols whose stream had samples.
+	hasExpected bool
+	// metrics counts the samples of every metric name.
+	metrics   map[string]*uint64
+	series    map[uint64]struct{}
+	names     map[string]struct{}
+	scenarios []string
+	perSource map[srcKey]*sourceSpan
+	histOver  uint64
+}
+
+type srcKey struct {
+	cand int
+	src  string
+}
+
+func newTotals() totals {
+	return totals{
+		byStatus: map[statusName]uint64{}, byStatusName: map[statusName]uint64{}, byCode: map[string]uint64{},
+		checks: map[string]*checkCount{}, metrics: map[string]*uint64{}, series: map[uint64]struct{}{},
+		names: map[string]struct{}{}, perSource: map[srcKey]*sourceSpan{},
+	}
+}
+
+func (t *totals) merge(o *totals) {
+	if o.any {
+		if !t.any || o.minNS < t.minNS {
+			t.minNS = o.minNS
+		}
+		if !t.any || o.maxNS > t.maxNS {
+			t.maxNS = o.maxNS
+		}
+		t.any = true
+	}
+	t.rows += o.rows
+	for i := range t.trends {
+		t.trends[i].merge(&o.trends[i])
+	}
+	t.iterDur.Merge(&o.iterDur)
+	for k, n := range o.byStatus {
+		t.byStatus[k] += n
+	}
+	for k, n := range o.byStatusName {
+		t.byStatusName[k] += n
+	}
+	for k, n := range o.byCode {
+		t.byCode[k] += n
+	}
+	for name, oc := range o.checks {
+		cc := t.checks[name]
+		if cc == nil {
+			cp := *oc
+			t.checks[name] = &cp
+			continue
+		}
+		if oc.fail > 0 && (cc.fail == 0 || oc.firstFailNS < cc.firstFailNS) {
+			cc.firstFailNS = oc.firstFailNS
+		}
+		cc.pass += oc.pass
+		cc.fail += oc.fail
+	}
+	t.hasExpected = t.hasExpected || o.hasExpected
+	for m, n := range o.metrics {
+		if d := t.metrics[m]; d != nil {
+			*d += *n
+		} else if len(t.metrics) < MaxMetrics {
+			c := *n
+			t.metrics[m] = &c
+		}
+	}
+	for h := range o.series {
+		if len(t.series) >= MaxSeries {
+			break
+		}
+		t.series[h] = struct{}{}
+	}
+	for n := range o.names {
+		if len(t.names) >= MaxNames {
+			break
+		}
+		t.names[n] = struct{}{}
+	}
+	for _, sc := range o.scenarios {
+		t.addScenario(sc)
+	}
+	for k, osp := range o.perSource {
+		sp := t.perSource[k]
+		if sp == nil {
+			cp := *osp
+			t.perSource[k] = &cp
+			continue
+		}
+		sp.n += osp.n
+		sp.micro += osp.micro
+		sp.minNS = min(sp.minNS, osp.minNS)
+		sp.maxNS = max(sp.maxNS, osp.maxNS)
+	}
+	t.histOver += o.histOver
+}
+
+func (t *totals) addScenario(sc string) {
+	if sc == "" || len(t.scenarios) >= MaxScenarios {
+		return
+	}
+	for _, s := range t.scenarios {
+		if s == sc {
+			return
+		}
+	}
+	t.scenarios = append(t.scenarios, sc)
+}
+
+func (t *totals) addCheck(s *ingest.Sample) {
+	name, _ := s.Tags.Get("check")
+	cc := t.checks[name]
+	if cc == nil {
+		cc = &checkCount{}
+		t.checks[name] = cc
+	}
+	if s.Value != 0 {
+		cc.pass++
+		return
+	}
+	if cc.fail == 0 || s.TimeNS < cc.firstFailNS {
+		cc.firstFailNS = s.TimeNS
+	}
+	cc.fail++
+}
+
+func (t *totals) span(k srcKey, s *ingest.Sample) {
+	sp := t.perSource[k]
+	if sp == nil {
+		sp = &sourceSpan{minNS: s.TimeNS, maxNS: s.TimeNS}
+		t.perSource[k] = sp
+	}
+	sp.n++
+	sp.micro += int64(math.Round(s.Value * 1e6))
+	sp.minNS = min(sp.minNS, s.TimeNS)
+	sp.maxNS = max(sp.maxNS, s.TimeNS)
+}
+
+// metricSlot is one entry of cardinality's cache of metric names.
+type metricSlot struct {
+	p      uintptr
+	series bool // http_reqs or a custom metric
+	counts *uint64
+}
+
+// cardinality counts metrics, series (metric + indexed tags; metadata is
+// not indexed by k6 outputs) and request names, up to fixed limits.
+type cardinality struct {
+	// seen caches the string pointers of metric names already counted
+	// (readers intern metric names, so the few distinct names arrive as a
+	// few distinct pointers: a direct-mapped cache skips the map).
+	seen [64]metricSlot
+	seed maphash.Seed
+}
+
+func (c *cardinality) add(t *totals, s *ingest.Sample) {
+	p := uintptr(unsafe.Pointer(unsafe.StringData(s.Metric)))
+	slot := &c.seen[(p>>4)%uintptr(len(c.seen))]
+	if slot.p != p || slot.counts == nil {
+		n := t.metrics[s.Metric]
+		if n == nil {
+			if len(t.metrics) >= MaxMetrics {
+				return
+			}
+			n = new(uint64)
+			t.metrics[s.Metric] = n
+		}
+		// Series are counted on http_reqs and on custom metrics: the
+		// other built-in metrics of a request or an iteration carry the
+		// same tags (research/k6-formats.md §4), and decoding every tag of
+		// every row would defeat the CSV reader's lazy columns.
+		*slot = metricSlot{p: p, series: s.Metric == "http_reqs" || !builtin(s.Metric), counts: n}
+	}
+	*slot.counts++
+	if slot.series && len(t.series) < MaxSeries {
+		h := maphash.String(c.seed, s.Metric)
+		sum := s.Tags.SeriesHash(c.seed)
+		t.series[h^(sum*0x9E3779B97F4A7C15)] = struct{}{}
+	}
+}
+
+// builtin reports whether name is one of k6's built-in metrics other than
+// http_reqs (metrics/builtin.go; research/k6-formats.md §3).
+func builtin(name string) bool {
+	switch name {
+	case "vus", "vus_max", "iterations", "iteration_duration", "dropped_iterations",
+		"checks", "group_duration", "data_sent", "data_received":
+		return true
+	}
+	for _, p := range []string{"http_req_", "ws_", "grpc_", "browser_"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
