@@ -29,6 +29,9 @@ type K6Step struct {
 	Requests, OK float64
 	ByStatus     map[string]float64
 	ByErrorCode  map[string]float64
+	// Groups are Requests split by expected_response, status and
+	// error_code together.
+	Groups []RequestGroup
 	// BytesSent and BytesReceived are k6_data_sent_total and
 	// k6_data_received_total in the step, bytes.
 	BytesSent, BytesReceived float64
@@ -46,6 +49,13 @@ type K6Step struct {
 	// Δ(avg·count) ÷ Δcount over the step (see TrendStats); NaN when
 	// neither exists or no response completed.
 	MeanMS float64
+}
+
+// RequestGroup is the responses of one step with one expected_response,
+// status and error_code.
+type RequestGroup struct {
+	ExpectedResponse, Status, ErrorCode string
+	Count                               float64
 }
 
 // K6Run is a k6 run read from Prometheus at one step.
@@ -274,6 +284,7 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 		if c := g["error_code"]; c != "" {
 			k.ByErrorCode[c] += v
 		}
+		k.Groups = append(k.Groups, RequestGroup{ExpectedResponse: g["expected_response"], Status: g["status"], ErrorCode: g["error_code"], Count: v})
 	}); err != nil {
 		return nil, err
 	}
