@@ -39,6 +39,7 @@ func promCommand(e *env) *cli.Command {
 				),
 				Action: func(c *cli.Context) error { return e.promPull(c) },
 			},
+			promK6Command(e),
 			{
 				Name:      "read",
 				Usage:     "read Prometheus exports (API JSON, Grafana CSV, VictoriaMetrics JSON lines, Prometheus/OpenMetrics text) and list their series",

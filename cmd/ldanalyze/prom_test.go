@@ -406,3 +406,27 @@ func TestKneePromWithoutManifest(t *testing.T) {
 		t.Errorf("raw counter file: imbalance = %+v, want arena/game with game-a at 0.99", got.Imbalance)
 	}
 }
+
+// prom k6 reads the saved export of the trend-stats run: open model,
+// 36,759 iterations (README totals), latency from trend stats, and the
+// cumulative-stats caveat on stderr.
+func TestPromK6Files(t *testing.T) {
+	out, errOut, code := runCLI(t, "", "prom", "k6", "--step", "10s", "--format", "json", "../../../shared/corpus/k6-v2/prom_rw_stats.prom_query_range.json.gz")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var run prom.K6Run
+	if err := json.Unmarshal([]byte(out), &run); err != nil {
+		t.Fatal(err)
+	}
+	iters := 0.0
+	for _, s := range run.Steps {
+		iters += s.Iterations
+	}
+	if run.Model != "open" || run.LatencySource != "trend-stats" || iters != 36759 {
+		t.Errorf("model %s, latency %s, %v iterations; want open, trend-stats, 36759", run.Model, run.LatencySource, iters)
+	}
+	if !strings.Contains(errOut, "cumulative since the start of the test") || !strings.Contains(errOut, "÷ 1000") {
+		t.Errorf("stderr lacks the trend-stats caveats:\n%s", errOut)
+	}
+}

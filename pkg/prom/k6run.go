@@ -2,12 +2,15 @@ package prom
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ldanalyze/ldanalyze/pkg/jsonnum"
 )
 
 // K6Step is what Prometheus says about one step of a k6 run streamed with
@@ -505,4 +508,13 @@ func groupKey(ls map[string]string, by []string) (string, map[string]string) {
 		b.WriteByte(0)
 	}
 	return b.String(), g
+}
+
+// MarshalJSON writes the step with NaN gauges and percentiles as null.
+func (s K6Step) MarshalJSON() ([]byte, error) {
+	type plain K6Step
+	return json.Marshal(struct {
+		plain
+		VUs, VUsMax, P50MS, P95MS, P99MS, MeanMS jsonnum.Float
+	}{plain(s), jsonnum.Float(s.VUs), jsonnum.Float(s.VUsMax), jsonnum.Float(s.P50MS), jsonnum.Float(s.P95MS), jsonnum.Float(s.P99MS), jsonnum.Float(s.MeanMS)})
 }

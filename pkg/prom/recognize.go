@@ -316,3 +316,19 @@ func medianStep(ss []Series) time.Duration {
 }
 
 func unixUTC(ns int64) time.Time { return time.Unix(0, ns).UTC() }
+
+// ReadResponsesAuto is ReadResponses on r, gunzipped first when its first
+// bytes say gzip.
+func ReadResponsesAuto(r io.Reader, file string) ([]Response, error) {
+	br := bufio.NewReader(r)
+	var in io.Reader = br
+	if head, _ := br.Peek(2); bytes.Equal(head, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		defer zr.Close()
+		in = zr
+	}
+	return ReadResponses(in, file)
+}
