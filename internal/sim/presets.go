@@ -182,7 +182,7 @@ func GeneratorLimited() Config {
 // SmokeThenBreakpoint is a smoke test (constant-vus, 2 VUs with 1 s think,
 // 30 s) followed at 35 s by the corpus's breakpoint: 60 it/s held 10 s,
 // then +20 it/s every 10 s (a 1-s ramp and a 9-s hold) up to 300 it/s.
-// ρ = 1 at 200 it/s, on the 1-s ramp 180 → 200 (t = 115 s).
+// ρ = 1 at 200 it/s, at the end of the 1-s ramp 180 → 200 (t = 35 + 71 = 106 s).
 func SmokeThenBreakpoint() Config {
 	smoke := Scenario{Name: "smoke", Executor: ConstantVUs, VUs: 2, Duration: 30 * time.Second, Think: time.Second}
 	stages := []Stage{st(10*time.Second, 60)}

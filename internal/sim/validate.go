@@ -244,8 +244,8 @@ func normalizeScenario(s *Scenario, where string, c *Config, p *problems) {
 		if !(s.Rate > 0) || !finite(s.Rate) {
 			p.add("%s: rate must be > 0 iterations per timeUnit, not %g", where, s.Rate)
 		}
-		if s.Duration <= 0 {
-			p.add("%s: duration must be > 0", where)
+		if s.Duration == 0 {
+			p.add("%s: duration is missing (must be > 0)", where)
 		}
 		noStages(s, where, p)
 		checkPool(s, where, p)
@@ -266,8 +266,8 @@ func normalizeScenario(s *Scenario, where string, c *Config, p *problems) {
 		if s.VUs < 1 {
 			p.add("%s: vus must be ≥ 1, not %d", where, s.VUs)
 		}
-		if s.Duration <= 0 {
-			p.add("%s: duration must be > 0", where)
+		if s.Duration == 0 {
+			p.add("%s: duration is missing (must be > 0)", where)
 		}
 		noStages(s, where, p)
 	case RampingVUs:
