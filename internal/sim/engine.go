@@ -108,8 +108,8 @@ func (e *engine) compileServer() {
 		k := &s.Classes[i]
 		rt := classRT{cfg: k, grpc: k.Protocol == ProtoGRPC, svc: newSampler(k.ServiceTime),
 			meanNS: k.ServiceTime.Mean() * 1e6, failLat: int64(k.FailLatency)}
-		rt.mw.delay = int64(k.MaxWait)
-		rt.to.delay = int64(k.Timeout)
+		rt.mw.delay, rt.mw.next = int64(k.MaxWait), -1
+		rt.to.delay, rt.to.next = int64(k.Timeout), -1
 		rt.limitStatus = 429
 		if rt.grpc {
 			rt.limitStatus = 8

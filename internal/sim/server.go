@@ -50,23 +50,28 @@ type dentry struct {
 
 // dlist is the requests of one class that may hit one constant deadline
 // (MaxWait after arrival, or the client timeout), in arrival order — which
-// is deadline order. At most one evDeadline per list is pending, at or
-// before the earliest live deadline; entries whose request has moved on are
-// dropped lazily when it fires. A run's heap thus holds O(classes) deadline
-// events instead of one per request.
+// is deadline order. One evDeadline per list is live, at next, the head's
+// deadline; entries whose request has moved on are dropped lazily when it
+// fires. A run's heap thus holds O(classes) deadline events instead of one
+// per request. An event at another time than next is stale and ignored.
 type dlist struct {
 	delay int64
 	q     []dentry
 	head  int
-	armed bool
+	next  int64 // time of the live event, −1 when none
 }
 
 func (d *dlist) push(e *engine, id int32, a int32) {
 	r := &e.reqs[id]
 	d.q = append(d.q, dentry{id, r.gen})
-	if !d.armed {
-		d.armed = true
-		e.h.push(event{t: r.arrive + d.delay, kind: evDeadline, a: a})
+	d.arm(e, r.arrive+d.delay, a)
+}
+
+// arm makes sure an event fires at or before deadline t.
+func (d *dlist) arm(e *engine, t int64, a int32) {
+	if d.next < 0 || t < d.next {
+		d.next = t
+		e.h.push(event{t: t, kind: evDeadline, a: a})
 	}
 }
 
@@ -214,7 +219,10 @@ func (e *engine) deadline(a int32) {
 	if a%2 == 1 {
 		d = &k.to
 	}
-	d.armed = false
+	if e.now != d.next {
+		return // stale: a later event was armed before an earlier one
+	}
+	d.next = -1
 	for d.head < len(d.q) {
 		en := d.q[d.head]
 		r := &e.reqs[en.id]
@@ -224,8 +232,7 @@ func (e *engine) deadline(a int32) {
 			continue
 		}
 		if r.arrive+d.delay > e.now {
-			d.armed = true
-			e.h.push(event{t: r.arrive + d.delay, kind: evDeadline, a: a})
+			d.arm(e, r.arrive+d.delay, a)
 			break
 		}
 		d.head++
