@@ -264,6 +264,7 @@ type Scenario struct {
 
 // Stage is one k6 stage: reach Target linearly over Duration.
 type Stage struct {
+	// Duration is the stage's length.
 	Duration time.Duration `yaml:"duration,omitempty"`
 	// Target is iterations per TimeUnit (arrival rate) or VUs (ramping-vus,
 	// a whole number).
@@ -272,7 +273,9 @@ type Stage struct {
 
 // MixItem is one class's weight in a scenario's mix.
 type MixItem struct {
-	Class string  `yaml:"class,omitempty"`
+	// Class is a Class.Name.
+	Class string `yaml:"class,omitempty"`
+	// Share is its weight (the shares need not sum to 1).
 	Share float64 `yaml:"share,omitempty"`
 }
 

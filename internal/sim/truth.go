@@ -97,6 +97,7 @@ type Truth struct {
 // ScenarioTruth is one scenario's figures, as if it ran alone (see Truth
 // for the notation).
 type ScenarioTruth struct {
+	// Name and Executor are the scenario's.
 	Name, Executor string
 	// Open is true for arrival-rate executors.
 	Open bool
