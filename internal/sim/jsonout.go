@@ -24,8 +24,8 @@ type JSONOptions struct {
 // with the time in RFC 3339 with nanoseconds (UTC), the value in Go's
 // shortest float form, the tags sorted by key; before a metric's first
 // Point a line {"type":"Metric","data":{"name":…,"type":…,"contains":…,
-// "thresholds":[],"submetrics":null},"metric":…}. It returns the run's
-// truth.
+// "thresholds":[],"submetrics":null},"metric":…} (see appendMetricLine).
+// It returns the run's truth.
 func WriteJSON(w io.Writer, c Config, o JSONOptions) (Truth, error) {
 	s, err := NewStream(c)
 	if err != nil {
@@ -38,6 +38,7 @@ func WriteJSON(w io.Writer, c Config, o JSONOptions) (Truth, error) {
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	var seen [numMetrics]bool
+	expected := s.e.cols.enabled["expected_response"]
 	var line []byte
 	for {
 		r, ok := s.nextRow()
@@ -47,7 +48,7 @@ func WriteJSON(w io.Writer, c Config, o JSONOptions) (Truth, error) {
 		line = line[:0]
 		if !seen[r.m] {
 			seen[r.m] = true
-			line = appendMetricLine(line, r.m)
+			line = appendMetricLine(line, r.m, expected)
 		}
 		line = appendPointLine(line, r)
 		if _, err := bw.Write(line); err != nil {
@@ -65,9 +66,16 @@ func WriteJSON(w io.Writer, c Config, o JSONOptions) (Truth, error) {
 	return s.Truth(), nil
 }
 
-// appendMetricLine appends k6's "Metric" line for metric m (no thresholds,
-// no submetrics: the simulator has none).
-func appendMetricLine(b []byte, m uint8) []byte {
+// expectedSubmetric is the submetric k6 (v0.31 on) registers on
+// http_req_duration for its end-of-test summary when the expected_response
+// tag is enabled, as the Metric lines of shared/corpus/public's k6 JSON
+// files show.
+const expectedSubmetric = `[{"name":"http_req_duration{expected_response:true}","suffix":"expected_response:true","tags":{"expected_response":"true"}}]`
+
+// appendMetricLine appends k6's "Metric" line for metric m: no thresholds
+// (the simulator has none), no submetrics but http_req_duration's
+// expected_response one when that tag is enabled.
+func appendMetricLine(b []byte, m uint8, expected bool) []byte {
 	d := metricDefs[m]
 	b = append(b, `{"type":"Metric","data":{"name":"`...)
 	b = append(b, d.name...)
@@ -75,7 +83,13 @@ func appendMetricLine(b []byte, m uint8) []byte {
 	b = append(b, d.typ...)
 	b = append(b, `","contains":"`...)
 	b = append(b, d.contains...)
-	b = append(b, `","thresholds":[],"submetrics":null},"metric":"`...)
+	b = append(b, `","thresholds":[],"submetrics":`...)
+	if m == mHTTPDuration && expected {
+		b = append(b, expectedSubmetric...)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `},"metric":"`...)
 	b = append(b, d.name...)
 	return append(b, "\"}\n"...)
 }

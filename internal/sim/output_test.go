@@ -254,6 +254,13 @@ func TestFormatMatchesCorpus(t *testing.T) {
 	if metric != cj[0] {
 		t.Errorf("Metric line\n%s\nwant\n%s", metric, cj[0])
 	}
+	// http_req_duration's Metric line, with no threshold, as in
+	// shared/corpus/public/k6-jsonl-2024-load-template.json (k6's summary
+	// submetric).
+	wantDur := `{"type":"Metric","data":{"name":"http_req_duration","type":"trend","contains":"time","thresholds":[],"submetrics":[{"name":"http_req_duration{expected_response:true}","suffix":"expected_response:true","tags":{"expected_response":"true"}}]},"metric":"http_req_duration"}`
+	if !strings.Contains(buf.String(), "\n"+wantDur+"\n") {
+		t.Errorf("no Metric line %s", wantDur)
+	}
 	shape := func(l string) string { // the time and the tag values differ
 		i, j := strings.Index(l, `"time":"`), strings.Index(l, `","value"`)
 		return l[:i] + l[j:]
