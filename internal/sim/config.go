@@ -224,9 +224,10 @@ type Scenario struct {
 	MaxVUs          int `yaml:"maxVUs,omitempty"`
 	// VUInitTime is how long an arrival-rate executor takes to add a VU
 	// beyond PreAllocatedVUs. 0 adds it at once and runs the iteration on it
-	// (iterations are dropped only at MaxVUs). Above 0 it does as current
-	// k6 does: the iteration that found no free VU is dropped and one VU is
-	// initialised in the background, ready after VUInitTime.
+	// (iterations are dropped only at MaxVUs, as older k6 releases did).
+	// Above 0 it does as current k6 does: the iteration that found no free
+	// VU is dropped and one VU is initialised in the background, ready after
+	// VUInitTime.
 	VUInitTime time.Duration `yaml:"vuInitTime,omitempty"`
 	// Poisson draws arrival-rate iteration starts as a Poisson process of
 	// the same rate instead of k6's even spacing (not k6: for checking the

@@ -32,4 +32,43 @@
 //
 // See presets.go for the named runs the knee tests use, and the k6sim
 // command for producing files by hand.
+//
+// # What is k6's and what is approximate
+//
+// Taken from k6's source: the arrival-rate start times (cal's closed form,
+// evenly spaced in area; constant-arrival-rate at i·P from 0), ramping-vus's
+// raw steps, the CSV header and row encoding (%f values, encoding/csv
+// quoting, empty = absent), the JSON envelope and key order, the tag
+// rules (error_code 1000+status, 1050 with status 0 and no proto for a
+// timeout, url = name, gRPC status codes), which samples a request, an
+// iteration, a drop and a tick emit, and in what order.
+//
+// Approximate or left out:
+//   - no network: http_req_duration = http_req_waiting = the server's time
+//     (blocked, connecting, tls_handshaking, sending, receiving are 0);
+//     a refusal or a load-independent failure takes at least 0.1 ms;
+//   - the corpus server's sleep overshoot (0.5–2.5 ms) is not modelled:
+//     CorpusServer is the nominal 200 req/s;
+//   - timestamps are UTC (k6 writes the local zone); extra_tags pairs come
+//     in one of up to 4 rotations of the sorted pairs (k6: Go map order);
+//     the metadata column is empty (vu and iter are not supported); group
+//     is always the root "" and group_duration is not emitted;
+//   - row order: each event's samples reach the buffer after an
+//     exponential delay (Output.PushJitter), a VU's own samples staying in
+//     order; samples at one instant come in scheduling order (a vus tick
+//     at the instant a VU starts may come before it, a race in k6);
+//   - an arrival-rate VU beyond preAllocatedVUs is ready at once (older
+//     k6 releases did this) unless Scenario.VUInitTime is set (current k6: the
+//     iteration is dropped while one VU initialises);
+//   - vus_max starts at the most VUs the scenarios plan at once over each
+//     one's [startTime, end + gracefulStop) (k6 computes it from its
+//     execution requirements, with graceful ramp-down reservations); a
+//     ramped-down VU is hard-stopped GracefulRampDown after its step;
+//   - an interrupted iteration emits data_sent and data_received but
+//     nothing for its request in flight;
+//   - JSON Metric lines carry no thresholds (the simulator has none);
+//   - WebSocket: every connection of a class dials at once, a close frame
+//     counts as a message sent, messages to a closed class still take the
+//     lock and are lost, there is no ws_ping;
+//   - rates may be fractional per TimeUnit (k6 takes whole numbers).
 package sim
