@@ -23,7 +23,7 @@ type engine struct {
 	servers  int
 	busy     int
 	waiting  int
-	waitq    []int32
+	waitq    []dentry // the FIFO queue
 	wqHead   int
 	limiter  *limiterRT
 	reqs     []request

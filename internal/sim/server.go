@@ -138,7 +138,7 @@ func (e *engine) arrive(id int32) {
 	}
 	r.queued = true
 	e.waiting++
-	e.waitq = append(e.waitq, id)
+	e.waitq = append(e.waitq, dentry{id, r.gen})
 	if k.cfg.MaxWait > 0 {
 		k.mw.push(e, id, int32(r.class)*2)
 	}
@@ -191,18 +191,20 @@ func (e *engine) served(id int32) {
 	e.dequeue()
 }
 
-// dequeue starts the next live waiting request, if a slot is free.
+// dequeue starts the next live waiting request, if a slot is free. Entries
+// of requests that left the queue (rejected, abandoned) are skipped; gen
+// tells a reused slot from the request that queued there.
 func (e *engine) dequeue() {
 	for e.busy < e.servers && e.wqHead < len(e.waitq) {
-		id := e.waitq[e.wqHead]
+		en := e.waitq[e.wqHead]
 		e.wqHead++
-		r := &e.reqs[id]
-		if !r.queued {
+		r := &e.reqs[en.id]
+		if r.gen != en.gen || !r.queued {
 			continue
 		}
 		r.queued = false
 		e.waiting--
-		e.startService(id)
+		e.startService(en.id)
 	}
 	if e.wqHead > 1024 && e.wqHead*2 > len(e.waitq) {
 		n := copy(e.waitq, e.waitq[e.wqHead:])

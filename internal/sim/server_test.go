@@ -70,3 +70,37 @@ func TestAbandonTimedOut(t *testing.T) {
 	m := drop.Measured
 	within(t, "L vs λW when abandoning", m.MeanInSystem, m.ArrivalRatePerS*m.MeanSojournMS/1000, 0.01)
 }
+
+func TestQueueIsFIFO(t *testing.T) {
+	// One slot, deterministic 10 ms, a 25-ms max wait, 200 req/s offered
+	// (ρ = 2): requests are served in arrival order even though rejected
+	// requests' slots are reused by later ones, and none waited longer than
+	// the max wait.
+	cfg := Config{Server: Server{Servers: 1, Classes: []Class{{Name: "a", Share: 1, ServiceTime: Det(10),
+		MaxWait: 25 * time.Millisecond}}},
+		Scenarios: []Scenario{{Name: "s", Executor: ConstantArrivalRate, Rate: 200, Duration: 10 * time.Second,
+			PreAllocatedVUs: 20, MaxVUs: 100}}}
+	e, err := newEngine(cfg, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lastArrive int64 = -1
+	for !e.done && e.h.len() > 0 {
+		ev := e.h.pop()
+		e.now = ev.t
+		if ev.kind == evServed {
+			r := e.reqs[ev.a] // before its slot is released
+			if r.start-r.arrive > int64(25*time.Millisecond) {
+				t.Fatalf("a request waited %v, past the 25-ms max wait", time.Duration(r.start-r.arrive))
+			}
+			if r.arrive < lastArrive {
+				t.Fatalf("served a request of %v after one of %v", time.Duration(r.arrive), time.Duration(lastArrive))
+			}
+			lastArrive = r.arrive
+		}
+		e.dispatch(ev)
+	}
+	if e.meas.m.Served < 900 || e.meas.m.Errors < 900 {
+		t.Fatalf("served %d, rejected %d; want about 1000 each", e.meas.m.Served, e.meas.m.Errors)
+	}
+}
