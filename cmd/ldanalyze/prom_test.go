@@ -56,11 +56,11 @@ func kneeWithProm(t *testing.T, dir string) (kneeProm, string) {
 }
 
 // The two-pod case (testdata/prom/two_pods, written by gen_fixtures.py):
-// at the ceiling hold (02:08:31–02:08:39, offered 220.75 it/s) game-0 uses
+// at the ceiling hold (02:08:40–02:08:50, offered 240.2 it/s) game-0 uses
 // 2.37 cores and game-1 0.03 (set by hand), so game-0's share is
 // 2.37 / 2.40 = 0.9875 (exact to float rounding); with 4-core limits
 // nothing is at 90 %; game-1's restart counter goes 0 → 1 between the
-// points at 02:08:40 and 02:08:45, inside the hold starting 02:08:41.
+// points at 02:08:40 and 02:08:45, inside the hold starting 02:08:40.
 func TestKneePromTwoPods(t *testing.T) {
 	got, text := kneeWithProm(t, promTD+"two_pods")
 	if len(got.Saturated) != 0 {
@@ -70,14 +70,14 @@ func TestKneePromTwoPods(t *testing.T) {
 		math.Abs(got.Imbalance[0].Share-2.37/2.40) > 1e-9 {
 		t.Errorf("imbalance = %+v, want arena/game busiest arena/game-0 share 0.9875", got.Imbalance)
 	}
-	if len(got.InvalidHolds) != 1 || !got.InvalidHolds[0].Start.Equal(time.Date(2026, 11, 30, 2, 8, 41, 0, time.UTC)) ||
+	if len(got.InvalidHolds) != 1 || !got.InvalidHolds[0].Start.Equal(time.Date(2026, 11, 30, 2, 8, 40, 0, time.UTC)) ||
 		!strings.Contains(got.InvalidHolds[0].Reason, "arena/game-1 container game restarted between 02:08:40Z and 02:08:45Z (OOMKilled)") {
 		t.Errorf("invalid_holds = %+v", got.InvalidHolds)
 	}
 	for _, want := range []string{
-		"What saturated (ceiling level from 02:08:31Z): nothing at or above 90 % (busiest: arena/game-0 CPU (of limit) at 59.2 %)",
+		"What saturated (ceiling level from 02:08:40Z): nothing at or above 90 % (busiest: arena/game-0 CPU (of limit) at 59.2 %)",
 		"Imbalance: arena/game-0 carried 99 % of arena/game's CPU (2.37 of 2.40 cores; arena/game-1 0.03).",
-		"Invalid level from 02:08:41Z: arena/game-1 container game restarted",
+		"Invalid level from 02:08:40Z: arena/game-1 container game restarted",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text output lacks %q:\n%s", want, text)
@@ -86,7 +86,7 @@ func TestKneePromTwoPods(t *testing.T) {
 }
 
 // The database case (testdata/prom/database_95): the db-1 node's CPU busy
-// ratio is 0.95 from 02:08:20 to 02:08:50 (set by hand), so at the ceiling
+// ratio is 0.95 from 02:08:20 to 02:09:00 (set by hand), so at the ceiling
 // hold it is the one saturated resource; the api pods (1.1 of 2 cores
 // each) are balanced and below 90 %.
 func TestKneePromDatabase95(t *testing.T) {
@@ -97,7 +97,7 @@ func TestKneePromDatabase95(t *testing.T) {
 	if len(got.Imbalance) != 0 || len(got.InvalidHolds) != 0 {
 		t.Errorf("imbalance = %+v, invalid_holds = %+v, want none (api pods even; restart counters flat)", got.Imbalance, got.InvalidHolds)
 	}
-	if want := "What saturated (ceiling level from 02:08:31Z): db-1:9100 node CPU at 95.0 %."; !strings.Contains(text, want) {
+	if want := "What saturated (ceiling level from 02:08:40Z): db-1:9100 node CPU at 95.0 %."; !strings.Contains(text, want) {
 		t.Errorf("text output lacks %q:\n%s", want, text)
 	}
 }
@@ -350,10 +350,10 @@ func TestPromPullRealServer(t *testing.T) {
 		t.Errorf("saturated = %+v, want db-1:9100 node CPU at 0.95", got.Saturated)
 	}
 	// The restart fell in the step (02:08:30, 02:08:45], which overlaps the
-	// holds from 02:08:31 and 02:08:41: both are marked.
+	// holds from 02:08:31 and 02:08:40: both are marked.
 	if len(got.InvalidHolds) != 2 || !got.InvalidHolds[0].Start.Equal(time.Date(2026, 11, 30, 2, 8, 31, 0, time.UTC)) ||
-		!got.InvalidHolds[1].Start.Equal(time.Date(2026, 11, 30, 2, 8, 41, 0, time.UTC)) {
-		t.Errorf("invalid_holds = %+v, want the holds from 02:08:31 and 02:08:41", got.InvalidHolds)
+		!got.InvalidHolds[1].Start.Equal(time.Date(2026, 11, 30, 2, 8, 40, 0, time.UTC)) {
+		t.Errorf("invalid_holds = %+v, want the holds from 02:08:31 and 02:08:40", got.InvalidHolds)
 	}
 }
 

@@ -96,10 +96,7 @@ func KneeText(w io.Writer, f render.Format, rep *KneeDoc, rows []window.Row, by 
 			return err
 		}
 	}
-	levels, title := r.Holds, "Holds (plateaus of offered load; the seconds between levels are left out)"
-	if r.Levels == "ramp" && len(r.RampSteps) > 0 {
-		levels, title = r.RampSteps, fmt.Sprintf("Continuous ramp: %d ramp step%s of %s s (no plateaus of offered load to hold on)", len(r.RampSteps), Plural(len(r.RampSteps)), Num(r.RampSteps[0].Seconds))
-	}
+	levels, title := r.AllLevels(), r.LevelsTitle()
 	if r.Levels != "none" {
 		h(title)
 		if f == render.Markdown {

@@ -11,15 +11,16 @@ import (
 // ceiling's; −1 without a ceiling: saturation then takes the highest
 // completed load).
 func saturationLevels(res *knee.Result) ([]saturation.Level, int) {
-	src, kind := res.DecisionLevels(), "hold"
-	if res.Levels == "ramp" {
-		kind = "ramp"
-	}
+	src := res.DecisionLevels()
 	if len(src) == 0 {
-		src, kind = res.Windows, "window"
+		src = res.Windows
 	}
 	out := make([]saturation.Level, len(src))
 	for i, l := range src {
+		kind := string(l.Kind)
+		if kind == "" {
+			kind = "window"
+		}
 		out[i] = saturation.Level{Kind: kind, Start: l.Start, End: l.End, Offered: float64(l.Offered), CompletedRPS: float64(l.CompletedRPS), Verdict: l.Verdict}
 	}
 	ci := -1
