@@ -13,6 +13,18 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/ldanalyze/ldanalyze/internal/readcap"
+)
+
+// Size caps of an offer file, bytes. A region's offer file is hundreds of
+// MB (AmazonEC2) and is streamed; the all-regions file of an offer is
+// bigger than MaxOfferBytes: give the region's file. No single product or
+// term of a real file comes near MaxOfferValueBytes, which bounds the
+// memory the decoder takes for one value.
+const (
+	MaxOfferBytes      = 4 << 30
+	MaxOfferValueBytes = 16 << 20
 )
 
 // Offer is what an AWS Price List bulk offer file says about one region:
@@ -119,12 +131,49 @@ func lineAt(r io.Reader, offset int64) int {
 // usagetype, operatingSystem Linux, tenancy Shared, preInstalledSw NA,
 // capacitystatus Used. The region is matched on attributes.regionCode
 // (fromRegionCode for transfer).
+//
+// A file longer than MaxOfferBytes, or one JSON value in it longer than
+// MaxOfferValueBytes, is an error naming the cap and the file.
 func ReadOffer(rd io.Reader, name, region string) (*Offer, error) {
+	return readOffer(rd, name, region, MaxOfferBytes, MaxOfferValueBytes)
+}
+
+// valueCap counts the bytes the JSON decoder reads since the last mark
+// (the start of the value it decodes) and fails past max.
+type valueCap struct {
+	r       io.Reader
+	n, mark int64
+	max     int64
+	name    string
+}
+
+func (v *valueCap) Read(p []byte) (int, error) {
+	if v.n-v.mark > v.max {
+		return 0, &InputError{File: v.name, Msg: fmt.Sprintf("a JSON value at byte %d is larger than %s: not an AWS Price List offer file", v.mark, readcap.Size(v.max))}
+	}
+	n, err := v.r.Read(p)
+	v.n += int64(n)
+	return n, err
+}
+
+// readOffer is ReadOffer with its caps.
+func readOffer(rd io.Reader, name, region string, maxBytes, maxValue int64) (*Offer, error) {
 	o := &Offer{File: name, Region: region, Prices: map[string]Price{}, Instances: map[string]Instance{}}
-	dec := json.NewDecoder(bufio.NewReaderSize(rd, 1<<16))
+	vc := &valueCap{r: readcap.NewReader(bufio.NewReaderSize(rd, 1<<16), maxBytes, name, "an AWS Price List offer file for one region"), max: maxValue, name: name}
+	dec := json.NewDecoder(vc)
+	// mark starts the next value's count at what the decoder has read.
+	mark := func() { vc.mark = dec.InputOffset() }
 	fail := func(err error) (*Offer, error) {
 		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError
+		var tl *readcap.TooLargeError
+		var ce *InputError
+		switch {
+		case errors.As(err, &tl):
+			return nil, tl
+		case errors.As(err, &ce):
+			return nil, ce
+		}
 		ie := &InputError{File: name, Msg: err.Error(), offset: dec.InputOffset()}
 		switch {
 		case errors.As(err, &se):
@@ -144,10 +193,12 @@ func ReadOffer(rd io.Reader, name, region string) (*Offer, error) {
 		return fail(err)
 	}
 	for dec.More() {
+		mark()
 		key, err := stringToken(dec)
 		if err != nil {
 			return fail(err)
 		}
+		mark()
 		switch key {
 		case "offerCode":
 			err = dec.Decode(&o.OfferCode)
@@ -158,6 +209,7 @@ func ReadOffer(rd io.Reader, name, region string) (*Offer, error) {
 		case "products":
 			productsSeen = true
 			err = eachKey(dec, func(sku string) error {
+				mark()
 				var p offerProduct
 				if err := dec.Decode(&p); err != nil {
 					return err
@@ -170,12 +222,13 @@ func ReadOffer(rd io.Reader, name, region string) (*Offer, error) {
 		case "terms":
 			err = eachKey(dec, func(termType string) error {
 				if termType != "OnDemand" {
-					return skipValue(dec)
+					return skipValue(dec, mark)
 				}
 				return eachKey(dec, func(sku string) error {
+					mark()
 					if productsSeen {
 						if _, ok := matches[sku]; !ok {
-							return skipValue(dec)
+							return skipValue(dec, mark)
 						}
 					}
 					var ts map[string]offerTerm
@@ -195,7 +248,7 @@ func ReadOffer(rd io.Reader, name, region string) (*Offer, error) {
 				})
 			})
 		default:
-			err = skipValue(dec)
+			err = skipValue(dec, mark)
 		}
 		if err != nil {
 			return fail(err)
@@ -422,10 +475,13 @@ func eachKey(dec *json.Decoder, fn func(key string) error) error {
 	return err
 }
 
-// skipValue consumes one JSON value token by token, without keeping it.
-func skipValue(dec *json.Decoder) error {
+// skipValue consumes one JSON value token by token, without keeping it;
+// mark is called before each token (each counts alone against the value
+// cap).
+func skipValue(dec *json.Decoder, mark func()) error {
 	depth := 0
 	for {
+		mark()
 		t, err := dec.Token()
 		if err != nil {
 			return err
