@@ -26,6 +26,7 @@ func kneeCommand(e *env) *cli.Command {
 			&cli.DurationFlag{Name: "window", Aliases: []string{"w"}, Value: 30 * time.Second, Usage: "window width (whole seconds, not finer than the file's time resolution)"},
 			&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Value: "http_req_duration", Usage: "the Trend metric whose latency is analysed (any Trend, custom ones too)"},
 			&cli.StringSliceFlag{Name: "by", Usage: "split windows by these tags, e.g. --by name or --by name,status"},
+			&cli.IntFlag{Name: "by-limit", Value: window.DefaultMaxGroups, Usage: "with --by, rows for at most `N` tag values (the busiest); the rest are summed in (other) rows"},
 			&cli.StringFlag{Name: "percentiles", Value: "50,90,95,99", Usage: "percentiles per window, comma-separated (k6's definition)"},
 			&cli.StringFlag{Name: "slo", Usage: "latency objective in k6 threshold syntax, e.g. 'p95<500ms' or 'p(99)<800'"},
 			&cli.StringFlag{Name: "summary", Usage: "k6's own end-of-test summary of the same run (--summary-export or handleSummary JSON), printed beside the computed whole-run figures"},
@@ -53,8 +54,10 @@ type kneeReport struct {
 }
 
 type groupRow struct {
-	Start       time.Time         `json:"start"`
-	Tags        map[string]string `json:"tags"`
+	Start time.Time         `json:"start"`
+	Tags  map[string]string `json:"tags"`
+	// Other marks the row that sums the tag values past --by-limit.
+	Other       bool              `json:"other,omitempty"`
 	Count       uint64            `json:"count"`
 	Rate        knee.F            `json:"rate"`
 	Mean        knee.F            `json:"mean"`
@@ -95,7 +98,10 @@ func (e *env) knee(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	wopt := window.Options{Metric: metric, WidthNS: opt.WindowNS, By: by, Percentiles: pcts}
+	if n := c.Int("by-limit"); n < 1 {
+		return usageError{fmt.Errorf("knee: --by-limit %d: want at least 1", n)}
+	}
+	wopt := window.Options{Metric: metric, WidthNS: opt.WindowNS, By: by, Percentiles: pcts, MaxGroups: c.Int("by-limit")}
 	if len(by) > 0 {
 		if _, err := window.New(wopt); err != nil {
 			closeOut()
@@ -161,11 +167,13 @@ func (e *env) knee(c *cli.Context) error {
 			return fmt.Errorf("%s: %w", strings.Join(paths, ", "), err)
 		}
 		rep.Groups = groupRows(rows, by, pcts)
+		res.Warnings = append(res.Warnings, agg.Warnings()...)
 	}
 	switch format {
 	case render.JSON:
 		err = render.WriteJSON(w, rep)
 	case render.CSV:
+		csvWarnings(format, e.stderr, res.Warnings)
 		if agg != nil {
 			err = byGrid(rows, by, pcts, true).Write(w, format)
 		} else {
@@ -217,7 +225,7 @@ func parsePercentiles(s string) ([]float64, error) {
 func groupRows(rows []window.Row, by []string, pcts []float64) []groupRow {
 	out := make([]groupRow, len(rows))
 	for i, r := range rows {
-		g := groupRow{Start: time.Unix(0, r.StartNS).UTC(), Tags: map[string]string{}, Count: r.Count, Rate: knee.F(r.Rate),
+		g := groupRow{Start: time.Unix(0, r.StartNS).UTC(), Tags: map[string]string{}, Other: r.Other, Count: r.Count, Rate: knee.F(r.Rate),
 			Mean: knee.F(r.Mean), Min: knee.F(r.Min), Max: knee.F(r.Max), Failed: r.Failed, Percentiles: map[string]knee.F{}}
 		for j, k := range by {
 			g.Tags[k] = r.Tags[j]

@@ -212,6 +212,7 @@ func Build(res *knee.Result, c *Collector, opt Options) *Report {
 	if s, ok := endpoints(res, c, opt); ok {
 		r.Sections = append(r.Sections, s)
 	}
+	r.Warnings = append(r.Warnings, c.endpoints.Warnings()...)
 
 	cs := Section{Title: "Validity checks"}
 	if opt.Checks != nil {
@@ -296,6 +297,15 @@ func facts(res *knee.Result, c *Collector, opt Options) Section {
 // endpoints is the per-endpoint table over the whole run, busiest first.
 func endpoints(res *knee.Result, c *Collector, opt Options) (Section, bool) {
 	rows := c.endpoints.Close()
+	// The row of the endpoints past the aggregator's bound is a note, not
+	// an endpoint.
+	var other uint64
+	rows = slices.DeleteFunc(rows, func(r window.Row) bool {
+		if r.Other {
+			other += r.Count
+		}
+		return r.Other
+	})
 	if len(rows) == 0 || len(rows) == 1 && rows[0].Tags[0] == "" {
 		return Section{}, false
 	}
@@ -342,6 +352,9 @@ func endpoints(res *knee.Result, c *Collector, opt Options) (Section, bool) {
 		Text: []string{fmt.Sprintf("%s by the %q tag over the whole run, busiest first; latency of all responses, failed ones included.", res.Metric, c.opt.EndpointTag)}}
 	if n := len(rows) - len(shown); n > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d more endpoint(s) not shown.", n))
+	}
+	if other > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d more samples are of endpoints past the %d counted one by one (see the warning above).", other, len(rows)))
 	}
 	if p := endpointPlot(eps, knee.PercentileName(c.opt.Percentiles[p95])); p != nil {
 		s.Plots = append(s.Plots, p)

@@ -29,9 +29,12 @@
 //     kept apart, and its count is over its true one by at most what it
 //     inherited;
 //   - a kept tag set's rows hold exactly its samples since it was last
-//     taken in; at most Warnings' "missed" figure of its earlier samples
-//     are in the other rows (which hold every sample not in a kept row, so
-//     each window's total is exact);
+//     taken in, and Close ranks them by that; at most Warnings' "missed"
+//     figure of its earlier samples are in the other rows (which hold
+//     every sample not in a kept row, so each window's total is exact), and
+//     tag sets with fewer samples than that may be kept by chance (when
+//     fewer than MaxGroups tag sets are heavy, the rest of the rows are
+//     some of the light ones);
 //   - with several readers (Merge) the borderline tag sets kept may differ
 //     from one parallel read to the next; the heavy ones do not.
 package window
@@ -381,7 +384,12 @@ func (a *Aggregator) Close() []Row {
 	for _, e := range a.tracked {
 		es = append(es, e)
 	}
+	// Ranked by the samples in their rows (count − over, exact), then by
+	// the estimate.
 	slices.SortFunc(es, func(x, y *entry) int {
+		if c := cmp.Compare(y.count-y.over, x.count-x.over); c != 0 {
+			return c
+		}
 		if c := cmp.Compare(y.count, x.count); c != 0 {
 			return c
 		}
@@ -457,8 +465,8 @@ func (a *Aggregator) Warnings() []string {
 	msg := fmt.Sprintf("%s: more than %d distinct values; rows are kept for the %d with the most %s samples and the other %d samples are summed in %q rows",
 		strings.Join(a.opt.By, ","), a.shown, a.shown, a.opt.Metric, a.otherN, OtherTag)
 	if a.evicted {
-		msg += fmt.Sprintf(" (more than %d distinct, so the %d were chosen on the stream by a heavy-hitters count: each kept value's rows hold its samples since it was last counted, at most %d earlier ones of it are in %q)",
-			a.capacity, a.shown, a.missed, OtherTag)
+		msg += fmt.Sprintf(" (more than %d distinct, so they were chosen on the stream by a heavy-hitters count: a kept value's rows may miss up to %d of its samples, which are in %q, and values with fewer samples than that may be kept by chance)",
+			a.capacity, a.missed, OtherTag)
 	}
 	return []string{msg}
 }
