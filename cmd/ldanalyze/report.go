@@ -153,6 +153,13 @@ func (e *env) report(c *cli.Context) error {
 	}
 
 	md := c.String("output")
+	if md != "" && md != "-" || c.String("html") != "" {
+		// Drawn before anything is written: a plot that cannot be drawn is
+		// left out with a note, the rest of the report is written.
+		for _, w := range rep.DrawPlots() {
+			fmt.Fprintln(e.stderr, "ldanalyze: warning:", w)
+		}
+	}
 	var mopt report.MarkdownOptions
 	if md == "" || md == "-" {
 		mopt.NoImages = true

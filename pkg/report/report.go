@@ -197,10 +197,14 @@ func Build(res *knee.Result, c *Collector, opt Options) *Report {
 	}
 
 	over := Section{Title: "Over time", Text: []string{fmt.Sprintf("Per %s window from the start of the run.", time.Duration(res.WindowS*1e9))}}
-	for _, p := range []*Plot{loadPlot(res, opt.MaxPoints), latencyPlot(res, opt.SLO, opt.MaxPoints), errorPlot(res, c, opt.MaxPoints)} {
+	lat, latNote := latencyPlot(res, opt.SLO, opt.MaxPoints)
+	for _, p := range []*Plot{loadPlot(res, opt.MaxPoints), lat, errorPlot(res, c, opt.MaxPoints)} {
 		if p != nil {
 			over.Plots = append(over.Plots, p)
 		}
+	}
+	if latNote != "" {
+		over.Notes = append(over.Notes, latNote)
 	}
 	if len(c.failed) == 0 {
 		over.Notes = append(over.Notes, "No failed responses: no errors-by-status plot.")
