@@ -159,7 +159,13 @@ func (v *valueCap) Read(p []byte) (int, error) {
 // readOffer is ReadOffer with its caps.
 func readOffer(rd io.Reader, name, region string, maxBytes, maxValue int64) (*Offer, error) {
 	o := &Offer{File: name, Region: region, Prices: map[string]Price{}, Instances: map[string]Instance{}}
-	vc := &valueCap{r: readcap.NewReader(bufio.NewReaderSize(rd, 1<<16), maxBytes, name, "an AWS Price List offer file for one region"), max: maxValue, name: name}
+	if _, ok := rd.(io.ByteReader); !ok {
+		// A file is read in large blocks; a reader in memory (or already
+		// buffered) as it is: 64 KiB per call was most of the time of a
+		// small offer.
+		rd = bufio.NewReaderSize(rd, 1<<16)
+	}
+	vc := &valueCap{r: readcap.NewReader(rd, maxBytes, name, "an AWS Price List offer file for one region"), max: maxValue, name: name}
 	dec := json.NewDecoder(vc)
 	// mark starts the next value's count at what the decoder has read.
 	mark := func() { vc.mark = dec.InputOffset() }
@@ -312,10 +318,15 @@ func offerPrice(key string, dims []offerDimension, source, asOf string) (Price, 
 			return p, fmt.Errorf("price dimension %q has no USD price", d.Description)
 		}
 		usd, err := strconv.ParseFloat(s, 64)
-		if err != nil || usd < 0 || math.IsNaN(usd) {
-			return p, fmt.Errorf("price %q: want a number ≥ 0", s)
+		if err != nil || !(usd >= 0) || math.IsInf(usd, 0) {
+			return p, fmt.Errorf("price %q: want a finite number ≥ 0", s)
 		}
-		from, _ := strconv.ParseFloat(d.BeginRange, 64)
+		from := 0.0
+		if d.BeginRange != "" {
+			if from, err = strconv.ParseFloat(d.BeginRange, 64); err != nil {
+				return p, fmt.Errorf("beginRange %q: want a number", d.BeginRange)
+			}
+		}
 		to := math.Inf(1)
 		if d.EndRange != "" && d.EndRange != "Inf" {
 			if to, err = strconv.ParseFloat(d.EndRange, 64); err != nil {
@@ -329,6 +340,9 @@ func offerPrice(key string, dims []offerDimension, source, asOf string) (Price, 
 		sort.Slice(tiers, func(i, j int) bool { return tiers[i].FromGBMonth < tiers[j].FromGBMonth })
 		p.USD = tiers[0].USDPerGB
 		return p, nil
+	}
+	if err := checkTiers(tiers); err != nil {
+		return p, err
 	}
 	p.setTiers(tiers)
 	if tiers[0].USDPerGB == 0 {
@@ -396,7 +410,7 @@ func classify(p offerProduct, region string) (offerMatch, bool) {
 		}
 		vcpu, err1 := strconv.ParseFloat(a["vcpu"], 64)
 		mem, err2 := parseGiB(a["memory"])
-		if err1 != nil || err2 != nil || vcpu <= 0 || mem <= 0 {
+		if err1 != nil || err2 != nil || !(vcpu > 0) || !(mem > 0) || math.IsInf(vcpu, 0) || math.IsInf(mem, 0) {
 			return offerMatch{}, false
 		}
 		return offerMatch{key: "ec2:" + a["instanceType"], instance: a["instanceType"], vcpu: vcpu, mem: mem}, true
