@@ -58,6 +58,9 @@ func ParseSLO(expr string) (*SLO, error) {
 	case "us", "µs":
 		v /= 1000
 	}
+	if math.IsInf(v, 0) {
+		return nil, fmt.Errorf("SLO %q: limit %s%s: too large to hold in ms", expr, m[5], m[6])
+	}
 	s.LimitMS = v
 	return s, nil
 }
