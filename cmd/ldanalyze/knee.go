@@ -214,7 +214,7 @@ func parsePercentiles(s string) ([]float64, error) {
 	for _, f := range splitList([]string{s}) {
 		f = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(f, "p"), "("), ")")
 		v, err := strconv.ParseFloat(f, 64)
-		if err != nil || v <= 0 || v > 100 {
+		if err != nil || !(v > 0 && v <= 100) { // NaN is no percentile
 			return nil, fmt.Errorf("--percentiles: %q is not a percentile in (0, 100]", f)
 		}
 		out = append(out, v)
