@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ldanalyze/ldanalyze/internal/readcap"
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
@@ -147,7 +148,7 @@ func (e *env) promPull(c *cli.Context) error {
 			return usageError{fmt.Errorf("prom pull: --token-env %s: the variable is empty or unset", env)}
 		}
 	case file != "":
-		b, err := os.ReadFile(file)
+		b, err := readcap.ReadFile(file, 1<<20, "a bearer token file")
 		if err != nil {
 			return usageError{fmt.Errorf("prom pull: --token-file: %w", err)}
 		}
