@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -129,11 +128,7 @@ func costFlags(c *cli.Context) (costOptions, error) {
 
 // runCost reads the usage file and offer files and prices the usage.
 func runCost(opt costOptions) (*cost.Report, error) {
-	data, err := os.ReadFile(opt.usage)
-	if err != nil {
-		return nil, err
-	}
-	u, err := cost.ParseUsage(data, opt.usage)
+	u, err := cost.ReadUsageFile(opt.usage)
 	if err != nil {
 		return nil, err
 	}

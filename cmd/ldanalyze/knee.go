@@ -13,6 +13,7 @@ import (
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 	"github.com/ldanalyze/ldanalyze/pkg/threshold"
+	"github.com/ldanalyze/ldanalyze/pkg/window"
 	"github.com/urfave/cli/v2"
 )
 
@@ -23,6 +24,7 @@ func kneeCommand(e *env) *cli.Command {
 		ArgsUsage: "FILE... (k6 CSV or JSON output, plain/gzip/zstd; several files are one distributed run; - is stdin)",
 		Flags: append(append(runFlags(30*time.Second, "window width (whole seconds, not finer than the file's time resolution)"),
 			&cli.StringSliceFlag{Name: "by", Usage: "split windows by these tags, e.g. --by name or --by name,status"},
+			&cli.IntFlag{Name: "by-limit", Value: window.DefaultMaxGroups, Usage: "with --by, rows for at most `N` tag values (the busiest); the rest are summed in (other) rows"},
 		), outputFlags()...),
 		Action: func(c *cli.Context) error { return e.knee(c) },
 	}
@@ -38,6 +40,10 @@ func (e *env) knee(c *cli.Context) error {
 		return err
 	}
 	opt.By = splitList(c.StringSlice("by"))
+	if n := c.Int("by-limit"); n < 1 {
+		return usageError{fmt.Errorf("knee: --by-limit %d: want at least 1", n)}
+	}
+	opt.ByLimit = c.Int("by-limit")
 	opt.Attribution = true
 	opt.Checks.WindowNS = opt.Knee.WindowNS
 	format, err := render.ParseFormat(c.String("format"))
@@ -59,6 +65,7 @@ func (e *env) knee(c *cli.Context) error {
 		case render.JSON:
 			return render.WriteJSON(w, rep)
 		case render.CSV:
+			csvWarnings(format, e.stderr, knee.Messages(res.Warnings))
 			if len(opt.By) > 0 {
 				return present.ByGrid(an.Groups, opt.By, pcts, true).Write(w, format)
 			}
@@ -149,7 +156,7 @@ func parsePercentiles(s string) ([]float64, error) {
 	for _, f := range splitList([]string{s}) {
 		f = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(f, "p"), "("), ")")
 		v, err := strconv.ParseFloat(f, 64)
-		if err != nil || v <= 0 || v > 100 {
+		if err != nil || !(v > 0 && v <= 100) { // NaN is no percentile
 			return nil, fmt.Errorf("--percentiles: %q is not a percentile in (0, 100]", f)
 		}
 		out = append(out, v)

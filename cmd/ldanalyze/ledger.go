@@ -112,7 +112,7 @@ func (e *env) ledgerAdd(c *cli.Context) error {
 // so that an entry holds exactly the numbers `knee` prints for the run.
 func (e *env) analyzeForLedger(ctx context.Context, args []string) (*knee.Result, []checks.Check, *saturation.Attribution, error) {
 	var out bytes.Buffer
-	sub := &env{stdin: e.stdin, stdout: &out, stderr: e.stderr}
+	sub := &env{stdin: e.stdin, stdout: &out, stderr: e.stderr, outs: e.outs}
 	app := &cli.App{
 		Name: "ldanalyze", Writer: &out, ErrWriter: e.stderr, Reader: e.stdin,
 		ExitErrHandler: func(*cli.Context, error) {}, HideHelpCommand: true,

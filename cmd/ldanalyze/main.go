@@ -12,8 +12,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
+	"syscall"
 
+	"github.com/ldanalyze/ldanalyze/internal/outfile"
 	"github.com/urfave/cli/v2"
 )
 
@@ -26,7 +29,28 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(50)
 	}
-	os.Exit(exitCode(run(context.Background(), os.Args, os.Stdin, os.Stdout, os.Stderr), os.Stderr))
+	// SIGINT and SIGTERM cancel the context and abandon the outputs being
+	// written (their temporary files are removed); a second signal kills
+	// at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	outs := &outfile.Set{}
+	done := make(chan int, 1)
+	go func() { done <- exitCode(runOutputs(ctx, outs, os.Args, os.Stdin, os.Stdout, os.Stderr), os.Stderr) }()
+	var code int
+	select {
+	case code = <-done:
+	case <-ctx.Done():
+		stop()
+		outs.Abort()
+		cause := context.Cause(ctx)
+		fmt.Fprintln(os.Stderr, "ldanalyze:", cause, "- stopped; no output written")
+		code = 130 // 128 + SIGINT
+		if cause.Error() == syscall.SIGTERM.String()+" signal received" {
+			code = 143
+		}
+	}
+	stop()
+	os.Exit(code)
 }
 
 // errFinding marks an analysis that ran correctly and found a failure (a
@@ -54,11 +78,22 @@ func exitCode(err error, stderr io.Writer) int {
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// outs are the files the command writes (-o, report's plots and
+	// HTML): put in place when it succeeds, abandoned otherwise.
+	outs *outfile.Set
 }
 
 // run builds the CLI app and runs it with args (args[0] is the program name).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	return runOutputs(ctx, &outfile.Set{}, args, stdin, stdout, stderr)
+}
+
+// runOutputs is run with the command's output files kept in outs: they
+// replace their targets when the command returns without error or with a
+// finding (exit 1: a check's table is still the command's output), and are
+// abandoned, the targets untouched, on any other error.
+func runOutputs(ctx context.Context, outs *outfile.Set, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, outs: outs}
 	app := &cli.App{
 		Name:      "ldanalyze",
 		Usage:     "analyse load-test results: knee, ceiling, validity, saturation, models, cost",
@@ -70,7 +105,40 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		HideHelpCommand: true,
 		Commands:        commands(e),
 	}
-	return app.RunContext(ctx, flagsAnywhere(app.Commands, args))
+	checkOutputsFirst(app.Commands)
+	err := app.RunContext(ctx, flagsAnywhere(app.Commands, args))
+	var f errFinding
+	if err != nil && !errors.As(err, &f) {
+		outs.Abort()
+		return err
+	}
+	if cerr := outs.Commit(); cerr != nil {
+		return cerr
+	}
+	return err
+}
+
+// checkOutputsFirst makes every command with -o refuse, before any
+// analysis, an output that is one of its inputs (outfile.Check).
+func checkOutputsFirst(cmds []*cli.Command) {
+	for _, c := range cmds {
+		checkOutputsFirst(c.Subcommands)
+		has := false
+		for _, f := range c.Flags {
+			has = has || f.Names()[0] == "output"
+		}
+		if !has || c.Before != nil {
+			continue
+		}
+		c.Before = func(c *cli.Context) error {
+			if p := c.String("output"); p != "" && p != "-" {
+				if err := outfile.Check(p, outfile.Options{Inputs: inputsOf(c)}); err != nil {
+					return usageError{err}
+				}
+			}
+			return nil
+		}
+	}
 }
 
 // flagsAnywhere lets a command's flags follow its files, as users type

@@ -3,8 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
+	"strings"
 
+	"github.com/ldanalyze/ldanalyze/internal/outfile"
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/urfave/cli/v2"
 )
@@ -13,13 +14,20 @@ import (
 func outputFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "output `FORMAT`: table, markdown, json or csv"},
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of standard output"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of standard output: created with its directory, or replaced whole once the command succeeds (never an input file or a symbolic link to a file)"},
 	}
 }
 
 // output opens the destination chosen by -o (standard output by default)
-// and parses --format. The caller must call the returned close function and
-// report its error.
+// and parses --format. The caller must call the returned close function
+// and report its error.
+//
+// A -o file goes through the command's output set (env.outs, see
+// internal/outfile): an output that is one of the command's inputs is
+// refused at once, before any analysis; the file is created at the first
+// write (after the analysis) as a temporary file beside the target, which
+// replaces the target only when the command succeeds (runOutputs), so a
+// failed command leaves the previous file as it was.
 func (e *env) output(c *cli.Context) (io.Writer, render.Format, func() error, error) {
 	f, err := render.ParseFormat(c.String("format"))
 	if err != nil {
@@ -29,16 +37,79 @@ func (e *env) output(c *cli.Context) (io.Writer, render.Format, func() error, er
 	if path == "" || path == "-" {
 		return e.stdout, f, func() error { return nil }, nil
 	}
-	file, err := os.Create(path)
-	if err != nil {
-		return nil, "", nil, err
+	opt := outfile.Options{Inputs: inputsOf(c)}
+	if err := outfile.Check(path, opt); err != nil {
+		return nil, "", nil, usageError{err}
 	}
-	return file, f, func() error {
-		if err := file.Close(); err != nil {
-			return fmt.Errorf("writing %s: %w", path, err)
+	out := &lazyOut{outs: e.outs, path: path, opt: opt}
+	return out, f, out.close, nil
+}
+
+// lazyOut creates its output file of the set at the first write.
+type lazyOut struct {
+	outs *outfile.Set
+	path string
+	opt  outfile.Options
+	f    *outfile.File
+	err  error
+}
+
+func (o *lazyOut) open() error {
+	if o.f == nil && o.err == nil {
+		o.f, o.err = o.outs.Create(o.path, o.opt)
+	}
+	return o.err
+}
+
+func (o *lazyOut) Write(p []byte) (int, error) {
+	if err := o.open(); err != nil {
+		return 0, err
+	}
+	return o.f.Write(p)
+}
+
+// close ends the writing; the file is put in place when the command
+// succeeds. An output nothing was written to is an empty file.
+func (o *lazyOut) close() error {
+	if err := o.open(); err != nil {
+		return err
+	}
+	return o.f.Close()
+}
+
+// inputsOf lists the files the command of c may read, for the check that
+// no output replaces one: its arguments and the values of its flags (the
+// FILE of an X=FILE value too). Values that are not files are ignored by
+// the check.
+func inputsOf(c *cli.Context) []string {
+	in := c.Args().Slice()
+	add := func(v string) {
+		in = append(in, v)
+		if _, file, ok := strings.Cut(v, "="); ok {
+			in = append(in, file)
 		}
-		return nil
-	}, nil
+	}
+	for _, fl := range c.Command.Flags {
+		name := fl.Names()[0]
+		if name == "output" || name == "html" || !c.IsSet(name) {
+			continue
+		}
+		switch fl := fl.(type) {
+		case *cli.StringFlag:
+			add(c.String(name))
+		case *cli.StringSliceFlag:
+			for _, v := range c.StringSlice(name) {
+				add(v)
+			}
+		case *cli.GenericFlag:
+			if r, ok := fl.Value.(*repeated); ok {
+				for _, v := range *r {
+					add(v)
+				}
+			}
+		}
+	}
+	return in
 }
 
 // usageError marks a bad flag or argument (exit code 2).

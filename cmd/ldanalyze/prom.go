@@ -67,8 +67,11 @@ func parseTime(flag, s string) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t.UTC(), nil
 	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		return time.Unix(0, int64(f*1e9)).UTC(), nil
+	// Within ±10^11 s (year 5138) so the seconds fit; NaN and Inf are not
+	// times.
+	if f, err := strconv.ParseFloat(s, 64); err == nil && math.Abs(f) <= 1e11 {
+		sec, frac := math.Modf(f)
+		return time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC(), nil
 	}
 	return time.Time{}, usageError{fmt.Errorf("--%s %q: want RFC 3339 (2026-11-30T02:07:09Z) or Unix seconds", flag, s)}
 }

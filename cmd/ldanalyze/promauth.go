@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/ldanalyze/ldanalyze/internal/readcap"
 	"os"
 	"strings"
 	"time"
@@ -54,7 +55,7 @@ func promClientOptions(c *cli.Context, cmd string) (opt prom.ClientOptions, secr
 			}
 			return v, nil
 		case file != "":
-			b, err := os.ReadFile(file)
+			b, err := readcap.ReadFile(file, 1<<20, "a secret file")
 			if err != nil {
 				return "", usageError{fmt.Errorf("%s: --%s: %w", cmd, flagFile, err)}
 			}

@@ -3,11 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/ldanalyze/ldanalyze/internal/outfile"
 	"github.com/ldanalyze/ldanalyze/pkg/report"
 	"github.com/urfave/cli/v2"
 )
@@ -93,6 +93,13 @@ func (e *env) report(c *cli.Context) error {
 	if win := c.Duration("window"); win < 0 || win%time.Second != 0 {
 		return usageError{fmt.Errorf("report: --window must be whole seconds, at least 1s")}
 	}
+	for _, out := range []string{c.String("output"), c.String("html")} {
+		if out != "" && out != "-" {
+			if err := outfile.Check(out, outfile.Options{Inputs: inputsOf(c)}); err != nil {
+				return usageError{err}
+			}
+		}
+	}
 	opt, err := runOptions(c, 0)
 	if err != nil {
 		return err
@@ -108,6 +115,13 @@ func (e *env) report(c *cli.Context) error {
 	rep := report.Build(an, report.Options{Title: c.String("title")})
 
 	md := c.String("output")
+	if md != "" && md != "-" || c.String("html") != "" {
+		// Drawn before anything is written: a plot that cannot be drawn is
+		// left out with a note, the rest of the report is written.
+		for _, w := range rep.DrawPlots() {
+			fmt.Fprintln(e.stderr, "ldanalyze: warning:", w)
+		}
+	}
 	var mopt report.MarkdownOptions
 	if md == "" || md == "-" {
 		mopt.NoImages = true
@@ -116,18 +130,18 @@ func (e *env) report(c *cli.Context) error {
 	dir := filepath.Dir(md)
 	mopt.ImagePrefix = strings.TrimSuffix(filepath.Base(md), filepath.Ext(md)) + "-"
 	for _, p := range rep.Plots() {
-		if err := writeFile(filepath.Join(dir, p.File(mopt.ImagePrefix, "png")), p.PNG()); err != nil {
+		if err := e.writeFile(c, filepath.Join(dir, p.File(mopt.ImagePrefix, "png")), p.PNG()); err != nil {
 			return err
 		}
-		if err := writeFile(filepath.Join(dir, p.File(mopt.ImagePrefix, "svg")), p.SVG()); err != nil {
+		if err := e.writeFile(c, filepath.Join(dir, p.File(mopt.ImagePrefix, "svg")), p.SVG()); err != nil {
 			return err
 		}
 	}
-	if err := writeFile(md, writerFunc(func(w io.Writer) error { return rep.WriteMarkdown(w, mopt) })); err != nil {
+	if err := e.writeFile(c, md, writerFunc(func(w io.Writer) error { return rep.WriteMarkdown(w, mopt) })); err != nil {
 		return err
 	}
 	if h := c.String("html"); h != "" {
-		if err := writeFile(h, writerFunc(rep.WriteHTML)); err != nil {
+		if err := e.writeFile(c, h, writerFunc(rep.WriteHTML)); err != nil {
 			return err
 		}
 	}
@@ -154,20 +168,20 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// writeFile writes src to path, naming the path in any error.
-func writeFile(path string, src io.WriterTo) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(path)
+// writeFile writes src to path as an output of the command (see
+// env.output): the file replaces path only when the whole command
+// succeeds. Errors name the path.
+func (e *env) writeFile(c *cli.Context, path string, src io.WriterTo) error {
+	f, err := e.outs.Create(path, outfile.Options{Inputs: inputsOf(c)})
 	if err != nil {
 		return err
 	}
 	_, werr := src.WriteTo(f)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
+	if err := f.Close(); err != nil {
+		return err
 	}
 	if werr != nil {
+		f.Abort()
 		return fmt.Errorf("writing %s: %w", path, werr)
 	}
 	return nil

@@ -37,8 +37,10 @@ type KneeDoc struct {
 // second, mean/min/max and percentiles of the metric (ms), and the failed
 // requests of the same window and tag set.
 type GroupRow struct {
-	Start       time.Time         `json:"start"`
-	Tags        map[string]string `json:"tags"`
+	Start time.Time         `json:"start"`
+	Tags  map[string]string `json:"tags"`
+	// Other marks the row that sums the tag values past --by-limit.
+	Other       bool              `json:"other,omitempty"`
 	Count       uint64            `json:"count"`
 	Rate        knee.F            `json:"rate"`
 	Mean        knee.F            `json:"mean"`
@@ -52,7 +54,7 @@ type GroupRow struct {
 func GroupRows(rows []window.Row, by []string, pcts []float64) []GroupRow {
 	out := make([]GroupRow, len(rows))
 	for i, r := range rows {
-		g := GroupRow{Start: time.Unix(0, r.StartNS).UTC(), Tags: map[string]string{}, Count: r.Count, Rate: knee.F(r.Rate),
+		g := GroupRow{Start: time.Unix(0, r.StartNS).UTC(), Tags: map[string]string{}, Other: r.Other, Count: r.Count, Rate: knee.F(r.Rate),
 			Mean: knee.F(r.Mean), Min: knee.F(r.Min), Max: knee.F(r.Max), Failed: r.Failed, Percentiles: map[string]knee.F{}}
 		for j, k := range by {
 			g.Tags[k] = r.Tags[j]

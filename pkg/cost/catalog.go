@@ -286,14 +286,41 @@ func (it itemJSON) price(key string) (Price, error) {
 			}
 			p.Tiers = append(p.Tiers, Tier{FromGBMonth: t.From, ToGBMonth: to, USDPerGB: t.Price, Status: t.Status})
 		}
+		if err := checkTiers(p.Tiers); err != nil {
+			return p, fmt.Errorf("%s: %w", key, err)
+		}
 		p.setTiers(p.Tiers)
 		return p, nil
 	}
 	if it.Price == nil {
 		return p, fmt.Errorf("%s: price without price_usd", key)
 	}
+	if *it.Price < 0 {
+		return p, fmt.Errorf("%s: price_usd %g: want a price ≥ 0", key, *it.Price)
+	}
 	p.USD = *it.Price
 	return p, nil
+}
+
+// checkTiers sorts tiers by their start and checks that each is a band
+// of GB per month from ≥ 0 up to more than its start, priced ≥ 0 (and
+// finite), and that bands do not overlap (TieredCost would count a GB
+// twice).
+func checkTiers(tiers []Tier) error {
+	sort.Slice(tiers, func(i, j int) bool { return tiers[i].FromGBMonth < tiers[j].FromGBMonth })
+	for i, t := range tiers {
+		switch {
+		case !(t.FromGBMonth >= 0) || math.IsInf(t.FromGBMonth, 0):
+			return fmt.Errorf("tier from %g GB per month: want a start ≥ 0", t.FromGBMonth)
+		case !(t.ToGBMonth > t.FromGBMonth):
+			return fmt.Errorf("tier from %g GB per month ends at %g: want an end after its start", t.FromGBMonth, t.ToGBMonth)
+		case !(t.USDPerGB >= 0) || math.IsInf(t.USDPerGB, 0):
+			return fmt.Errorf("tier from %g GB per month: price %g: want a finite price ≥ 0", t.FromGBMonth, t.USDPerGB)
+		case i > 0 && tiers[i-1].ToGBMonth > t.FromGBMonth:
+			return fmt.Errorf("tiers from %g and %g GB per month overlap", tiers[i-1].FromGBMonth, t.FromGBMonth)
+		}
+	}
+	return nil
 }
 
 // setTiers sorts tiers into p and sets p.USD and p.Status from the first

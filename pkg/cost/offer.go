@@ -13,6 +13,18 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/ldanalyze/ldanalyze/internal/readcap"
+)
+
+// Size caps of an offer file, bytes. A region's offer file is hundreds of
+// MB (AmazonEC2) and is streamed; the all-regions file of an offer is
+// bigger than MaxOfferBytes: give the region's file. No single product or
+// term of a real file comes near MaxOfferValueBytes, which bounds the
+// memory the decoder takes for one value.
+const (
+	MaxOfferBytes      = 4 << 30
+	MaxOfferValueBytes = 16 << 20
 )
 
 // Offer is what an AWS Price List bulk offer file says about one region:
@@ -119,12 +131,55 @@ func lineAt(r io.Reader, offset int64) int {
 // usagetype, operatingSystem Linux, tenancy Shared, preInstalledSw NA,
 // capacitystatus Used. The region is matched on attributes.regionCode
 // (fromRegionCode for transfer).
+//
+// A file longer than MaxOfferBytes, or one JSON value in it longer than
+// MaxOfferValueBytes, is an error naming the cap and the file.
 func ReadOffer(rd io.Reader, name, region string) (*Offer, error) {
+	return readOffer(rd, name, region, MaxOfferBytes, MaxOfferValueBytes)
+}
+
+// valueCap counts the bytes the JSON decoder reads since the last mark
+// (the start of the value it decodes) and fails past max.
+type valueCap struct {
+	r       io.Reader
+	n, mark int64
+	max     int64
+	name    string
+}
+
+func (v *valueCap) Read(p []byte) (int, error) {
+	if v.n-v.mark > v.max {
+		return 0, &InputError{File: v.name, Msg: fmt.Sprintf("a JSON value at byte %d is larger than %s: not an AWS Price List offer file", v.mark, readcap.Size(v.max))}
+	}
+	n, err := v.r.Read(p)
+	v.n += int64(n)
+	return n, err
+}
+
+// readOffer is ReadOffer with its caps.
+func readOffer(rd io.Reader, name, region string, maxBytes, maxValue int64) (*Offer, error) {
 	o := &Offer{File: name, Region: region, Prices: map[string]Price{}, Instances: map[string]Instance{}}
-	dec := json.NewDecoder(bufio.NewReaderSize(rd, 1<<16))
+	if _, ok := rd.(io.ByteReader); !ok {
+		// A file is read in large blocks; a reader in memory (or already
+		// buffered) as it is: 64 KiB per call was most of the time of a
+		// small offer.
+		rd = bufio.NewReaderSize(rd, 1<<16)
+	}
+	vc := &valueCap{r: readcap.NewReader(rd, maxBytes, name, "an AWS Price List offer file for one region"), max: maxValue, name: name}
+	dec := json.NewDecoder(vc)
+	// mark starts the next value's count at what the decoder has read.
+	mark := func() { vc.mark = dec.InputOffset() }
 	fail := func(err error) (*Offer, error) {
 		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError
+		var tl *readcap.TooLargeError
+		var ce *InputError
+		switch {
+		case errors.As(err, &tl):
+			return nil, tl
+		case errors.As(err, &ce):
+			return nil, ce
+		}
 		ie := &InputError{File: name, Msg: err.Error(), offset: dec.InputOffset()}
 		switch {
 		case errors.As(err, &se):
@@ -144,10 +199,12 @@ func ReadOffer(rd io.Reader, name, region string) (*Offer, error) {
 		return fail(err)
 	}
 	for dec.More() {
+		mark()
 		key, err := stringToken(dec)
 		if err != nil {
 			return fail(err)
 		}
+		mark()
 		switch key {
 		case "offerCode":
 			err = dec.Decode(&o.OfferCode)
@@ -158,6 +215,7 @@ func ReadOffer(rd io.Reader, name, region string) (*Offer, error) {
 		case "products":
 			productsSeen = true
 			err = eachKey(dec, func(sku string) error {
+				mark()
 				var p offerProduct
 				if err := dec.Decode(&p); err != nil {
 					return err
@@ -170,12 +228,13 @@ func ReadOffer(rd io.Reader, name, region string) (*Offer, error) {
 		case "terms":
 			err = eachKey(dec, func(termType string) error {
 				if termType != "OnDemand" {
-					return skipValue(dec)
+					return skipValue(dec, mark)
 				}
 				return eachKey(dec, func(sku string) error {
+					mark()
 					if productsSeen {
 						if _, ok := matches[sku]; !ok {
-							return skipValue(dec)
+							return skipValue(dec, mark)
 						}
 					}
 					var ts map[string]offerTerm
@@ -195,7 +254,7 @@ func ReadOffer(rd io.Reader, name, region string) (*Offer, error) {
 				})
 			})
 		default:
-			err = skipValue(dec)
+			err = skipValue(dec, mark)
 		}
 		if err != nil {
 			return fail(err)
@@ -259,10 +318,15 @@ func offerPrice(key string, dims []offerDimension, source, asOf string) (Price, 
 			return p, fmt.Errorf("price dimension %q has no USD price", d.Description)
 		}
 		usd, err := strconv.ParseFloat(s, 64)
-		if err != nil || usd < 0 || math.IsNaN(usd) {
-			return p, fmt.Errorf("price %q: want a number ≥ 0", s)
+		if err != nil || !(usd >= 0) || math.IsInf(usd, 0) {
+			return p, fmt.Errorf("price %q: want a finite number ≥ 0", s)
 		}
-		from, _ := strconv.ParseFloat(d.BeginRange, 64)
+		from := 0.0
+		if d.BeginRange != "" {
+			if from, err = strconv.ParseFloat(d.BeginRange, 64); err != nil {
+				return p, fmt.Errorf("beginRange %q: want a number", d.BeginRange)
+			}
+		}
 		to := math.Inf(1)
 		if d.EndRange != "" && d.EndRange != "Inf" {
 			if to, err = strconv.ParseFloat(d.EndRange, 64); err != nil {
@@ -276,6 +340,9 @@ func offerPrice(key string, dims []offerDimension, source, asOf string) (Price, 
 		sort.Slice(tiers, func(i, j int) bool { return tiers[i].FromGBMonth < tiers[j].FromGBMonth })
 		p.USD = tiers[0].USDPerGB
 		return p, nil
+	}
+	if err := checkTiers(tiers); err != nil {
+		return p, err
 	}
 	p.setTiers(tiers)
 	if tiers[0].USDPerGB == 0 {
@@ -343,7 +410,7 @@ func classify(p offerProduct, region string) (offerMatch, bool) {
 		}
 		vcpu, err1 := strconv.ParseFloat(a["vcpu"], 64)
 		mem, err2 := parseGiB(a["memory"])
-		if err1 != nil || err2 != nil || vcpu <= 0 || mem <= 0 {
+		if err1 != nil || err2 != nil || !(vcpu > 0) || !(mem > 0) || math.IsInf(vcpu, 0) || math.IsInf(mem, 0) {
 			return offerMatch{}, false
 		}
 		return offerMatch{key: "ec2:" + a["instanceType"], instance: a["instanceType"], vcpu: vcpu, mem: mem}, true
@@ -422,10 +489,13 @@ func eachKey(dec *json.Decoder, fn func(key string) error) error {
 	return err
 }
 
-// skipValue consumes one JSON value token by token, without keeping it.
-func skipValue(dec *json.Decoder) error {
+// skipValue consumes one JSON value token by token, without keeping it;
+// mark is called before each token (each counts alone against the value
+// cap).
+func skipValue(dec *json.Decoder, mark func()) error {
 	depth := 0
 	for {
+		mark()
 		t, err := dec.Token()
 		if err != nil {
 			return err

@@ -48,7 +48,7 @@ type WhatIf struct {
 // finite number ≥ 0.
 func ParseWhatIf(s string) (WhatIf, error) {
 	i := strings.LastIndex(s, "=")
-	if i <= 0 {
+	if i < 0 || strings.TrimSpace(s[:i]) == "" {
 		return WhatIf{}, fmt.Errorf("--what-if %q: want NAME=FACTOR, e.g. 'snapshots to Redis=0.09'", s)
 	}
 	f, err := strconv.ParseFloat(strings.TrimSpace(s[i+1:]), 64)

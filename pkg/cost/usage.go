@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -13,6 +12,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/ldanalyze/ldanalyze/internal/readcap"
 )
 
 // The pricing kinds of a usage item.
@@ -156,6 +157,25 @@ func (e *InputError) Error() string {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 	}
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// Size caps of the files a usage file brings in, bytes: usage files and
+// the JSON of `scale --fit` are kilobytes, so a bigger file is not one.
+const (
+	// MaxUsageBytes bounds a usage file (thousands of items fit in it).
+	MaxUsageBytes = 4 << 20
+	// MaxExponentFileBytes bounds an exponent_from file.
+	MaxExponentFileBytes = 16 << 20
+)
+
+// ReadUsageFile reads and parses the usage file at path (ParseUsage). A
+// file larger than MaxUsageBytes is an error naming the cap and the file.
+func ReadUsageFile(path string) (*Usage, error) {
+	data, err := readcap.ReadFile(path, MaxUsageBytes, "a usage file (YAML)")
+	if err != nil {
+		return nil, err
+	}
+	return ParseUsage(data, path)
 }
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
@@ -462,7 +482,10 @@ func (u *Usage) ResolveExponents(dir string) error {
 		bad := func(msg string) error {
 			return &InputError{File: u.File, Line: it.Line, Msg: fmt.Sprintf("item %q: exponent_from %s: %s", it.Name, path, msg)}
 		}
-		data, err := os.ReadFile(path)
+		data, err := readcap.ReadFile(path, MaxExponentFileBytes, `the JSON of "ldanalyze scale --fit"`)
+		if tl := (*readcap.TooLargeError)(nil); errors.As(err, &tl) {
+			return bad("larger than " + readcap.Size(tl.Max) + ": not " + tl.What)
+		}
 		if err != nil {
 			return bad(err.Error())
 		}

@@ -88,29 +88,6 @@ func TestParseUsageErrors(t *testing.T) {
 	}
 }
 
-// FuzzParseUsage: no input panics, and a parsed file has only finite,
-// non-negative usage.
-func FuzzParseUsage(f *testing.F) {
-	if data, err := os.ReadFile("../../testdata/cost/worked-example.yaml"); err == nil {
-		f.Add(data)
-	}
-	f.Add([]byte("region: us-west-2\nitems:\n  - {name: a, kind: nlb-lcu, nlcu: 1e400}\n"))
-	f.Add([]byte("items: [{name: x, kind: fixed-hourly, usd_per_hour: .inf}]"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		u, err := ParseUsage(data, "fuzz.yaml")
-		if err != nil {
-			return
-		}
-		for _, it := range u.Items {
-			for _, v := range []float64{it.GBPerHour, it.NLCU, it.LCU, it.VCPU, it.MemoryGiB, it.Hours, it.USDPerHour, it.Exponent} {
-				if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-					t.Fatalf("item %q has usage %g", it.Name, v)
-				}
-			}
-		}
-	})
-}
-
 // TestResolveExponents: exponent_from takes "exponent" from a scale --fit
 // JSON (here 1.62, typed by hand) relative to the usage file.
 func TestResolveExponents(t *testing.T) {

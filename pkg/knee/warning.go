@@ -25,6 +25,7 @@ const (
 	WarnFewRampSteps    = "few-ramp-steps"    // too few ramp steps to find a knee
 	WarnNoVUs           = "no-vus"            // no vus gauge: model assumed closed
 	WarnSummaryMismatch = "summary-mismatch"  // --summary is not of this run
+	WarnCardinality     = "cardinality"       // more tag values than rows of their own (--by-limit)
 )
 
 func (w Warning) String() string { return w.Message }

@@ -17,11 +17,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"slices"
 	"time"
 
+	"github.com/ldanalyze/ldanalyze/internal/outfile"
+	"github.com/ldanalyze/ldanalyze/internal/readcap"
 	"github.com/ldanalyze/ldanalyze/pkg/checks"
 	"github.com/ldanalyze/ldanalyze/pkg/jsonnum"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
@@ -196,11 +199,19 @@ type Ledger struct {
 // maxLine bounds one ledger line, bytes.
 const maxLine = 1 << 20
 
+// MaxLedgerBytes bounds a ledger, bytes: an entry is about 1 KB, so this
+// is tens of thousands of runs; a bigger file is not a ledger.
+const MaxLedgerBytes = 64 << 20
+
+// what names a ledger in the error of a file over the cap.
+const what = "a ledger (JSON Lines, one run per line)"
+
 // Read reads a ledger from r; file names it in errors. Blank lines are
-// skipped. It returns an error only when r fails.
+// skipped. It returns an error only when r fails or holds more than
+// MaxLedgerBytes (a *readcap.TooLargeError naming the cap and the file).
 func Read(r io.Reader, file string) (*Ledger, error) {
 	l := &Ledger{}
-	sc := bufio.NewScanner(r)
+	sc := bufio.NewScanner(readcap.NewReader(r, MaxLedgerBytes, file, what))
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	line := 0
 	for sc.Scan() {
@@ -222,6 +233,9 @@ func Read(r io.Reader, file string) (*Ledger, error) {
 		l.Lines = append(l.Lines, line)
 	}
 	if err := sc.Err(); err != nil {
+		if tl := (*readcap.TooLargeError)(nil); errors.As(err, &tl) {
+			return l, tl
+		}
 		if errors.Is(err, bufio.ErrTooLong) {
 			return l, fmt.Errorf("%s:%d: line longer than %d bytes: not a ledger", file, line+1, maxLine)
 		}
@@ -297,41 +311,71 @@ func Marshal(e Entry) ([]byte, error) {
 }
 
 // AppendFile appends the entries to the ledger at path, one line each,
-// creating the file if needed. A last line without its newline is ended
-// first, so the new entry starts a line of its own.
-func AppendFile(path string, entries ...Entry) (err error) {
-	var buf []byte
+// creating the file (and its directory) if needed. A last line without its
+// newline is ended first, so the new entry starts a line of its own.
+//
+// The ledger is never changed in place: its content and the new lines are
+// written to a temporary file beside it, synced to disk and renamed over it
+// (internal/outfile), so a crash, a kill or a full disk leaves the old
+// ledger or the new one, never a torn line. When another process changed
+// the ledger meanwhile (two adds at once), the append starts again from
+// the new content, up to 5 times. A ledger that is a symbolic link to a
+// file is refused (give the file itself).
+func AppendFile(path string, entries ...Entry) error {
+	var add []byte
 	for _, e := range entries {
 		b, err := Marshal(e)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
-		buf = append(buf, b...)
+		add = append(add, b...)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("writing %s: %w", path, cerr)
+	return appendFile(path, add, func() {})
+}
+
+// appendFile is AppendFile of the lines add; changed runs before each
+// check that the ledger did not change (a test's other writer).
+func appendFile(path string, add []byte, changed func()) error {
+	for attempt := 1; ; attempt++ {
+		old, err := readRaw(path)
+		if err != nil {
+			return err
 		}
-	}()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if n := fi.Size(); n > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, n-1); err != nil {
-			return fmt.Errorf("reading %s: %w", path, err)
+		f, err := outfile.Create(path, outfile.Options{})
+		if err != nil {
+			return err
 		}
-		if last[0] != '\n' {
-			buf = append([]byte{'\n'}, buf...)
+		f.Write(old)
+		if n := len(old); n > 0 && old[n-1] != '\n' {
+			f.Write([]byte{'\n'})
 		}
+		f.Write(add)
+		if err := f.Close(); err != nil {
+			f.Abort()
+			return err
+		}
+		changed()
+		now, err := readRaw(path)
+		if err != nil {
+			f.Abort()
+			return err
+		}
+		if !bytes.Equal(now, old) {
+			f.Abort()
+			if attempt < 5 {
+				continue
+			}
+			return fmt.Errorf("%s changed while the entry was added, %d times: not added; add it again", path, attempt)
+		}
+		return f.Commit()
 	}
-	if _, err := f.Write(buf); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+}
+
+// readRaw returns the ledger's bytes, nil when it does not exist yet.
+func readRaw(path string) ([]byte, error) {
+	b, err := readcap.ReadFile(path, MaxLedgerBytes, what)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
-	return nil
+	return b, err
 }

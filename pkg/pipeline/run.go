@@ -77,6 +77,10 @@ type Options struct {
 	// By, when not empty, adds per-window, per-tag rows of the metric
 	// (knee --by), of windows Knee.WindowNS wide.
 	By []string
+	// ByLimit bounds the tag values of By and Endpoints with rows of their
+	// own (window.Options.MaxGroups; 0: window.DefaultMaxGroups); the rest
+	// are summed in (other) rows.
+	ByLimit int
 	// Endpoints, when not empty, adds whole-run rows of the metric per
 	// value of this tag (the report's endpoint table).
 	Endpoints string
@@ -238,16 +242,21 @@ func Run(paths []string, opt Options) (*Analysis, error) {
 			res.Warnings = append(res.Warnings, knee.Warning{Code: knee.WarnSummaryMismatch, Message: m})
 		}
 	}
-	if acc.by != nil {
-		an.Groups = acc.by.Close()
-		if err := acc.by.Err(); err != nil {
+	for _, g := range []struct {
+		agg  *window.Aggregator
+		rows *[]window.Row
+	}{{acc.by, &an.Groups}, {acc.ep, &an.Endpoints}} {
+		if g.agg == nil {
+			continue
+		}
+		*g.rows = g.agg.Close()
+		if err := g.agg.Err(); err != nil {
 			return an, fmt.Errorf("%s: %w", an.Name(), err)
 		}
-	}
-	if acc.ep != nil {
-		an.Endpoints = acc.ep.Close()
-		if err := acc.ep.Err(); err != nil {
-			return an, fmt.Errorf("%s: %w", an.Name(), err)
+		if res != nil {
+			for _, w := range g.agg.Warnings() {
+				res.Warnings = append(res.Warnings, knee.Warning{Code: knee.WarnCardinality, Message: w})
+			}
 		}
 	}
 	if err := tl.Err(); err != nil {
@@ -270,7 +279,7 @@ func windowOptions(opt Options) (by, ep *window.Options, err error) {
 		if w <= 0 {
 			w = 30e9
 		}
-		by = &window.Options{Metric: metric, WidthNS: w, By: opt.By, Percentiles: opt.Knee.Percentiles}
+		by = &window.Options{Metric: metric, WidthNS: w, By: opt.By, Percentiles: opt.Knee.Percentiles, MaxGroups: opt.ByLimit}
 		if _, err := window.New(*by); err != nil {
 			return nil, nil, err
 		}
@@ -280,7 +289,7 @@ func windowOptions(opt Options) (by, ep *window.Options, err error) {
 		if len(pcts) == 0 {
 			pcts = []float64{50, 95, 99}
 		}
-		ep = &window.Options{Metric: metric, WidthNS: wholeRunNS, By: []string{opt.Endpoints}, Percentiles: pcts}
+		ep = &window.Options{Metric: metric, WidthNS: wholeRunNS, By: []string{opt.Endpoints}, Percentiles: pcts, MaxGroups: opt.ByLimit}
 		if _, err := window.New(*ep); err != nil {
 			return nil, nil, err
 		}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"io"
@@ -35,6 +36,8 @@ type Plot struct {
 	Width, Height vg.Length
 
 	draw func(dc draw.Canvas) error
+	// png and svg are the drawn images once Report.DrawPlots drew them.
+	png, svg []byte
 }
 
 // PNGDPI is the resolution of the PNG images, in dots per inch.
@@ -56,12 +59,41 @@ type image struct {
 	format string
 }
 
-// WriteTo draws the plot and writes it. A failure to draw (gonum/plot
-// panics on some degenerate data) is returned as an error.
-func (im image) WriteTo(w io.Writer) (n int64, err error) {
+// WriteTo writes the plot: the image Report.DrawPlots drew, or else it
+// draws it now. A failure to draw (gonum/plot panics on some degenerate
+// data) is returned as an error and nothing is written.
+func (im image) WriteTo(w io.Writer) (int64, error) {
+	b := im.p.png
+	if im.format == "svg" {
+		b = im.p.svg
+	}
+	if b == nil {
+		var err error
+		if b, err = im.render(); err != nil {
+			return 0, fmt.Errorf("report: plot %q: %w", im.p.Name, err)
+		}
+	}
+	n, err := w.Write(b)
+	return int64(n), err
+}
+
+// render draws the image into memory; an empty image is an error.
+func (im image) render() ([]byte, error) {
+	var buf bytes.Buffer
+	if _, err := im.draw(&buf); err != nil {
+		return nil, err
+	}
+	if buf.Len() == 0 {
+		return nil, fmt.Errorf("the %s image came out empty", im.format)
+	}
+	return buf.Bytes(), nil
+}
+
+// draw draws the plot and writes it in its format.
+func (im image) draw(w io.Writer) (n int64, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("report: drawing plot %q: %v", im.p.Name, r)
+			err = fmt.Errorf("%v", r)
 		}
 	}()
 	switch im.format {
@@ -78,7 +110,47 @@ func (im image) WriteTo(w io.Writer) (n int64, err error) {
 		}
 		return c.WriteTo(w)
 	}
-	return 0, fmt.Errorf("report: unknown image format %q", im.format)
+	return 0, fmt.Errorf("unknown image format %q", im.format)
+}
+
+// DrawPlots draws every plot of the report as PNG and SVG, in memory, so
+// that the files written afterwards are whole: a plot that cannot be drawn
+// (gonum/plot fails on its data, or an image comes out empty) is taken out
+// of its section, a note in the section says why, and the reason is added
+// to r.Warnings and returned; the rest of the report is unchanged. After
+// it, each plot's PNG and SVG writers write the drawn images.
+func (r *Report) DrawPlots() []string {
+	var warns []string
+	for i := range r.Sections {
+		s := &r.Sections[i]
+		var kept []*Plot
+		for _, p := range s.Plots {
+			png, err := image{p, "png"}.render()
+			var svg []byte
+			if err == nil {
+				svg, err = image{p, "svg"}.render()
+			}
+			if err != nil {
+				msg := fmt.Sprintf("plot %q left out: %v", p.Title, err)
+				s.Notes = append(s.Notes, "The "+msg+".")
+				warns = append(warns, msg)
+				continue
+			}
+			p.png, p.svg = png, svg
+			kept = append(kept, p)
+		}
+		s.Plots = kept
+	}
+	r.Warnings = append(r.Warnings, warns...)
+	return warns
+}
+
+// grown is v × f, or v when that overflows (a latency of 1e308 ms).
+func grown(v, f float64) float64 {
+	if g := v * f; !math.IsInf(g, 0) {
+		return g
+	}
+	return v
 }
 
 var (
@@ -116,6 +188,38 @@ func (cleanTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return ts
+}
+
+// fewLogTicks are gonum's log-scale ticks, thinned when the axis spans
+// more than maxLogLabels decades (one latency of 1e308 ms among
+// milliseconds): then only every few decades are ticked and labelled, in
+// short form, so the axis stays legible.
+type fewLogTicks struct{}
+
+// maxLogLabels is the most decades labelled on a log axis.
+const maxLogLabels = 8
+
+// Ticks returns the ticks of [lo, hi].
+func (fewLogTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.LogTicks{Prec: -1}.Ticks(lo, hi)
+	var major []plot.Tick
+	for _, t := range ts {
+		if t.Label != "" {
+			major = append(major, t)
+		}
+	}
+	if len(major) <= maxLogLabels {
+		return ts
+	}
+	step := (len(major) + maxLogLabels - 1) / maxLogLabels
+	var out []plot.Tick
+	for i, t := range major {
+		if i%step == 0 {
+			t.Label = strconv.FormatFloat(t.Value, 'g', 3, 64)
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // series is a named line over time.
@@ -218,11 +322,11 @@ func loadPlot(res *knee.Result, maxPts int) *Plot {
 				}
 			}
 			if !drew {
-				return fmt.Errorf("report: load plot: no rates to draw")
+				return fmt.Errorf("no rates to draw")
 			}
 			top.Y.Min, bottom.Y.Min = 0, 0
-			top.Y.Max *= 1.3 // room for the legend
-			bottom.Y.Max = math.Max(bottom.Y.Max*1.3, 1)
+			top.Y.Max = grown(top.Y.Max, 1.3) // room for the legend
+			bottom.Y.Max = math.Max(grown(bottom.Y.Max, 1.3), 1)
 			top.X.Min, bottom.X.Min = 0, 0
 			top.X.Max = math.Max(top.X.Max, bottom.X.Max)
 			bottom.X.Max = top.X.Max
@@ -235,11 +339,13 @@ func loadPlot(res *knee.Result, maxPts int) *Plot {
 }
 
 // latencyPlot is the percentiles per window on a log scale, with the SLO
-// limit as a line.
-func latencyPlot(res *knee.Result, slo *knee.SLO, maxPts int) *Plot {
+// limit as a line. note counts the values a log scale leaves out (0 ms or
+// less, or infinite), "" when none or all are (the plot is then left out
+// when drawn).
+func latencyPlot(res *knee.Result, slo *knee.SLO, maxPts int) (p *Plot, note string) {
 	ws := res.Windows
 	if len(ws) == 0 {
-		return nil
+		return nil, ""
 	}
 	xs := elapsed(res, ws)
 	lines := []series{
@@ -252,11 +358,25 @@ func latencyPlot(res *knee.Result, slo *knee.SLO, maxPts int) *Plot {
 	if slo != nil {
 		alt += ", with the SLO " + slo.Source
 	}
+	var n, left int
+	for _, s := range lines {
+		for _, y := range s.ys {
+			if !math.IsNaN(y) {
+				n++
+				if y <= 0 || math.IsInf(y, 0) {
+					left++
+				}
+			}
+		}
+	}
+	if left > 0 && left < n {
+		note = fmt.Sprintf("The latency plot leaves out %d of its %d window percentiles: values of 0 ms or less (or infinite) have no place on a log scale.", left, n)
+	}
 	return &Plot{Name: "latency", Title: "Latency percentiles over time", Alt: alt, Width: 8 * vg.Inch, Height: 4 * vg.Inch,
 		draw: func(dc draw.Canvas) error {
 			p := newPlot("Latency percentiles over time ("+res.Metric+", successful responses)", "seconds from start", "ms (log scale)")
 			p.Y.Scale = plot.LogScale{}
-			p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+			p.Y.Tick.Marker = fewLogTicks{}
 			drew := false
 			for _, s := range lines {
 				ok, err := addLine(p, s, maxPts, true)
@@ -266,7 +386,7 @@ func latencyPlot(res *knee.Result, slo *knee.SLO, maxPts int) *Plot {
 				drew = drew || ok
 			}
 			if !drew {
-				return fmt.Errorf("report: latency plot: no positive latency to draw on a log scale")
+				return fmt.Errorf("no positive latency to draw on a log scale")
 			}
 			if slo != nil && slo.Limit > 0 {
 				lo, hi := xs[0], xs[len(xs)-1]
@@ -275,11 +395,11 @@ func latencyPlot(res *knee.Result, slo *knee.SLO, maxPts int) *Plot {
 				}
 			}
 			// Room above the data for the legend (a factor, on a log scale).
-			p.Y.Max *= 4
+			p.Y.Max = grown(p.Y.Max, 4)
 			p.X.Min = 0
 			p.Draw(dc)
 			return nil
-		}}
+		}}, note
 }
 
 // kneePlot is completed vs offered load per level, with the knee and the
@@ -315,7 +435,7 @@ func kneePlot(res *knee.Result, levels []knee.Level) *Plot {
 				drew = drew || ok
 			}
 			if !drew {
-				return fmt.Errorf("report: knee plot: no levels to draw")
+				return fmt.Errorf("no levels to draw")
 			}
 			var pts plotter.XYs
 			for i := range xs {
@@ -355,7 +475,7 @@ func kneePlot(res *knee.Result, levels []knee.Level) *Plot {
 			}
 			p.Y.Min = 0
 			p.X.Min = 0
-			p.Y.Max *= 1.25 // room for the legend
+			p.Y.Max = grown(p.Y.Max, 1.25) // room for the legend
 			p.Draw(dc)
 			return nil
 		}}
@@ -393,7 +513,7 @@ func endpointPlot(eps []endpointP, pname string) *Plot {
 			p.Add(b)
 			p.NominalY(names...)
 			p.X.Min = 0
-			p.X.Max *= 1.05
+			p.X.Max = grown(p.X.Max, 1.05)
 			p.Draw(dc)
 			return nil
 		}}
@@ -463,7 +583,7 @@ func errorPlot(res *knee.Result, failed map[secondStatus]uint64, maxPts int) *Pl
 				}
 			}
 			p.Y.Min, p.X.Min = 0, 0
-			p.Y.Max *= 1.25 // room for the legend
+			p.Y.Max = grown(p.Y.Max, 1.25) // room for the legend
 			p.Draw(dc)
 			return nil
 		}}

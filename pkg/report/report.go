@@ -126,10 +126,14 @@ func Build(an *pipeline.Analysis, opt Options) *Report {
 
 	over := Section{Title: "Over time", Text: []string{fmt.Sprintf("Per %s window from the start of the run.", time.Duration(res.WindowS*1e9))}}
 	fails := failures(an.Timeline)
-	for _, p := range []*Plot{loadPlot(res, opt.MaxPoints), latencyPlot(res, an.Options.Knee.SLO, opt.MaxPoints), errorPlot(res, fails, opt.MaxPoints)} {
+	lat, latNote := latencyPlot(res, an.Options.Knee.SLO, opt.MaxPoints)
+	for _, p := range []*Plot{loadPlot(res, opt.MaxPoints), lat, errorPlot(res, fails, opt.MaxPoints)} {
 		if p != nil {
 			over.Plots = append(over.Plots, p)
 		}
+	}
+	if latNote != "" {
+		over.Notes = append(over.Notes, latNote)
 	}
 	if len(fails) == 0 {
 		over.Notes = append(over.Notes, "No failed responses: no errors-by-status plot.")
@@ -255,6 +259,15 @@ func endpoints(an *pipeline.Analysis, opt Options) (Section, bool) {
 	if len(pcts) == 0 {
 		pcts = []float64{50, 95, 99}
 	}
+	// The row of the endpoints past the aggregator's bound is a note, not
+	// an endpoint.
+	var other uint64
+	rows = slices.DeleteFunc(rows, func(r window.Row) bool {
+		if r.Other {
+			other += r.Count
+		}
+		return r.Other
+	})
 	if len(rows) == 0 || len(rows) == 1 && rows[0].Tags[0] == "" {
 		return Section{}, false
 	}
@@ -301,6 +314,9 @@ func endpoints(an *pipeline.Analysis, opt Options) (Section, bool) {
 		Text: []string{fmt.Sprintf("%s by the %q tag over the whole run, busiest first; latency of all responses, failed ones included.", res.Metric, tag)}}
 	if n := len(rows) - len(shown); n > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d more endpoint(s) not shown.", n))
+	}
+	if other > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d more samples are of endpoints past the %d counted one by one (see the warning above).", other, len(rows)))
 	}
 	if p := endpointPlot(eps, knee.PercentileName(pcts[p95])); p != nil {
 		s.Plots = append(s.Plots, p)

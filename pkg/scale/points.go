@@ -6,7 +6,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/ldanalyze/ldanalyze/internal/readcap"
 )
+
+// MaxPointsBytes bounds a points CSV, bytes: a sweep is tens of lines, so
+// a bigger file (or an endless stream such as /dev/zero) is not one.
+const MaxPointsBytes = 16 << 20
 
 // Points are (x, y) pairs in base units, gathered from CSV files and "x=y"
 // strings. The zero value is empty and ready to use.
@@ -87,9 +93,10 @@ func (p *Points) AddString(s string) error {
 //
 // A malformed line (one field, a bad number, a unit that disagrees with the
 // earlier points) is recorded in Errors and skipped; only an I/O error stops
-// the read and is returned.
+// the read and is returned, as does a stream longer than MaxPointsBytes (a
+// *readcap.TooLargeError naming the cap and the file).
 func (p *Points) ReadCSV(r io.Reader, file string) error {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(readcap.NewReader(r, MaxPointsBytes, file, "a points file (CSV of x,y)"))
 	cr.FieldsPerRecord = -1
 	cr.Comment = '#'
 	cr.TrimLeadingSpace = true
@@ -104,6 +111,9 @@ func (p *Points) ReadCSV(r io.Reader, file string) error {
 			p.Errors = append(p.Errors, &SyntaxError{File: file, Line: pe.Line, Column: pe.Column, Msg: pe.Err.Error()})
 			first = false
 			continue
+		}
+		if tl := (*readcap.TooLargeError)(nil); errors.As(err, &tl) {
+			return tl
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", file, err)

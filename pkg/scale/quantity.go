@@ -37,7 +37,7 @@ type Quantity struct {
 // always bytes: bits are not supported ("mb" means megabytes).
 var (
 	durationUnits = map[string]float64{"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600}
-	countUnits    = map[string]float64{"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+	countUnits    = map[string]float64{"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
 	byteUnits     = map[string]float64{"b": 1, "byte": 1, "bytes": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "pb": 1e15,
 		"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
 )
@@ -45,7 +45,7 @@ var (
 // ParseQuantity parses a number with an optional unit and converts it to its
 // base unit: sizes to bytes (decimal kB, MB, GB, TB, PB = 10³ⁿ; binary KiB,
 // MiB, GiB, TiB = 2¹⁰ⁿ), durations to seconds (ns, us, µs, ms, s, m, min, h),
-// counts with a k, M, G or T multiplier to plain numbers, and a trailing
+// counts with a k, M, G, T or P multiplier to plain numbers, and a trailing
 // "/s" (or "rps" for counts) to a rate per second. Space between number and
 // unit is allowed: "36MB" → 36e6 B, "2.6 GB" → 2.6e9 B, "500ms" → 0.5 s,
 // "1.5k" → 1500, "600/s" → 600 /s, "20MB/s" → 2e7 B/s.

@@ -184,6 +184,34 @@ func (s *Series) regroup(w int64) {
 	}
 }
 
+// Len returns the number of slots that hold values (live values of
+// Writers not counted).
+func (s *Series) Len() int { return len(s.slots) }
+
+// Regroup moves the values of every group g to group to(g), merging the
+// slots that meet (several groups folded into one). It must not run while
+// a Writer adds or flushes.
+func (s *Series) Regroup(to func(g int) int) {
+	type moved struct {
+		k  seriesKey
+		sl *seriesSlot
+	}
+	var ms []moved
+	for k, sl := range s.slots {
+		if int(k.group) != to(int(k.group)) {
+			ms = append(ms, moved{k, sl})
+		}
+	}
+	for _, m := range ms {
+		delete(s.slots, m.k)
+	}
+	for _, m := range ms {
+		sk := &Sketch{}
+		s.mergeSlot(m.sl, sk)
+		s.seal(m.k.slot*s.width, int32(to(int(m.k.group))), sk)
+	}
+}
+
 // Range returns a new Sketch of group g's values in the slots whose
 // midpoint lies in [from, to), seconds since the Unix epoch: at width 1,
 // exactly the seconds from, …, to−1; at a coarser width, each slot counts

@@ -303,6 +303,10 @@ func jsonError(name string, data []byte, err error, base int) error {
 
 func (p *parser) export(top map[string]json.RawMessage, metrics map[string]json.RawMessage) error {
 	for name, raw := range metrics {
+		if name == "" {
+			p.warn("a metric without a name; ignored")
+			continue
+		}
 		var fields map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &fields); err != nil {
 			return p.typeError(name, err, "an object of statistics")
@@ -472,6 +476,10 @@ func (p *parser) handleSummary(top map[string]json.RawMessage, metrics map[strin
 		}
 	}
 	for name, raw := range metrics {
+		if name == "" {
+			p.warn("a metric without a name; ignored")
+			continue
+		}
 		var hm struct {
 			Type       string                     `json:"type"`
 			Contains   string                     `json:"contains"`
@@ -504,6 +512,7 @@ func (p *parser) handleSummary(top map[string]json.RawMessage, metrics map[strin
 			p.trendValues(&m, vals)
 		default:
 			p.warn("metric %q: unknown type %q; statistics kept as a trend's", name, hm.Type)
+			m.Type = "trend"
 			p.trendValues(&m, vals)
 		}
 		for src, t := range hm.Thresholds {
@@ -579,6 +588,7 @@ func (p *parser) machineReadable(top map[string]json.RawMessage) error {
 			p.trendValues(&m, vals)
 		default:
 			p.warn("metric %q: unknown type %q; statistics kept as a trend's", mm.Name, mm.Type)
+			m.Type = "trend"
 			p.trendValues(&m, vals)
 		}
 		p.s.Metrics = append(p.s.Metrics, m)

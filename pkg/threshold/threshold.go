@@ -384,6 +384,8 @@ func parseExpr(what, src, expr string, base int) (Expr, error) {
 		unit := strings.TrimRight(rest, " \t")
 		f, isUnit := map[string]float64{"ms": 1, "s": 1000, "us": 0.001, "µs": 0.001}[unit]
 		switch {
+		case isUnit && e.Trend() && math.IsInf(e.Limit*f, 0):
+			return e, s.err(fmt.Sprintf("%g%s is too large to hold in ms", e.Limit, unit))
 		case isUnit && e.Trend():
 			e.Limit *= f
 			s.i = len(s.r)

@@ -5,9 +5,43 @@
 //
 // It is an accumulator in the style of vegeta's Metrics: Add every sample,
 // then Close computes the rows once.
+//
+// # Many tag sets
+//
+// Memory is bounded whatever the number of distinct tag sets (a name tag
+// holding URLs with ids): at most 2 × Options.MaxGroups tag sets are kept
+// apart, and Close gives rows to the MaxGroups with the most samples of the
+// metric and sums every other sample in one "(other)" row per window
+// (Row.Other; Warnings says so).
+//
+// The choice is made on the stream, in one pass: a second pass over the
+// input to count every tag set exactly is impossible on a pipe, and
+// counting them all is the unbounded memory this avoids. Up to 2 ×
+// MaxGroups distinct tag sets nothing is approximate: each is counted
+// exactly, the kept ones are exactly the busiest and the other rows are
+// exactly the rest. Past that the tag sets kept apart are those of a
+// space-saving heavy-hitters counter (Metwally, Agrawal and El Abbadi,
+// "Efficient computation of frequent and top-k elements in data streams",
+// ICDT 2005): a new tag set replaces the one with the smallest count and
+// starts from that count plus one. Then:
+//
+//   - every tag set with more than n ÷ (2 × MaxGroups) of the n samples is
+//     kept apart, and its count is over its true one by at most what it
+//     inherited;
+//   - a kept tag set's rows hold exactly its samples since it was last
+//     taken in, and Close ranks them by that; at most Warnings' "missed"
+//     figure of its earlier samples are in the other rows (which hold
+//     every sample not in a kept row, so each window's total is exact), and
+//     tag sets with fewer samples than that may be kept by chance (when
+//     fewer than MaxGroups tag sets are heavy, the rest of the rows are
+//     some of the light ones);
+//   - with several readers (Merge) the borderline tag sets kept may differ
+//     from one parallel read to the next; the heavy ones do not.
 package window
 
 import (
+	"cmp"
+	"container/heap"
 	"fmt"
 	"slices"
 	"strings"
@@ -29,15 +63,36 @@ type Options struct {
 	// Percentiles are the quantiles to report, in percent (e.g. 95 for
 	// p95). Empty means DefaultPercentiles.
 	Percentiles []float64
+	// MaxGroups is the number of tag sets given rows of their own; the
+	// samples of the others are summed in "(other)" rows (see the package
+	// doc). 0 means DefaultMaxGroups, < 0 no bound (memory then grows with
+	// the tag sets).
+	MaxGroups int
 }
 
 // DefaultPercentiles are p50, p90, p95 and p99.
 var DefaultPercentiles = []float64{50, 90, 95, 99}
 
+// DefaultMaxGroups is the MaxGroups of the zero Options: 100 tag sets.
+const DefaultMaxGroups = 100
+
+// OtherTag is the tag value of the rows that sum the tag sets not kept.
+const OtherTag = "(other)"
+
+// otherID is the group id of the other rows; kept tag sets have ids ≥ 1.
+const otherID = 0
+
+// minFold is the fewest cells of dropped tag sets folded into the other
+// rows at once (see fold).
+const minFold = 1024
+
 // Aggregator accumulates samples into windows. Its zero value is not
 // usable; call New.
 type Aggregator struct {
 	opt Options
+	// capacity is the number of tag sets kept apart while reading (2 ×
+	// MaxGroups), shown those given rows at Close.
+	capacity, shown int
 	// minNS and maxNS bound the samples seen, so that the first and last
 	// windows' rates are per second of data, not of window width.
 	minNS, maxNS int64
@@ -50,11 +105,43 @@ type Aggregator struct {
 	// failed counts http_req_failed = 1 per window and group id; a key
 	// present with 0 marks a cell with no failure.
 	failed map[key]uint64
-	ids    map[string]int      // group string → group id
-	groups []string            // group id → group string
-	names  map[string][]string // group string → tag values
-	vals   []string
-	sb     strings.Builder
+	// tracked are the tag sets kept apart, by group string; byID by group
+	// id; counts is a min-heap of them by count.
+	tracked map[string]*entry
+	byID    map[int]*entry
+	counts  minHeap
+	nextID  int
+	// dropped are the ids of tag sets no longer kept whose cells are still
+	// in cells and failed under their own id; droppedCells estimates those
+	// cells, liveCells the cells after the last fold.
+	dropped                 map[int]bool
+	droppedCells, liveCells int
+	// evicted is set once a tag set was dropped for another: from then on
+	// the counts are a heavy-hitters estimate, not exact.
+	evicted bool
+	// missed is the largest inherited count of a shown tag set, otherN
+	// the samples in the other rows and hasOther whether there are any,
+	// all set by Close.
+	missed, otherN uint64
+	hasOther       bool
+	vals           []string
+	sb             strings.Builder
+}
+
+// entry is a tag set kept apart.
+type entry struct {
+	key  string
+	tags []string
+	id   int
+	// count is the space-saving count: the samples since the tag set was
+	// taken in plus over, what it inherited then; its true count lies in
+	// [count − over, count].
+	count, over uint64
+	// lastWindow and cells count the windows it has values in (samples
+	// come nearly in time order, so this is close), for fold.
+	lastWindow int64
+	cells      int
+	hi         int // index in the heap
 }
 
 type key struct {
@@ -79,9 +166,19 @@ func New(opt Options) (*Aggregator, error) {
 			return nil, fmt.Errorf("window: percentile %v outside (0, 100]", p)
 		}
 	}
-	cells := sketch.NewSeries(-1) // windows never coarsen
-	return &Aggregator{opt: opt, cells: cells, w: cells.Writer(), failed: map[key]uint64{}, ids: map[string]int{},
-		names: map[string][]string{}, vals: make([]string, len(opt.By))}, nil
+	a := &Aggregator{opt: opt, failed: map[key]uint64{}, tracked: map[string]*entry{}, byID: map[int]*entry{},
+		dropped: map[int]bool{}, nextID: otherID + 1, vals: make([]string, len(opt.By))}
+	switch {
+	case opt.MaxGroups < 0:
+		a.capacity, a.shown = int(^uint(0)>>1), int(^uint(0)>>1)
+	case opt.MaxGroups == 0:
+		a.capacity, a.shown = 2*DefaultMaxGroups, DefaultMaxGroups
+	default:
+		a.capacity, a.shown = 2*opt.MaxGroups, opt.MaxGroups
+	}
+	a.cells = sketch.NewSeries(-1) // windows never coarsen
+	a.w = a.cells.Writer()
+	return a, nil
 }
 
 // Add adds a sample. Samples of Options.Metric go to their window and
@@ -103,7 +200,16 @@ func (a *Aggregator) Add(s *ingest.Sample) {
 	}
 	a.any = true
 	w := floorDiv(s.TimeNS, a.opt.WidthNS)
-	g := a.id(a.group(s))
+	g := otherID
+	// Only samples of the metric count for the choice of the tag sets; a
+	// failure of a tag set not kept goes to the other rows.
+	if e := a.entry(s, !failed); e != nil {
+		g = e.id
+		if e.cells == 0 || e.lastWindow != w {
+			e.cells++
+			e.lastWindow = w
+		}
+	}
 	if failed {
 		a.failed[key{w, g}]++
 		return
@@ -111,42 +217,111 @@ func (a *Aggregator) Add(s *ingest.Sample) {
 	a.w.Add(w, g, s.Value)
 }
 
-// id returns the id of group string g.
-func (a *Aggregator) id(g string) int {
-	i, ok := a.ids[g]
-	if !ok {
-		i = len(a.groups)
-		a.ids[g] = i
-		a.groups = append(a.groups, g)
-	}
-	return i
-}
-
-func (a *Aggregator) group(s *ingest.Sample) string {
+// entry returns the kept tag set of s, counting the sample when hit;
+// nil when s's tag set is not kept (and, unless hit, is not taken in).
+func (a *Aggregator) entry(s *ingest.Sample, hit bool) *entry {
+	var k string
 	switch len(a.opt.By) {
 	case 0:
-		return ""
 	case 1:
-		v, _ := s.Tags.Get(a.opt.By[0])
-		if _, ok := a.names[v]; !ok {
-			a.names[v] = []string{v}
+		k, _ = s.Tags.Get(a.opt.By[0])
+	default:
+		a.sb.Reset()
+		for i, t := range a.opt.By {
+			v, _ := s.Tags.Get(t)
+			a.vals[i] = v
+			if i > 0 {
+				a.sb.WriteByte(0)
+			}
+			a.sb.WriteString(v)
 		}
-		return v
+		k = a.sb.String()
 	}
-	a.sb.Reset()
-	for i, k := range a.opt.By {
-		v, _ := s.Tags.Get(k)
-		a.vals[i] = v
-		if i > 0 {
-			a.sb.WriteByte(0)
+	if e := a.tracked[k]; e != nil {
+		if hit {
+			e.count++
+			heap.Fix(&a.counts, e.hi)
 		}
-		a.sb.WriteString(v)
+		return e
 	}
-	g := a.sb.String()
-	if _, ok := a.names[g]; !ok {
-		a.names[g] = slices.Clone(a.vals)
+	if !hit {
+		return nil
 	}
-	return g
+	e := &entry{key: k, count: 1}
+	switch len(a.opt.By) {
+	case 0:
+		e.tags = []string{}
+	case 1:
+		e.tags = []string{k}
+	default:
+		e.tags = slices.Clone(a.vals)
+	}
+	if len(a.tracked) >= a.capacity {
+		// Space-saving: the tag set with the smallest count makes room,
+		// and the new one inherits its count.
+		m := a.counts[0]
+		a.drop(m)
+		e.count, e.over = m.count+1, m.count
+		a.evicted = true
+		a.add(e)
+		a.maybeFold()
+		return e
+	}
+	a.add(e)
+	return e
+}
+
+// add keeps e apart under a new id.
+func (a *Aggregator) add(e *entry) {
+	e.id = a.nextID
+	a.nextID++
+	a.tracked[e.key] = e
+	a.byID[e.id] = e
+	heap.Push(&a.counts, e)
+}
+
+// drop stops keeping e apart: its cells join the other rows at the next
+// fold.
+func (a *Aggregator) drop(e *entry) {
+	heap.Remove(&a.counts, e.hi)
+	delete(a.tracked, e.key)
+	delete(a.byID, e.id)
+	a.dropped[e.id] = true
+	a.droppedCells += max(e.cells, 1)
+}
+
+// maybeFold folds the dropped tag sets' cells into the other rows once
+// they are as many as the kept cells (and at least minFold): each fold
+// costs the cells held, so this is a constant amount of work per dropped
+// cell, and the dropped cells never take more memory than the kept ones.
+func (a *Aggregator) maybeFold() {
+	if a.droppedCells >= max(minFold, a.liveCells) {
+		a.fold()
+	}
+}
+
+// fold moves the cells of the dropped tag sets to the other rows.
+func (a *Aggregator) fold() {
+	if len(a.dropped) == 0 {
+		return
+	}
+	a.w.Flush()
+	to := func(g int) int {
+		if a.dropped[g] {
+			return otherID
+		}
+		return g
+	}
+	a.cells.Regroup(to)
+	for k, n := range a.failed {
+		if a.dropped[k.group] {
+			delete(a.failed, k)
+			a.failed[key{k.window, otherID}] += n
+		}
+	}
+	clear(a.dropped)
+	a.droppedCells = 0
+	a.liveCells = a.cells.Len()
 }
 
 func floorDiv(a, b int64) int64 {
@@ -162,8 +337,13 @@ func floorDiv(a, b int64) int64 {
 type Row struct {
 	// StartNS is the window start in ns since the epoch.
 	StartNS int64
-	// Tags are the values of Options.By, in order ("" when absent).
+	// Tags are the values of Options.By, in order ("" when absent;
+	// OtherTag in an Other row).
 	Tags []string
+	// Other marks the row of the window's samples whose tag sets were not
+	// kept apart (see the package doc); it follows the window's other
+	// rows.
+	Other bool
 	// Count is the number of samples of the metric.
 	Count uint64
 	// Rate is Count per second of data in the window: the window width,
@@ -186,13 +366,42 @@ type Row struct {
 // sketch that failed to decode (a bug, see sketch.Series.Err), or nil.
 func (a *Aggregator) Err() error { return a.cells.Err() }
 
-// Close returns the rows ordered by window then tag values; check Err
-// after it.
+// Groups returns the number of tag sets kept apart now (at most 2 ×
+// MaxGroups; after Close at most MaxGroups).
+func (a *Aggregator) Groups() int { return len(a.tracked) }
+
+// Close returns the rows ordered by window, then tag values, the window's
+// Other row last; check Err after it. It must be called once, after the
+// last Add or Merge.
 func (a *Aggregator) Close() []Row {
 	qs := make([]float64, len(a.opt.Percentiles))
 	for i, p := range a.opt.Percentiles {
 		qs[i] = p / 100
 	}
+	// Rows for the busiest; the others kept while reading join the other
+	// rows.
+	es := make([]*entry, 0, len(a.tracked))
+	for _, e := range a.tracked {
+		es = append(es, e)
+	}
+	// Ranked by the samples in their rows (count − over, exact), then by
+	// the estimate.
+	slices.SortFunc(es, func(x, y *entry) int {
+		if c := cmp.Compare(y.count-y.over, x.count-x.over); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(y.count, x.count); c != 0 {
+			return c
+		}
+		return strings.Compare(x.key, y.key)
+	})
+	for _, e := range es[min(len(es), a.shown):] {
+		a.drop(e)
+	}
+	for _, e := range es[:min(len(es), a.shown)] {
+		a.missed = max(a.missed, e.over)
+	}
+	a.fold()
 	a.w.Flush()
 	sks := map[key]*sketch.Sketch{}
 	a.cells.Each(func(w int64, g int, sk *sketch.Sketch) { sks[key{w, g}] = sk })
@@ -206,37 +415,66 @@ func (a *Aggregator) Close() []Row {
 	// last's.
 	runStart := floorDiv(a.minNS, 1e9) * 1e9
 	runEnd := (floorDiv(a.maxNS, 1e9) + 1) * 1e9
+	otherTags := make([]string, len(a.opt.By))
+	for i := range otherTags {
+		otherTags[i] = OtherTag
+	}
 	for k, sk := range sks {
 		start := k.window * a.opt.WidthNS
 		sec := float64(min(start+a.opt.WidthNS, runEnd)-max(start, runStart)) / 1e9
 		if sec <= 0 {
 			sec = float64(a.opt.WidthNS) / 1e9
 		}
-		tags := a.names[a.groups[k.group]]
-		if tags == nil {
-			tags = []string{}
-		}
-		rows = append(rows, Row{
-			StartNS: start, Tags: tags, Count: sk.Count(),
+		r := Row{
+			StartNS: start, Count: sk.Count(),
 			Rate: float64(sk.Count()) / sec, Seconds: sec, Mean: sk.Mean(), Min: sk.Min(), Max: sk.Max(),
 			Percentiles: sk.Quantiles(qs), Failed: a.failed[k], Exact: sk.Exact(),
-		})
+		}
+		if k.group == otherID {
+			r.Tags, r.Other = otherTags, true
+			a.otherN += r.Count
+			a.hasOther = true
+		} else {
+			r.Tags = a.byID[k.group].tags
+		}
+		rows = append(rows, r)
 	}
 	slices.SortFunc(rows, func(x, y Row) int {
 		if x.StartNS != y.StartNS {
-			if x.StartNS < y.StartNS {
-				return -1
+			return cmp.Compare(x.StartNS, y.StartNS)
+		}
+		if x.Other != y.Other {
+			if x.Other {
+				return 1
 			}
-			return 1
+			return -1
 		}
 		return slices.Compare(x.Tags, y.Tags)
 	})
 	return rows
 }
 
+// Warnings returns, after Close, what the reader must know about the rows:
+// that tag sets were summed in the other rows, how many samples, and when
+// the choice was a heavy-hitters estimate, how far a kept tag set's rows
+// may fall short. Nil when every tag set has rows of its own.
+func (a *Aggregator) Warnings() []string {
+	if !a.hasOther {
+		return nil
+	}
+	msg := fmt.Sprintf("%s: more than %d distinct values; rows are kept for the %d with the most %s samples and the other %d samples are summed in %q rows",
+		strings.Join(a.opt.By, ","), a.shown, a.shown, a.opt.Metric, a.otherN, OtherTag)
+	if a.evicted {
+		msg += fmt.Sprintf(" (more than %d distinct, so they were chosen on the stream by a heavy-hitters count: a kept value's rows may miss up to %d of its samples, which are in %q, and values with fewer samples than that may be kept by chance)",
+			a.capacity, a.missed, OtherTag)
+	}
+	return []string{msg}
+}
+
 // Merge adds o's windows to a, as if a had been given o's samples too
-// (sketches merge exactly). o must have the same options and must not be
-// used afterwards.
+// (sketches merge exactly; past 2 × MaxGroups tag sets the kept ones are
+// merged as space-saving summaries merge, see the package doc). o must
+// have the same options and must not be used afterwards.
 func (a *Aggregator) Merge(o *Aggregator) {
 	if o.any {
 		if !a.any || o.minNS < a.minNS {
@@ -247,16 +485,84 @@ func (a *Aggregator) Merge(o *Aggregator) {
 		}
 		a.any = true
 	}
-	o.w.Flush()
-	o.cells.Each(func(w int64, g int, sk *sketch.Sketch) {
-		a.cells.AddSketch(w, a.id(o.groups[g]), sk)
-	})
-	for k, n := range o.failed {
-		a.failed[key{k.window, a.id(o.groups[k.group])}] += n
-	}
-	for g, tags := range o.names {
-		if _, ok := a.names[g]; !ok {
-			a.names[g] = tags
+	a.evicted = a.evicted || o.evicted
+	// A tag set missing from a full summary may have had up to its
+	// smallest count there.
+	aMin, oMin := a.minCount(), o.minCount()
+	for _, e := range a.tracked {
+		if oe := o.tracked[e.key]; oe != nil {
+			e.count += oe.count
+			e.over += oe.over
+		} else {
+			e.count += oMin
+			e.over += oMin
 		}
 	}
+	ids := map[int]int{} // o's id → a's id
+	for _, oe := range o.tracked {
+		if e := a.tracked[oe.key]; e != nil {
+			ids[oe.id] = e.id
+			e.cells += oe.cells
+			continue
+		}
+		e := &entry{key: oe.key, tags: oe.tags, count: oe.count + aMin, over: oe.over + aMin, cells: oe.cells, lastWindow: oe.lastWindow}
+		a.add(e)
+		ids[oe.id] = e.id
+	}
+	heap.Init(&a.counts)
+	for len(a.tracked) > a.capacity {
+		a.evicted = true
+		a.drop(a.counts[0])
+	}
+	// o's tag sets go to theirs in a (those a just dropped fold into the
+	// other rows below with a's own); o's dropped ones and its other rows
+	// to a's other rows.
+	to := func(g int) int {
+		if id, ok := ids[g]; ok {
+			return id
+		}
+		return otherID
+	}
+	o.w.Flush()
+	o.cells.Each(func(w int64, g int, sk *sketch.Sketch) { a.cells.AddSketch(w, to(g), sk) })
+	for k, n := range o.failed {
+		a.failed[key{k.window, to(k.group)}] += n
+	}
+	a.fold()
+}
+
+// minCount is the smallest count of a full summary, 0 when it has room
+// (a tag set it lacks then had no sample in it).
+func (a *Aggregator) minCount() uint64 {
+	if len(a.tracked) < a.capacity || len(a.counts) == 0 {
+		return 0
+	}
+	return a.counts[0].count
+}
+
+// minHeap orders kept tag sets by count, smallest first.
+type minHeap []*entry
+
+func (h minHeap) Len() int { return len(h) }
+func (h minHeap) Less(i, j int) bool {
+	if h[i].count != h[j].count {
+		return h[i].count < h[j].count
+	}
+	return h[i].key < h[j].key
+}
+func (h minHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].hi, h[j].hi = i, j
+}
+func (h *minHeap) Push(x any) {
+	e := x.(*entry)
+	e.hi = len(*h)
+	*h = append(*h, e)
+}
+func (h *minHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return e
 }

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// copyInput copies a corpus file into dir and returns its path.
+func copyInput(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(td + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Name())
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestOutputIsInput: -o naming an input (knee, report, a --summary file)
+// is refused before the analysis with exit 2, and the input is intact
+// (issue 21: `knee run.csv -o run.csv` truncated the k6 file).
+func TestOutputIsInput(t *testing.T) {
+	dir := t.TempDir()
+	in := copyInput(t, dir, "timefmt_rfc3339_nano.csv")
+	want, _ := os.ReadFile(in)
+	sum := filepath.Join(dir, "s.json")
+	if err := os.WriteFile(sum, []byte(`{"metrics":{}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"knee", in, "-o", in},
+		{"knee", "--format", "json", in, "-o", in},
+		{"report", in, "-o", in},
+		{"report", in, "--html", in},
+		{"knee", in, "--summary", sum, "-o", sum},
+	} {
+		_, errOut, code := runCLI(t, "", args...)
+		out := args[len(args)-1]
+		wantErr := "ldanalyze: output " + out + " is also an input: refusing to replace the data it is read from; write the output to another file\n"
+		if code != 2 || errOut != wantErr {
+			t.Errorf("%q: exit %d, stderr %q\nwant exit 2, %q", args, code, errOut, wantErr)
+		}
+	}
+	if got, _ := os.ReadFile(in); string(got) != string(want) {
+		t.Errorf("the input changed: %d bytes, want %d", len(got), len(want))
+	}
+	if got := names(t, dir); !slices.Equal(got, []string{"s.json", "timefmt_rfc3339_nano.csv"}) {
+		t.Errorf("files left: %q", got)
+	}
+}
+
+// TestOutputFailedKeepsPrevious: a command that fails after its output
+// was named (an unreadable input) leaves the previous file as it was and
+// no temporary file; a successful one replaces it, creating missing
+// directories (knee as report does).
+func TestOutputFailedKeepsPrevious(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "knee.txt")
+	if err := os.WriteFile(out, []byte("previous\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.csv")
+	if err := os.WriteFile(bad, []byte("metric_name,timestamp,metric_value\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, code := runCLI(t, "", "knee", bad, "-o", out); code != 2 {
+		t.Errorf("knee on a file without data: exit %d, want 2", code)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "previous\n" {
+		t.Errorf("after a failed knee the output holds %q, want the previous content", b)
+	}
+	if got := names(t, dir); !slices.Equal(got, []string{"bad.csv", "knee.txt"}) {
+		t.Errorf("files left: %q", got)
+	}
+
+	deep := filepath.Join(dir, "new", "knee.json")
+	if _, errOut, code := runCLI(t, "", "knee", "--format", "json", td+"timefmt_rfc3339_nano.csv", "-o", deep); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if b, err := os.ReadFile(deep); err != nil || !strings.HasPrefix(string(b), "{") {
+		t.Errorf("%s: %.20q, %v", deep, b, err)
+	}
+	if got := names(t, filepath.Join(dir, "new")); !slices.Equal(got, []string{"knee.json"}) {
+		t.Errorf("files in new/: %q", got)
+	}
+}
+
+// TestOutputSymlinkRefused: -o naming a symbolic link to a file is
+// refused, the file it points to untouched.
+func TestOutputSymlinkRefused(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "important.txt")
+	if err := os.WriteFile(target, []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "out.txt")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCLI(t, "", "knee", td+"timefmt_rfc3339_nano.csv", "-o", link)
+	want := "ldanalyze: " + link + " is a symbolic link to " + target + " (a file): refusing to write through it or replace it; give " + target + " itself to replace that file\n"
+	if code != 2 || errOut != want {
+		t.Errorf("exit %d, stderr %q\nwant %q", code, errOut, want)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep\n" {
+		t.Errorf("the link's target holds %q", b)
+	}
+}
