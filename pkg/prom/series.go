@@ -148,12 +148,3 @@ func Span(ss []Series) (firstNS, lastNS int64, ok bool) {
 	}
 	return firstNS, lastNS, ok
 }
-
-// cloneLabels copies a label map.
-func cloneLabels(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
