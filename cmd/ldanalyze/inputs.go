@@ -109,3 +109,11 @@ func warnSpans(stderr io.Writer, name string, res *knee.Result) {
 		}
 	}
 }
+
+// warn prints each warning on standard error, where every warning goes
+// (table output and scripts reading JSON on standard output stay clean).
+func (e *env) warn(ws ...string) {
+	for _, w := range ws {
+		fmt.Fprintln(e.stderr, "ldanalyze: warning:", w)
+	}
+}
