@@ -10,7 +10,9 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/schollz/progressbar/v3"
+	"github.com/urfave/cli/v2"
 
+	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
@@ -116,4 +118,12 @@ func (e *env) warn(ws ...string) {
 	for _, w := range ws {
 		fmt.Fprintln(e.stderr, "ldanalyze: warning:", w)
 	}
+}
+
+// render prints the warnings of a result on stderr and, once the
+// analysis is done, writes the result with write to the output chosen by
+// -o and --format.
+func (e *env) render(c *cli.Context, warnings []string, write func(io.Writer, render.Format) error) error {
+	e.warn(warnings...)
+	return e.emit(c, write)
 }

@@ -179,13 +179,17 @@ func TestQueueMMcRun(t *testing.T) {
 	if m["servers_exact"] != nil || m["service_estimated"] != false {
 		t.Errorf("servers_exact %v, estimated %v", m["servers_exact"], m["service_estimated"])
 	}
-	out, _, code = scaleRun(t, "", "queue", "mmc", "--run", "../../testdata/k6/closed_ramp.csv.gz")
+	out, errOut, code := scaleRun(t, "", "queue", "mmc", "--run", "../../testdata/k6/closed_ramp.csv.gz")
 	if code != 0 {
 		t.Fatal(code)
 	}
-	for _, want := range []string{"servers c = 2 (X_max·S = 164.6/s × 12.51 ms = 2.06, rounded; utilisation law at the ceiling)", "no steady state", "warning: closed model"} {
+	for _, want := range []string{"servers c = 2 (X_max·S = 164.6/s × 12.51 ms = 2.06, rounded; utilisation law at the ceiling)", "no steady state"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	// Warnings go to stderr, not into the table on stdout.
+	if !strings.Contains(errOut, "ldanalyze: warning: closed model") || strings.Contains(out, "warning:") {
+		t.Errorf("the closed-model warning is not on stderr alone:\nstdout:\n%s\nstderr:\n%s", out, errOut)
 	}
 }
