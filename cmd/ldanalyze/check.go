@@ -8,7 +8,6 @@ import (
 
 	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/internal/render"
-	"github.com/ldanalyze/ldanalyze/pkg/checks"
 	"github.com/urfave/cli/v2"
 )
 
@@ -21,13 +20,6 @@ func checkCommand(e *env) *cli.Command {
 			outputFlags()...),
 		Action: func(c *cli.Context) error { return e.check(c) },
 	}
-}
-
-// checkReport is the JSON document of `check`: the checks plus the input
-// counts.
-type checkReport struct {
-	*checks.Report
-	Input present.Input `json:"input"`
 }
 
 func (e *env) check(c *cli.Context) error {
@@ -58,20 +50,14 @@ func (e *env) check(c *cli.Context) error {
 	rep := an.Checks
 	if err := e.emit(c, func(w io.Writer, format render.Format) error {
 		if format == render.JSON {
-			return render.WriteJSON(w, checkReport{Report: rep, Input: present.InputOf(paths, an.Input)})
+			return render.WriteJSON(w, present.CheckDoc{Report: rep, Input: present.InputOf(paths, an.Input)})
 		}
 		return present.CheckGrid(rep, format == render.CSV).Write(w, format)
 	}, format); err != nil {
 		return err
 	}
 	if rep.Failed() {
-		var ids []string
-		for _, ch := range rep.Checks {
-			if ch.Status == checks.Fail {
-				ids = append(ids, ch.ID)
-			}
-		}
-		return errFinding{msg: "failed checks: " + strings.Join(ids, ", ")}
+		return errFinding{msg: "failed checks: " + strings.Join(present.FailedChecks(rep), ", ")}
 	}
 	return nil
 }

@@ -13,9 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func compareCommand(e *env) *cli.Command { return interspersed(e, compareParsed(e)) }
-
-func compareParsed(e *env) *cli.Command {
+func compareCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "compare",
 		Usage: "did the change help? per matched load level, before vs after with a Mann–Whitney U test (benchstat-style, ~ when not significant)",

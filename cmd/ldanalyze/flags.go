@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/ldanalyze/ldanalyze/pkg/checks"
@@ -29,27 +27,4 @@ func runFlags(window time.Duration, windowUsage string) []cli.Flag {
 		&cli.Float64Flag{Name: "link-mbps", Usage: "network link speed for --prom, megabits per second (0: network not judged)"},
 		&cli.StringFlag{Name: "generator-pod", Value: checks.DefaultGeneratorPods, Usage: "`REGEX` matching the whole name of the load generator's pods in --prom"},
 	}
-}
-
-// required returns a usage error naming the first of names that was not
-// given. urfave/cli's own Required check prints the whole help on
-// standard output before its error; this one is a line on stderr.
-func required(c *cli.Context, names ...string) error {
-	for _, n := range names {
-		if !c.IsSet(n) || c.String(n) == "" {
-			return usageError{fmt.Errorf("%s: required flag %q not set (see ldanalyze %s --help)", cmdName(c), n, cmdName(c))}
-		}
-	}
-	return nil
-}
-
-// cmdName is the command's path under ldanalyze, e.g. "ledger add".
-func cmdName(c *cli.Context) string {
-	var names []string
-	for _, x := range c.Lineage() {
-		if x.Command != nil && x.Command.Name != "" && x.Command.Name != "ldanalyze" {
-			names = append([]string{x.Command.Name}, names...)
-		}
-	}
-	return strings.Join(names, " ")
 }

@@ -16,7 +16,7 @@ import (
 )
 
 func ledgerCommand(e *env) *cli.Command {
-	ledgerFlag := &cli.StringFlag{Name: "ledger", Aliases: []string{"l"}, Usage: "the ledger `FILE` (JSON Lines, one run per line; kept in your repository)"}
+	ledgerFlag := &cli.StringFlag{Name: "ledger", Aliases: []string{"l"}, Required: true, Usage: "the ledger `FILE` (JSON Lines, one run per line; kept in your repository)"}
 	return &cli.Command{
 		Name:  "ledger",
 		Usage: "one scenario after every change: the ceiling and what saturated each time",
@@ -29,7 +29,7 @@ func ledgerCommand(e *env) *cli.Command {
 				ArgsUsage: "FILE... (k6 CSV or JSON output of one run; several files are one distributed run; - is stdin)",
 				Flags: append([]cli.Flag{
 					ledgerFlag,
-					&cli.StringFlag{Name: "label", Usage: "what changed before this run, e.g. \"after pool fix\""},
+					&cli.StringFlag{Name: "label", Required: true, Usage: "what changed before this run, e.g. \"after pool fix\""},
 				}, runFlags(30*time.Second, "window width, as knee's (whole seconds)")...),
 				Action: func(c *cli.Context) error { return e.ledgerAdd(c) },
 			},
@@ -49,9 +49,6 @@ func (e *env) ledgerAdd(c *cli.Context) error {
 		return usageError{fmt.Errorf("ledger add: no input files: give the k6 output of one run, or - for stdin")}
 	}
 	path, label := c.String("ledger"), c.String("label")
-	if err := required(c, "ledger", "label"); err != nil {
-		return err
-	}
 	// Read the ledger first: a damaged ledger (a merge conflict, a
 	// hand edit) is reported before the run is analysed, and appending
 	// to a file that is not a ledger is refused.
@@ -120,9 +117,6 @@ func readLedger(path string, missingOK bool) (*ledger.Ledger, error) {
 func (e *env) ledgerShow(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usageError{fmt.Errorf("ledger show: unexpected argument %q (the ledger is given with --ledger)", c.Args().First())}
-	}
-	if err := required(c, "ledger"); err != nil {
-		return err
 	}
 	if _, err := render.ParseFormat(c.String("format")); err != nil {
 		return usageError{err}

@@ -90,7 +90,7 @@ func TestQueueUsageErrors(t *testing.T) {
 		{[]string{"queue", "mmc", "--rate", "600", "--service", "20ms"}, "queue mmc: give --servers, or --target to solve for them"},
 		{[]string{"queue", "mmc", "--rate", "600", "--service", "20ms", "--target", "50ms"}, "queueing: target 0.05 s is at or below what any number of servers gives (0.05991 s)"},
 		{[]string{"queue", "mmc", "--rate", "600", "--servers", "3"}, "queue mmc: give --service, or --run to estimate it from a k6 run"},
-		{[]string{"queue", "mm1", "--rate", "600"}, `Required flag "service" not set`},
+		{[]string{"queue", "mm1", "--rate", "600"}, `required flag "service" not set`},
 		{[]string{"queue", "little", "--run", "../../testdata/scale/vus8.csv", "--rate", "600"}, "queue little: --run measures the quantities; drop --rate"},
 		{[]string{"queue", "mmc", "--run", "../../testdata/scale/vus8.csv", "--rates", "1,2"}, "queue mmc: --run takes the rates from the run; drop --rates"},
 		{[]string{"queue", "mmc", "--run", "../../testdata/scale/vus8.csv", "--servers", "0"}, "--servers 0: want at least 1"},
