@@ -61,7 +61,7 @@ func TestCompletion(t *testing.T) {
 	}{
 		{[]string{"kn"}, "knee\n"},
 		{[]string{"queue", "m"}, "mm1\nmmc\n"},
-		{[]string{"knee", "--win"}, "--window\n"},
+		{[]string{"knee", "--win"}, "--window\n--windows\n"},
 		{[]string{"check", "--format", "j"}, "json\njunit\n"},
 		{[]string{"knee", "run.csv", ""}, ""},
 	} {

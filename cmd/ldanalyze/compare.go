@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
+	"github.com/ldanalyze/ldanalyze/internal/cliapp"
 	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/compare"
@@ -43,7 +43,7 @@ func (e *env) compare(c *cli.Context) error {
 	var labels [2]string
 	var runs [2]*knee.Result
 	for i, arg := range c.Args().Slice() {
-		label, paths := splitLabel(arg, [2]string{"before", "after"}[i])
+		label, paths := cliapp.Label(arg, [2]string{"before", "after"}[i])
 		labels[i] = label
 		an, err := e.analyze(paths, opt)
 		if err != nil {
@@ -58,15 +58,10 @@ func (e *env) compare(c *cli.Context) error {
 	}
 	doc := &present.CompareDoc{Before: labels[0], After: labels[1], Result: res}
 	e.warn(doc.AllWarnings()...)
-	return e.emit(c, func(w io.Writer, f render.Format) error { return doc.Write(w, f) })
-}
-
-// splitLabel reads "label=a.csv,b.csv" (benchstat's label syntax; the
-// label defaults to def) into a label and the files of one run.
-func splitLabel(arg, def string) (string, []string) {
-	label, rest := def, arg
-	if i := strings.IndexByte(arg, '='); i > 0 && !strings.ContainsAny(arg[:i], "/\\.") {
-		label, rest = arg[:i], arg[i+1:]
-	}
-	return label, splitList([]string{rest})
+	return e.emit(c, func(w io.Writer, f render.Format) error {
+		if f == render.GitHub {
+			return present.CompareGitHub(w, doc)
+		}
+		return doc.Write(w, f)
+	})
 }

@@ -1,17 +1,15 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"strings"
 	"time"
 
 	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/ledger"
+	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 	"github.com/urfave/cli/v2"
 )
 
@@ -52,7 +50,7 @@ func (e *env) ledgerAdd(c *cli.Context) error {
 	// Read the ledger first: a damaged ledger (a merge conflict, a
 	// hand edit) is reported before the run is analysed, and appending
 	// to a file that is not a ledger is refused.
-	old, err := readLedger(path, true)
+	old, err := pipeline.ReadLedger(path, true)
 	if err != nil {
 		return err
 	}
@@ -89,31 +87,6 @@ func (e *env) ledgerAdd(c *cli.Context) error {
 	return err
 }
 
-// readLedger reads the ledger at path. A line that is not an entry is an
-// input error naming the file, line and column (the first five are
-// listed). With missingOK a missing file is an empty ledger.
-func readLedger(path string, missingOK bool) (*ledger.Ledger, error) {
-	l, err := ledger.ReadFile(path)
-	if err != nil {
-		if missingOK && errors.Is(err, fs.ErrNotExist) {
-			return &ledger.Ledger{}, nil
-		}
-		return nil, err
-	}
-	if n := len(l.Errors); n > 0 {
-		msgs := make([]string, 0, 5)
-		for _, se := range l.Errors[:min(n, 5)] {
-			msgs = append(msgs, se.Error())
-		}
-		more := ""
-		if n > 5 {
-			more = fmt.Sprintf("\n  (%d more)", n-5)
-		}
-		return nil, usageError{fmt.Errorf("%d line(s) of the ledger are not entries; fix them first:\n  %s%s", n, strings.Join(msgs, "\n  "), more)}
-	}
-	return l, nil
-}
-
 func (e *env) ledgerShow(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usageError{fmt.Errorf("ledger show: unexpected argument %q (the ledger is given with --ledger)", c.Args().First())}
@@ -121,7 +94,7 @@ func (e *env) ledgerShow(c *cli.Context) error {
 	if _, err := render.ParseFormat(c.String("format")); err != nil {
 		return usageError{err}
 	}
-	l, err := readLedger(c.String("ledger"), false)
+	l, err := pipeline.ReadLedger(c.String("ledger"), false)
 	if err != nil {
 		return err
 	}

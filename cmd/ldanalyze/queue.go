@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ldanalyze/ldanalyze/internal/cliapp"
 	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
@@ -194,7 +195,7 @@ func (e *env) queueModel(multi bool) cli.ActionFunc {
 		var rates []float64
 		if multi {
 			rep.Model = "M/M/c"
-			for _, s := range splitList(c.StringSlice("rates")) {
+			for _, s := range cliapp.List(c.StringSlice("rates")) {
 				r, err := queueQuantity("rates", s, scale.PerSecond)
 				if err != nil {
 					return err
@@ -292,16 +293,11 @@ func (e *env) queueLittleRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	res, st := an.Knee, an.Input
-	spans, err := pipeline.LittleSpans(an)
+	chk, err := pipeline.CheckLittle(an, c.Float64("tolerance"))
 	if err != nil {
 		return usageError{err}
 	}
-	chk, err := queueing.CheckLittle(spans, queueing.LittleOptions{Closed: res.Model == knee.Closed, Tolerance: c.Float64("tolerance")})
-	if err != nil {
-		return usageError{err}
-	}
-	rep := present.NewLittleRunDoc(files, res, st, chk)
+	rep := present.NewLittleRunDoc(files, an.Knee, an.Input, chk)
 	return e.render(c, rep.Warnings, rep.Write)
 }
 
@@ -336,18 +332,11 @@ func (e *env) queueMMcRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	res, st := an.Knee, an.Input
-	metric = an.Timeline.Metric()
-	in, ceiling, reached, err := pipeline.LoadLevels(an, q)
-	if err != nil {
-		return err
-	}
-	opt.CeilingNotReached = !reached
-	opt.Quantile, opt.Closed = q, res.Model == knee.Closed
-	est, err := queueing.EstimateMMc(in, ceiling, opt)
+	opt.Quantile = q
+	est, err := pipeline.EstimateMMc(an, opt)
 	if err != nil {
 		return usageError{fmt.Errorf("%s: %w", strings.Join(files, ", "), err)}
 	}
-	rep := present.NewQueueRunDoc(files, res, st, metric, est, opt)
+	rep := present.NewQueueRunDoc(files, an.Knee, an.Input, an.Timeline.Metric(), est, opt)
 	return e.render(c, rep.Warnings, rep.Write)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/ldanalyze/ldanalyze/internal/present"
@@ -75,42 +74,12 @@ func uslFlags() []cli.Flag {
 	}
 }
 
-// scaleRunInput is one run of --run: its label and its files.
-type scaleRunInput struct {
-	label string
-	x     scale.Quantity
-	files []string
-}
-
-// parseRuns groups --run X=FILE values by X, in order of first appearance.
-func parseRuns(vals []string) ([]scaleRunInput, error) {
-	var runs []scaleRunInput
-	for _, v := range vals {
-		xs, file, ok := strings.Cut(v, "=")
-		xs, file = strings.TrimSpace(xs), strings.TrimSpace(file)
-		if !ok || file == "" {
-			return nil, usageError{fmt.Errorf("--run %q: want X=FILE, e.g. 100=room100.csv", v)}
-		}
-		x, err := scale.ParseQuantity(xs)
-		if err != nil {
-			return nil, usageError{fmt.Errorf("--run %q: x: %w", v, err)}
-		}
-		i := slices.IndexFunc(runs, func(r scaleRunInput) bool { return r.x == x })
-		if i < 0 {
-			runs = append(runs, scaleRunInput{label: xs, x: x})
-			i = len(runs) - 1
-		}
-		runs[i].files = append(runs[i].files, file)
-	}
-	return runs, nil
-}
-
 // runPoints reads each run and adds its point: for --fit the --y selector
 // of the whole run, for --usl the completed rate of its longest hold.
 func (e *env) runPoints(c *cli.Context, p *scale.Points, usl bool) ([]present.RunPoint, []string, error) {
-	runs, err := parseRuns(c.StringSlice("run"))
+	runs, err := pipeline.ParseSweepRuns(c.StringSlice("run"))
 	if err != nil || len(runs) == 0 {
-		return nil, nil, err
+		return nil, nil, usageOrNil(err)
 	}
 	var sel scale.Selector
 	if usl {
@@ -123,24 +92,24 @@ func (e *env) runPoints(c *cli.Context, p *scale.Points, usl bool) ([]present.Ru
 	var rows []present.RunPoint
 	var warn []string
 	for _, r := range runs {
-		name := fmt.Sprintf("--run %s=%s", r.label, strings.Join(r.files, ","))
+		name := fmt.Sprintf("--run %s=%s", r.Label, strings.Join(r.Files, ","))
 		var row present.RunPoint
 		if usl {
-			an, err := e.analyze(r.files, pipeline.Options{Metric: "iteration_duration"})
+			an, err := e.analyze(r.Files, pipeline.Options{Metric: "iteration_duration"})
 			if err != nil {
 				if errors.Is(err, knee.ErrNoSamples) {
 					return nil, nil, usageError{fmt.Errorf("%s: no iteration_duration samples: the run has no completed iterations to measure", name)}
 				}
 				return nil, nil, fmt.Errorf("%s: %w", name, err)
 			}
-			t, err := pipeline.SteadyThroughput(an, r.x.Value)
+			t, err := pipeline.SteadyThroughput(an, r.X.Value)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", name, err)
 			}
-			row = present.USLRunPoint(r.x.Value, r.files, t)
+			row = present.USLRunPoint(r.X.Value, r.Files, t)
 			warn = append(warn, t.Warnings...)
 		} else {
-			an, err := e.analyze(r.files, pipeline.Options{Queries: []timeline.Query{pipeline.SelectorQuery(sel)}, AllowNoMetric: true})
+			an, err := e.analyze(r.Files, pipeline.Options{Queries: []timeline.Query{pipeline.SelectorQuery(sel)}, AllowNoMetric: true})
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", name, err)
 			}
@@ -148,12 +117,12 @@ func (e *env) runPoints(c *cli.Context, p *scale.Points, usl bool) ([]present.Ru
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", name, err)
 			}
-			row = present.FitRunPoint(r.x.Value, r.files, sel, v)
+			row = present.FitRunPoint(r.X.Value, r.Files, sel, v)
 			if !v.Exact {
 				warn = append(warn, fmt.Sprintf("%s: %s comes from a histogram (relative error ≤ %.2f%%)", name, sel, 100*sketch.RelativeError))
 			}
 		}
-		if err := p.Add(r.x, scale.Quantity{Value: row.Y, Unit: scale.Unit(row.YUnit)}); err != nil {
+		if err := p.Add(r.X, scale.Quantity{Value: row.Y, Unit: scale.Unit(row.YUnit)}); err != nil {
 			return nil, nil, usageError{fmt.Errorf("%s: %w", name, err)}
 		}
 		rows = append(rows, row)

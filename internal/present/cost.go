@@ -20,7 +20,7 @@ func CostText(w io.Writer, f render.Format, rep *cost.Report) error {
 		return render.WriteJSON(w, rep)
 	}
 	usd := func(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
-	g := render.Grid{Header: []string{"item", "kind", "used per hour", "unit price (USD)", "USD/h", "share %", "USD/month", "price status", "price source"}}
+	g := render.Grid{Header: []string{"item", "kind", "used per hour", "unit price (USD)", "USD/h", "share %", "USD/month", "price status", "price source"}, Drop: costDrop}
 	for _, l := range rep.Items {
 		g.Rows = append(g.Rows, []string{l.Name, l.Kind, l.UsageText, l.PriceText, usd(l.USDPerHour),
 			strconv.FormatFloat(l.SharePct, 'f', 1, 64), strconv.FormatFloat(l.USDPerMonth, 'f', 2, 64), string(l.Status), l.Source})
@@ -284,7 +284,7 @@ func bulletOf(f render.Format) string {
 // priceGrid is a table of catalogue prices; a tiered price shows its
 // bands in the note.
 func priceGrid(ps []PriceRow) *render.Grid {
-	g := &render.Grid{Header: []string{"item", "unit", "USD", "status", "source", "as of", "note"}}
+	g := &render.Grid{Header: []string{"item", "unit", "USD", "status", "source", "as of", "note"}, Drop: priceDrop}
 	for _, p := range ps {
 		note := p.Note
 		if len(p.Tiers) > 0 {

@@ -58,7 +58,7 @@ func LedgerGrid(rows []ledger.Row, machine bool) *render.Grid {
 	for _, r := range rows {
 		withSLO = withSLO || r.SLO != ""
 	}
-	g := &render.Grid{Header: []string{"#", "date (UTC)", "label", "knee", "p95 at knee ms", "ceiling req/s", "vs previous"}}
+	g := &render.Grid{Header: []string{"#", "date (UTC)", "label", "knee", "p95 at knee ms", "ceiling req/s", "vs previous"}, Drop: ledgerDrop}
 	if withSLO {
 		g.Header = append(g.Header, "SLO capacity")
 	}

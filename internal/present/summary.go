@@ -14,7 +14,7 @@ import (
 // thresholds, times in ms. human rounds numbers to 6 significant digits;
 // otherwise (CSV) they keep full precision.
 func K6SummaryGrid(s *summary.Summary, human bool) *render.Grid {
-	g := &render.Grid{Header: []string{"metric", "type", "count", "rate", "avg", "p90", "p95", "p99", "max", "value", "thresholds"}}
+	g := &render.Grid{Header: []string{"metric", "type", "count", "rate", "avg", "p90", "p95", "p99", "max", "value", "thresholds"}, Drop: summaryDrop}
 	num := func(v *float64) string {
 		if v == nil {
 			return ""
