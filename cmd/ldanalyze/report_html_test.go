@@ -120,7 +120,7 @@ func TestReportHTMLChromium(t *testing.T) {
 	for _, want := range []string{
 		wantTitle,
 		`<div class="verdict"><p>Knee: `,
-		"<h2>Run facts</h2>", "<h2>Ramp steps</h2>", "<h2>Over time</h2>", "<h2>Endpoints</h2>",
+		"<h2>Run facts</h2>", "<h2>Load levels</h2>", "<h2>Over time</h2>", "<h2>Endpoints</h2>",
 		"<h2>Validity checks</h2>", "<h2>Method</h2>",
 		// The hostile value as text in the endpoint table (Chromium
 		// serialises '<' in text as &lt; and leaves quotes as they are).

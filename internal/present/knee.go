@@ -13,7 +13,7 @@ import (
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
-	"github.com/ldanalyze/ldanalyze/pkg/prom"
+	"github.com/ldanalyze/ldanalyze/pkg/saturation"
 	"github.com/ldanalyze/ldanalyze/pkg/window"
 )
 
@@ -30,7 +30,7 @@ type KneeDoc struct {
 	Summary []pipeline.SummaryRow `json:"summary_comparison,omitempty"`
 	Input   Input                 `json:"input"`
 	// Attribution (with --prom) adds saturated, imbalance, invalid_holds.
-	*prom.Attribution
+	*saturation.Attribution
 	// ShowWindows adds the windows table to the text (knee --windows).
 	ShowWindows bool `json:"-"`
 }
@@ -98,10 +98,7 @@ func KneeText(w io.Writer, f render.Format, rep *KneeDoc, rows []window.Row, by 
 			return err
 		}
 	}
-	levels, title := r.Holds, "Holds (plateaus of offered load; the seconds between levels are left out)"
-	if r.Levels == "ramp" && len(r.RampSteps) > 0 {
-		levels, title = r.RampSteps, fmt.Sprintf("Continuous ramp: %d ramp step%s of %s s (no plateaus of offered load to hold on)", len(r.RampSteps), Plural(len(r.RampSteps)), Num(r.RampSteps[0].Seconds))
-	}
+	levels, title := r.AllLevels(), r.LevelsTitle()
 	if r.Levels != "none" {
 		h(title)
 		if f == render.Markdown {

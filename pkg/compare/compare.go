@@ -195,15 +195,7 @@ func Compare(before, after *knee.Result, opt Options) (*Result, error) {
 	return r, nil
 }
 
-func levels(r *knee.Result) []knee.Level {
-	switch r.Levels {
-	case "holds":
-		return r.Holds
-	case "ramp":
-		return r.RampSteps
-	}
-	return nil
-}
+func levels(r *knee.Result) []knee.Level { return r.DecisionLevels() }
 
 // match pairs levels whose offered loads differ by at most tol of the
 // before level's, closest pairs first; each level is used once. Pairs come

@@ -177,7 +177,7 @@ func TestSeriesErrors(t *testing.T) {
 		{"{file: snapshots.json, unit: bytes_per_second, match: {pod: web-.*}}", &peakWindow, `u.yaml:3: item "a": series ` + dir + `/snapshots.json: no series matches {pod=~"web-.*"} (4 series in the file)`},
 		{"{file: snapshots.json, unit: bytes_per_second, match: {pod: game-.*}}", &later, `u.yaml:3: item "a": series ` + dir + `/snapshots.json: no point in the window 2026-12-01T00:00:00Z to 2026-12-01T01:00:00Z: the 3 series matching {pod=~"game-.*"} have points from 2026-11-30T02:58:03Z to 2026-11-30T03:12:03Z`},
 		{"{file: lb_bytes.json, unit: counter_bytes}", &later, `u.yaml:3: item "a": series ` + dir + `/lb_bytes.json: no point in the window 2026-12-01T00:00:00Z to 2026-12-01T01:00:00Z: the 1 series matching {} have rates from 2026-11-30T02:58:18Z to 2026-11-30T03:12:03Z`},
-		{"{file: usage.yaml, unit: bytes_per_second}", &peakWindow, `u.yaml:3: item "a": series ` + dir + `/usage.yaml:7: expected float as value, got "us-west-2"`},
+		{"{file: usage.yaml, unit: bytes_per_second}", &peakWindow, `u.yaml:3: item "a": series ` + dir + `/usage.yaml:7: strconv.ParseFloat: parsing "us-west-2": invalid syntax while parsing: "region: us-west-2"`},
 		{"{file: snapshots.json, query: x, unit: bytes_per_second}", &peakWindow, `u.yaml:3: item "a": series ` + dir + "/snapshots.json: query \"x\" given but the file is not a `prom pull` directory"},
 	} {
 		u, err := ParseUsage([]byte(head+"  - {name: a, kind: transfer-cross-az, series: "+tc.series+"}\n"), "u.yaml")

@@ -1,6 +1,7 @@
 package knee
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -32,8 +33,9 @@ type Options struct {
 	// WindowNS is the output window width in ns (default 30 s). Windows are
 	// aligned to multiples of the width since the Unix epoch.
 	WindowNS int64
-	// RampStepNS is the width of the load levels a continuous ramp (no
-	// holds) is cut into for the knee (default 10 s).
+	// RampStepNS is the width of the steps a ramp of offered load is cut
+	// into; 0 chooses it per ramp (about 20 steps, at least 8 when the ramp
+	// is long enough, each with at least 40 requests).
 	RampStepNS int64
 	// MinHoldNS is the shortest plateau counted as a hold (default 5 s).
 	MinHoldNS int64
@@ -46,8 +48,9 @@ type Options struct {
 	// LatencyFactor: a level's p95 above this multiple of the low-load p95
 	// is a latency jump (default 3).
 	LatencyFactor float64
-	// ErrorLimit is the error rate above which a level sheds load
-	// (default 0.05).
+	// ErrorLimit is the growth of the error rate over its low-load value
+	// (a 0–1 difference) above which a level sheds load (default 0.05): a
+	// constant error rate, present at every load, is not saturation.
 	ErrorLimit float64
 	// SLO, when set, asks for the highest load level meeting it.
 	SLO *SLO
@@ -56,9 +59,6 @@ type Options struct {
 func (o *Options) defaults() {
 	if o.WindowNS <= 0 {
 		o.WindowNS = 30e9
-	}
-	if o.RampStepNS <= 0 {
-		o.RampStepNS = 10e9
 	}
 	if o.MinHoldNS <= 0 {
 		o.MinHoldNS = 5e9
@@ -105,6 +105,9 @@ type Result struct {
 	Ceiling   *Ceiling   `json:"ceiling"`
 	SLO       *SLOResult `json:"slo"`
 	Overall   Overall    `json:"overall"`
+	// inspect are the fixed steps a run with fewer than three levels on
+	// its way up is looked at by the per-level checks (InspectedLevels).
+	inspect []Level
 	// PercentileMethod states how percentiles were computed.
 	PercentileMethod string    `json:"percentile_method"`
 	Warnings         []Warning `json:"warnings"`
@@ -116,8 +119,15 @@ type Knee struct {
 	CompletedRPS F      `json:"completed_rps"`
 	P95MS        F      `json:"p95_ms"`
 	Method       string `json:"method"`
-	// Reached is false when every level had headroom: the knee is above
-	// the highest load tested, and Offered is that highest load.
+	// Low and High bound the knee in offered units: the last level with
+	// headroom and the first without (narrowed by the hinge fit when it
+	// bends between them). Not reached: Low is the highest load tested and
+	// High is NaN (the knee is above it).
+	Low  F `json:"low"`
+	High F `json:"high"`
+	// Reached is false when every level had headroom (or the load
+	// generator set the limit): the knee is above the highest load tested,
+	// and Offered is that highest load.
 	Reached bool `json:"reached"`
 	// Next is what broke at the level after the knee.
 	Next string `json:"next,omitempty"`
@@ -136,14 +146,48 @@ type Ceiling struct {
 	// ErrorRate at the ceiling level.
 	ErrorRate F `json:"error_rate"`
 	// Reached is false when completed load still followed the offered load
-	// at the highest level: the ceiling is then at least this.
+	// at the highest level, or the load generator set the limit: the
+	// ceiling is then at least this.
 	Reached bool `json:"reached"`
+	// LimitedBy names what set the ceiling: "server" when it was reached,
+	// "generator" when the load generator ran out of VUs (iterations
+	// dropped with every VU busy and latency flat), null when neither
+	// (the run ended before a limit).
+	LimitedBy Limit `json:"limited_by"`
 	// PeakCompletedRPS is the highest goodput of any level, errors or not;
 	// when it exceeds the ceiling only while the system rejects a large
 	// share, the served mix shifted to cheap requests: it is not capacity.
 	PeakCompletedRPS F      `json:"peak_completed_rps"`
 	PeakErrorRate    F      `json:"peak_error_rate"`
 	Note             string `json:"note,omitempty"`
+}
+
+// Limit names what set a ceiling: LimitServer, LimitGenerator, or
+// LimitNone (JSON null) when neither did.
+type Limit string
+
+// The limits of a ceiling.
+const (
+	LimitNone      Limit = ""
+	LimitServer    Limit = "server"
+	LimitGenerator Limit = "generator"
+)
+
+// MarshalJSON writes the limit, or null for LimitNone.
+func (l Limit) MarshalJSON() ([]byte, error) {
+	if l == LimitNone {
+		return []byte("null"), nil
+	}
+	return json.Marshal(string(l))
+}
+
+// UnmarshalJSON reads a limit; null is LimitNone.
+func (l *Limit) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*l = LimitNone
+		return nil
+	}
+	return json.Unmarshal(b, (*string)(l))
 }
 
 // Overall is the whole run of the metric, all samples, as k6's end-of-test
@@ -197,6 +241,8 @@ type analysis struct {
 	hasHTTP     bool
 	reqsPerIter float64
 	res         *Result
+	// baseErr is the low-load error rate of the decision levels (judge).
+	baseErr float64
 }
 
 // Analyze computes the knee analysis of a run's Timeline. It returns an
@@ -301,31 +347,66 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 	}
 
 	r.Windows = a.windows()
-	holds := a.holds()
-	r.Holds = holds
-	levels := holds
-	r.Levels = "holds"
-	if len(holds) < 3 {
-		r.RampSteps = a.rampSteps()
-		if !a.steady(holds) {
-			r.Levels = "ramp"
-			levels = r.RampSteps
+	holds, steps := a.findLevels()
+	r.Holds, r.RampSteps = holds, steps
+	if r.Holds == nil {
+		r.Holds = []Level{}
+	}
+	levels := wayUp(holds, steps)
+	nh, ns := 0, 0
+	for _, l := range levels {
+		if l.Kind == Hold {
+			nh++
+		} else {
+			ns++
 		}
 	}
-	if r.Levels == "ramp" && len(levels) < 3 {
-		r.Warnings = append(r.Warnings, Warning{WarnFewRampSteps, fmt.Sprintf("only %d ramp step(s) of %v: too few load levels to find a knee; choose a shorter --ramp-step", len(levels), time.Duration(opt.RampStepNS))})
+	switch {
+	case nh > 0 && ns == 0:
+		r.Levels = "holds"
+	case nh == 0 && ns > 0:
+		r.Levels = "ramp"
+	case nh > 0:
+		r.Levels = "mixed"
+	default:
+		r.Levels = "none"
 	}
-	a.judge(levels)
+	if len(levels) > 0 && len(levels) < 4 && ns > 0 {
+		r.Warnings = append(r.Warnings, Warning{WarnFewRampSteps, fmt.Sprintf("only %d load level(s) on the way up: too few to find a knee reliably; ramp more slowly or longer, or choose a shorter --ramp-step", len(levels))})
+	}
+	// Every level gets a verdict against the baseline of the way up; the
+	// levels past the peak are judged after, in time order.
+	base := a.baselineOf(levels)
+	a.judge(levels, base)
+	var rest []Level
+	up := map[int]Level{}
+	for _, l := range levels {
+		up[l.i0] = l
+	}
+	for _, l := range append(slices.Clone(holds), steps...) {
+		if _, ok := up[l.i0]; !ok {
+			rest = append(rest, l)
+		}
+	}
+	slices.SortStableFunc(rest, func(x, y Level) int { return x.i0 - y.i0 })
+	a.judge(rest, base)
+	for _, l := range rest {
+		up[l.i0] = l
+	}
+	for i := range r.Holds {
+		r.Holds[i] = up[r.Holds[i].i0]
+	}
+	for i := range r.RampSteps {
+		r.RampSteps[i] = up[r.RampSteps[i].i0]
+	}
+	if len(levels) < 3 {
+		r.inspect = a.fixedSteps()
+		a.judge(r.inspect, base)
+	}
 	r.Knee = a.knee(levels)
 	r.Ceiling = a.ceiling(levels)
 	if opt.SLO != nil {
 		r.SLO = a.slo(levels, opt.SLO)
-	}
-	if r.Levels == "ramp" {
-		// Verdicts on holds too (a ramp with one or two holds).
-		a.judge(r.Holds)
-	} else if len(r.RampSteps) > 0 {
-		a.judge(r.RampSteps)
 	}
 	return r, nil
 }
@@ -425,90 +506,6 @@ func (a *analysis) offeredSeries() []float64 {
 	return x
 }
 
-// holds finds the plateaus of offered load at the resolution of seconds:
-// optimal partitioning into constant pieces (PELT), then pieces at least
-// MinHold long whose trend over the piece is small beside its level. The
-// first and last second of each piece (which mix two levels) are dropped.
-func (a *analysis) holds() []Level {
-	x := a.offeredSeries()
-	sigma := noiseSigma(x)
-	med := slices.Clone(x)
-	slices.Sort(med)
-	sigma = math.Max(sigma, math.Max(0.5, 0.01*median(med)))
-	pen := 3 * sigma * sigma * math.Log(float64(len(x))+1)
-	starts := segments(x, pen, 2)
-	minHold := int(a.opt.MinHoldNS / 1e9)
-	var out []Level
-	for k, s := range starts {
-		e := len(x)
-		if k+1 < len(starts) {
-			e = starts[k+1]
-		}
-		// The first and last second of a piece mix two levels; those of
-		// the run are partial seconds.
-		i0, i1 := s+1, e-1
-		if a.p.dataIn(i0, i1) < minHold {
-			continue
-		}
-		seg := x[i0:i1]
-		var mean float64
-		for _, v := range seg {
-			mean += v
-		}
-		mean /= float64(len(seg))
-		if mean <= 0 {
-			continue
-		}
-		drift := math.Abs(slope(seg)) * float64(len(seg))
-		if drift > math.Max(0.05*mean, 2*sigma/math.Sqrt(float64(len(seg)))+1) {
-			continue
-		}
-		if l := a.aggregate(i0, i1, a.opt.Percentiles); a.loadLevel(&l) {
-			out = append(out, l)
-		}
-	}
-	// Merge neighbouring holds at the same level (a piece split by noise).
-	merged := out[:0]
-	for _, h := range out {
-		if n := len(merged); n > 0 {
-			prev := &merged[n-1]
-			if h.i0-prev.i1 <= 2 && math.Abs(float64(h.Offered-prev.Offered)) <= 0.03*float64(prev.Offered)+0.5 {
-				*prev = a.aggregate(prev.i0, h.i1, a.opt.Percentiles)
-				continue
-			}
-		}
-		merged = append(merged, h)
-	}
-	return merged
-}
-
-// steady reports whether one or two holds cover at least half of the run:
-// a constant-load test (one level), not a ramp.
-func (a *analysis) steady(holds []Level) bool {
-	var covered float64
-	for _, h := range holds {
-		covered += h.Seconds
-	}
-	return len(holds) > 0 && covered >= 0.5*float64(len(a.p.reqs))
-}
-
-// rampSteps cuts the run into RampStep levels, aligned to its first second.
-func (a *analysis) rampSteps() []Level {
-	w := int(a.opt.RampStepNS / 1e9)
-	n := len(a.p.reqs)
-	var out []Level
-	for i0 := 0; i0 < n; i0 += w {
-		i1 := min(i0+w, n)
-		if 2*(i1-i0) < w && len(out) > 0 {
-			continue // a tail step under half a step: too short to judge
-		}
-		if l := a.aggregate(i0, i1, a.opt.Percentiles); a.loadLevel(&l) {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
 // windows aggregates epoch-aligned windows of WindowNS; the first and last
 // are partial when the run does not start or end on a boundary, and their
 // rates are per second of data.
@@ -552,22 +549,20 @@ func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 // Result (checks, report, attribution, compare, cost, queue, scale) reads
 // the levels through it or PeakLevel.
 func (r *Result) DecisionLevels() []Level {
-	switch r.Levels {
-	case "ramp":
-		return r.RampSteps
-	case "holds":
-		return r.Holds
+	if r.Levels == "none" || r.Levels == "" {
+		return nil
 	}
-	return nil
+	return wayUp(r.Holds, r.RampSteps)
 }
 
 // InspectedLevels are the levels the per-level validity checks look at:
-// DecisionLevels, except that a run with fewer than three holds (a steady
-// run, whose one or two holds average away what changed within them) is
-// looked at step by step, in its ramp steps.
+// DecisionLevels, except that a run with fewer than three levels on its
+// way up (a steady run, whose one or two holds average away what changed
+// within them) is looked at in fixed steps of --ramp-step (default 10 s)
+// across its span.
 func (r *Result) InspectedLevels() []Level {
-	if r.Levels == "holds" && len(r.Holds) < 3 && len(r.RampSteps) > 0 {
-		return r.RampSteps
+	if len(r.inspect) > 0 {
+		return r.inspect
 	}
 	return r.DecisionLevels()
 }

@@ -9,75 +9,164 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// judge gives every level a verdict (research/methods.md §1.1 rules):
-// headroom when completed load follows the offered load, p95 is within
-// LatencyFactor of the low-load p95 and errors/drops stay at their
-// low-load level; overloaded when the level sheds more than ErrorLimit of
-// its requests or its goodput fell below 90 % of an earlier level's;
-// saturated otherwise.
-func (a *analysis) judge(levels []Level) {
-	if len(levels) == 0 {
-		return
+// baseline is what a level is compared with: the run at low load.
+type baseline struct {
+	// p95 is the median p95 of the lowest-load levels with enough
+	// samples; p50 their median p50.
+	p95, p50 float64
+	// fail and reqs pool the failures and requests of those levels.
+	fail, reqs float64
+	// perVU is the closed model's requests per second per VU at low load.
+	perVU float64
+}
+
+// Sample sizes the statistics need.
+const (
+	// minLatencySamples: a level's percentiles are judged only with this
+	// many successful samples.
+	minLatencySamples = 10
+	// baseLatencySamples: a level counts towards the latency baseline
+	// only with this many.
+	baseLatencySamples = 30
+	// zLimit is the one-sided z (≈ p < 0.0013) past which a count is
+	// significantly off.
+	zLimit = 3
+)
+
+// lowLoad returns the levels the baseline is taken from: the lowest
+// quarter by offered load of those that carried requests, at least two and
+// at most four.
+func lowLoad(levels []Level) []Level {
+	c := make([]Level, 0, len(levels))
+	for _, l := range levels {
+		if l.Offered.Valid() && l.Offered > 0 && l.nReqs > 0 {
+			c = append(c, l)
+		}
 	}
-	low := a.lowest(levels, 2)
-	baseP95, baseErr, perVU := math.NaN(), 0.0, math.NaN()
-	var p95s, errs, per []float64
-	for _, l := range low {
-		if l.P95MS.Valid() {
-			p95s = append(p95s, float64(l.P95MS))
+	slices.SortStableFunc(c, func(x, y Level) int { return cmpF(x.Offered, y.Offered) })
+	k := min(len(c), max(2, min(4, (len(c)+3)/4)))
+	return c[:k]
+}
+
+func (a *analysis) baselineOf(levels []Level) baseline {
+	low := lowLoad(levels)
+	b := baseline{p95: math.NaN(), p50: math.NaN(), perVU: math.NaN()}
+	var p95s, p50s, per []float64
+	for _, want := range []uint64{baseLatencySamples, 1} {
+		for _, l := range low {
+			if l.Count >= want && l.P95MS.Valid() {
+				p95s = append(p95s, float64(l.P95MS))
+				p50s = append(p50s, float64(l.P50MS))
+			}
 		}
-		if l.ErrorRate.Valid() {
-			errs = append(errs, float64(l.ErrorRate))
-		}
-		if l.VUs.Valid() && l.VUs > 0 {
-			per = append(per, float64(l.CompletedRPS/l.VUs))
+		if len(p95s) > 0 {
+			break
 		}
 	}
 	if len(p95s) > 0 {
-		baseP95 = slices.Min(p95s)
+		slices.Sort(p95s)
+		slices.Sort(p50s)
+		b.p95, b.p50 = median(p95s), median(p50s)
 	}
-	if len(errs) > 0 {
-		baseErr = slices.Min(errs)
+	for _, l := range low {
+		b.fail += l.nFailed
+		b.reqs += l.nReqs
+		if l.VUs.Valid() && l.VUs >= 1 {
+			per = append(per, l.nReqs/l.Seconds/float64(l.VUs))
+		}
 	}
 	if len(per) > 0 {
-		perVU = slices.Max(per)
+		slices.Sort(per)
+		b.perVU = median(per)
 	}
+	return b
+}
+
+// judge gives every level a verdict against the low-load baseline
+// (research/methods.md §1.1, with the thresholds made statistical):
+//
+//   - completed follows offered: the responses (all of them: errors are
+//     judged apart) fall short of the offered requests by more than
+//     1 − Follow and by more than zLimit standard deviations of a Poisson
+//     count (a level of 11 requests cannot show 5 % loss); in a closed
+//     model the offered requests are the low-load requests per VU times
+//     the VUs, with Follow − 0.05;
+//   - latency flat: p95 within LatencyFactor of the low-load p95 (the
+//     median over the lowest-load levels with enough samples);
+//   - errors flat: the error rate grew over the low-load rate by more
+//     than one point and significantly (two-proportion z test); a
+//     constant error rate, however high, is not saturation;
+//   - no drops: fewer than 0.5 % of the offered iterations were dropped
+//     (or fewer than three);
+//   - a hold whose queue grows (latency rising through it) is overloaded.
+//
+// Overloaded when the errors grew by more than ErrorLimit, goodput fell
+// below 90 % of an earlier level's, or the queue grew; generator when
+// iterations were dropped with every VU busy (vus ≥ 95 % of vus_max) while
+// latency stayed flat and the responses followed what was started;
+// saturated otherwise.
+func (a *analysis) judge(levels []Level, base baseline) {
+	if len(levels) == 0 {
+		return
+	}
+	baseErr := 0.0
+	if base.reqs > 0 {
+		baseErr = base.fail / base.reqs
+	}
+	a.baseErr = baseErr
 	bestSoFar := 0.0
 	for i := range levels {
 		l := &levels[i]
 		var why []string
 		follows := true
-		if a.model == Open {
-			if l.OfferedRPS.Valid() && l.OfferedRPS > 0 && float64(l.CompletedRPS) < a.opt.Follow*float64(l.OfferedRPS) {
+		if a.model == Open && !math.IsNaN(l.nOffered) && l.nOffered > 0 {
+			short := l.nOffered - l.nReqs
+			if short > (1-a.opt.Follow)*l.nOffered && short > zLimit*math.Sqrt(l.nOffered+1) {
 				follows = false
-				why = append(why, fmt.Sprintf("completed %.0f%% of offered", 100*float64(l.CompletedRPS/l.OfferedRPS)))
+				why = append(why, fmt.Sprintf("completed %.0f%% of offered", 100*l.nReqs/l.nOffered))
 			}
-		} else if !math.IsNaN(perVU) && l.VUs.Valid() && l.VUs > 0 {
-			lin := perVU * float64(l.VUs)
-			if float64(l.CompletedRPS) < (a.opt.Follow-0.05)*lin {
+		} else if a.model == Closed && !math.IsNaN(base.perVU) && l.VUs.Valid() && l.VUs > 0 {
+			lin := base.perVU * float64(l.VUs) * l.Seconds
+			short := lin - l.nReqs
+			if short > (1-(a.opt.Follow-0.05))*lin && short > zLimit*math.Sqrt(lin+1) {
 				follows = false
-				why = append(why, fmt.Sprintf("throughput %.0f%% of linear in VUs", 100*float64(l.CompletedRPS)/lin))
+				why = append(why, fmt.Sprintf("throughput %.0f%% of linear in VUs", 100*l.nReqs/lin))
 			}
 		}
 		latOK := true
-		if !math.IsNaN(baseP95) && l.P95MS.Valid() && float64(l.P95MS) > a.opt.LatencyFactor*baseP95 {
+		if !math.IsNaN(base.p95) && l.Count >= minLatencySamples && l.P95MS.Valid() && float64(l.P95MS) > a.opt.LatencyFactor*base.p95 {
 			latOK = false
-			why = append(why, fmt.Sprintf("p95 %.3g× low-load", float64(l.P95MS)/baseP95))
+			why = append(why, fmt.Sprintf("p95 %.3g× low-load", float64(l.P95MS)/base.p95))
 		}
-		errOK := true
-		if l.ErrorRate.Valid() && float64(l.ErrorRate) > baseErr+0.01 {
-			errOK = false
-			why = append(why, fmt.Sprintf("errors %.1f%%", 100*float64(l.ErrorRate)))
+		errOK, excess := true, 0.0
+		if l.nReqs > 0 {
+			rate := l.nFailed / l.nReqs
+			excess = rate - baseErr
+			if excess > 0.01 && significantlyHigher(l.nFailed, l.nReqs, base.fail, base.reqs) {
+				errOK = false
+				why = append(why, fmt.Sprintf("errors %.1f%%", 100*rate))
+				if baseErr > 0.005 {
+					why[len(why)-1] += fmt.Sprintf(" (%.1f%% at low load)", 100*baseErr)
+				}
+			}
 		}
-		if a.model == Open && l.Offered > 0 && float64(l.DroppedPerS) > 0.005*float64(l.Offered) {
-			errOK = false
+		dropsOK := true
+		if a.model == Open && l.Offered > 0 && float64(l.DroppedPerS) > 0.005*float64(l.Offered) && l.nDropped >= 3 {
+			dropsOK = false
 			why = append(why, fmt.Sprintf("%.2g dropped iterations/s", float64(l.DroppedPerS)))
+		}
+		growing := l.Kind == Hold && a.queueGrows(l, base)
+		if growing {
+			why = append(why, "latency rising through the hold (a growing queue)")
 		}
 		fell := bestSoFar > 0 && float64(l.CompletedRPS) < 0.9*bestSoFar && l.Offered.Valid() && a.offeredAbovePeak(levels[:i], l)
 		switch {
-		case follows && latOK && errOK:
+		case follows && latOK && errOK && dropsOK && !growing:
 			l.Verdict, l.Reason = Headroom, "completed follows offered, latency flat"
-		case (l.ErrorRate.Valid() && float64(l.ErrorRate) > a.opt.ErrorLimit) || fell:
+		case !dropsOK && follows && latOK && errOK && !growing && a.vusExhausted(l):
+			l.Verdict = Generator
+			l.Reason = fmt.Sprintf("%.2g dropped iterations/s with every VU busy (%.0f of %.0f) while latency stayed flat: the load generator, not the system, set the limit", float64(l.DroppedPerS), float64(l.VUs), a.vusMaxAt(l))
+		case (!errOK && excess > a.opt.ErrorLimit) || fell || growing:
 			l.Verdict = Overloaded
 			if fell {
 				why = append(why, "goodput falling")
@@ -88,6 +177,105 @@ func (a *analysis) judge(levels []Level) {
 		}
 		bestSoFar = math.Max(bestSoFar, float64(l.CompletedRPS))
 	}
+}
+
+// significantlyHigher reports whether the failure share f/n exceeds the
+// baseline's bf/bn by a one-sided two-proportion z test at zLimit (pooled
+// variance; Agresti, "Categorical Data Analysis", §2.4). Without a
+// baseline of its own the comparison is with zero failures.
+func significantlyHigher(f, n, bf, bn float64) bool {
+	if n <= 0 {
+		return false
+	}
+	if bn <= 0 {
+		return f >= 3
+	}
+	p := (f + bf) / (n + bn)
+	if p <= 0 || p >= 1 {
+		return f/n > bf/bn
+	}
+	se := math.Sqrt(p * (1 - p) * (1/n + 1/bn))
+	return (f/n-bf/bn)/se > zLimit
+}
+
+// vusExhausted reports whether the level's busy VUs reached its vus_max
+// (≥ 95 %): an arrival-rate executor then has no VU to start an
+// iteration with, whatever the system does.
+func (a *analysis) vusExhausted(l *Level) bool {
+	m := a.vusMaxAt(l)
+	return l.VUs.Valid() && m > 0 && float64(l.VUs) >= 0.95*m
+}
+
+// vusMaxAt is the highest vus_max gauge over the level's seconds.
+func (a *analysis) vusMaxAt(l *Level) float64 {
+	m := 0.0
+	for i := l.i0; i < l.i1; i++ {
+		m = math.Max(m, a.p.vusMax[i])
+	}
+	return m
+}
+
+// queueGrows reports whether latency rises through a hold as a queue
+// that grows without bound makes it: the per-second mean latency of the
+// successful responses regressed on time climbs, over the hold, by more
+// than the low-load p50 and by half the hold's first-quarter mean, with a
+// slope more than five standard errors from zero. Holds under 10 s are not
+// judged.
+func (a *analysis) queueGrows(l *Level, base baseline) bool {
+	if l.i1-l.i0 < 10 || math.IsNaN(base.p50) {
+		return false
+	}
+	var ts, ys []float64
+	for i := l.i0; i < l.i1; i++ {
+		sec := a.p.start + int64(i)
+		sk := a.tl.Latency(sec, sec+1)
+		if sk.Count() == 0 {
+			continue
+		}
+		ts = append(ts, float64(i-l.i0))
+		ys = append(ys, sk.Mean())
+	}
+	n := len(ys)
+	if n < 8 {
+		return false
+	}
+	b, se := olsSlope(ts, ys)
+	rise := b * float64(l.i1-l.i0)
+	var first float64
+	q := max(1, n/4)
+	for _, v := range ys[:q] {
+		first += v
+	}
+	first /= float64(q)
+	return rise > base.p50 && rise > 0.5*first && b > 5*se
+}
+
+// olsSlope is the least-squares slope of y on t and its standard error.
+func olsSlope(t, y []float64) (b, se float64) {
+	n := float64(len(t))
+	var mt, my float64
+	for i := range t {
+		mt += t[i]
+		my += y[i]
+	}
+	mt /= n
+	my /= n
+	var stt, sty float64
+	for i := range t {
+		stt += (t[i] - mt) * (t[i] - mt)
+		sty += (t[i] - mt) * (y[i] - my)
+	}
+	if stt == 0 || n < 3 {
+		return 0, math.Inf(1)
+	}
+	b = sty / stt
+	var rss float64
+	for i := range t {
+		r := y[i] - my - b*(t[i]-mt)
+		rss += r * r
+	}
+	se = math.Sqrt(rss / (n - 2) / stt)
+	return b, se
 }
 
 // offeredAbovePeak reports whether l is offered at least as much as the
@@ -114,19 +302,6 @@ func join(s []string) string {
 	return out
 }
 
-// lowest returns up to k levels with the lowest offered load that carried
-// requests.
-func (a *analysis) lowest(levels []Level, k int) []Level {
-	c := make([]Level, 0, len(levels))
-	for _, l := range levels {
-		if l.Offered.Valid() && l.Offered > 0 && l.Count > 0 {
-			c = append(c, l)
-		}
-	}
-	slices.SortStableFunc(c, func(x, y Level) int { return cmpF(x.Offered, y.Offered) })
-	return c[:min(k, len(c))]
-}
-
 func cmpF(x, y F) int {
 	switch {
 	case x < y:
@@ -137,82 +312,106 @@ func cmpF(x, y F) int {
 	return 0
 }
 
-// knee picks the last level, in time order, before the first level that is
-// not headroom. On a continuous ramp it also fits the two-segment hinge
-// X = a + b·min(λ, τ) + c·max(0, λ − τ) to completed vs offered
-// (research/methods.md §1.5) and reports τ when the fit bends.
+// lacksHeadroom reports whether a level shows the system, not the load
+// generator, falling behind.
+func lacksHeadroom(l *Level) bool { return l.Verdict != Headroom && l.Verdict != Generator }
+
+// byLoad returns the levels sorted by offered load (stable: time order
+// among equals).
+func byLoad(levels []Level) []Level {
+	s := slices.Clone(levels)
+	slices.SortStableFunc(s, func(x, y Level) int { return cmpF(x.Offered, y.Offered) })
+	return s
+}
+
+// firstLacking is the index, in s (sorted by load), of the first level
+// that lacks headroom and is confirmed by the levels above it: it is the
+// highest, or the next one lacks headroom too, or at least half of those
+// above do. An isolated bad level below levels with headroom (a stall of
+// the generator's machine, one slow batch) is noise, not the knee. −1 when
+// none.
+func firstLacking(s []Level) int {
+	for i := range s {
+		if !lacksHeadroom(&s[i]) {
+			continue
+		}
+		above := s[i+1:]
+		bad := 0
+		for j := range above {
+			if lacksHeadroom(&above[j]) {
+				bad++
+			}
+		}
+		if len(above) == 0 || lacksHeadroom(&above[0]) || 2*bad >= len(above) {
+			return i
+		}
+	}
+	return -1
+}
+
+// knee names the knee from the levels on the way up (wayUp): the last
+// level with headroom below the first confirmed level without
+// (firstLacking), with the range between them; when ramp steps are among
+// the levels, the two-segment (hinge) fit X = a + b·min(λ, τ) +
+// c·max(0, λ − τ) of completed vs offered (research/methods.md §1.5)
+// places it, when it bends, below the first level without headroom.
 func (a *analysis) knee(levels []Level) *Knee {
 	if len(levels) == 0 {
 		return nil
 	}
-	// On a continuous ramp only the way up counts: on the way down a
-	// closed model's throughput lags its falling VUs and an open model's
-	// queue drains, so those levels say nothing about where it bent.
-	if a.res.Levels == "ramp" {
-		top := 0
-		for i, l := range levels {
-			if l.Offered > levels[top].Offered {
-				top = i
-			}
-		}
-		levels = levels[:top+1]
-	}
-	first := -1
-	for i, l := range levels {
-		if l.Verdict != Headroom {
-			first = i
-			break
-		}
-	}
+	s := byLoad(levels)
+	f := firstLacking(s)
 	unit := a.res.OfferedUnit
-	var k *Knee
-	switch {
-	case first < 0:
-		top := levels[0]
-		for _, l := range levels {
-			if l.Offered > top.Offered {
-				top = l
-			}
+	nan := F(math.NaN())
+	if f < 0 {
+		top, gen := s[len(s)-1], false
+		for _, l := range s {
+			gen = gen || l.Verdict == Generator
 		}
-		return &Knee{Offered: top.Offered, CompletedRPS: top.CompletedRPS, P95MS: top.P95MS,
+		k := &Knee{Offered: top.Offered, CompletedRPS: top.CompletedRPS, P95MS: top.P95MS, Low: top.Offered, High: nan,
 			Method: "not reached: every level had headroom; the knee is above the highest load tested"}
-	case first == 0:
-		k = nil
-	default:
-		best := levels[0]
-		for _, l := range levels[:first] {
-			if l.Offered > best.Offered {
-				best = l
-			}
+		if gen {
+			k.Method = "not reached: the load generator set the limit (iterations dropped with every VU busy while latency stayed flat); the knee is above the highest load the system was sent"
 		}
-		k = &Knee{Offered: best.Offered, CompletedRPS: best.CompletedRPS, P95MS: best.P95MS, Reached: true,
-			Method: "last " + map[bool]string{true: "hold", false: "ramp step"}[a.res.Levels == "holds"] + " with headroom",
-			Next:   fmt.Sprintf("at %.4g %s: %s", float64(levels[first].Offered), unit, levels[first].Reason)}
-	}
-	if a.res.Levels != "ramp" {
 		return k
 	}
-	tau, ok := hinge(levels)
-	if !ok {
-		return k
-	}
-	// The bend cannot lie past a step that already lacked headroom: then
-	// the last step with headroom is the knee.
-	if first > 0 && tau >= float64(levels[first].Offered) {
-		return k
-	}
-	if first == 0 {
+	if f == 0 {
 		return nil
 	}
-	x, p95 := interpolate(levels, tau)
-	next := ""
-	for _, l := range levels {
-		if float64(l.Offered) > tau && l.Verdict != Headroom {
-			next = fmt.Sprintf("at %.4g %s: %s", float64(l.Offered), unit, l.Reason)
-			break
+	best := s[f-1]
+	for _, l := range s[:f] {
+		if l.Verdict == Headroom {
+			best = l
 		}
 	}
-	return &Knee{Offered: F(tau), CompletedRPS: F(x), P95MS: F(p95), Reached: true, Method: "hinge fit of completed vs offered over the ramp steps up to the highest load", Next: next}
+	noun := "level"
+	switch a.res.Levels {
+	case "holds":
+		noun = "hold"
+	case "ramp":
+		noun = "ramp step"
+	}
+	k := &Knee{Offered: best.Offered, CompletedRPS: best.CompletedRPS, P95MS: best.P95MS, Reached: true,
+		Low: best.Offered, High: s[f].Offered, Method: "last " + noun + " with headroom",
+		Next: fmt.Sprintf("at %.4g %s: %s", float64(s[f].Offered), unit, s[f].Reason)}
+	if a.res.Levels == "holds" {
+		return k
+	}
+	tau, ok := hinge(s)
+	if !ok || (a.model == Open && tau >= float64(s[f].Offered)) {
+		// No bend, or (open model) a bend past a level that already
+		// lacked headroom: the last level with headroom is the knee.
+		return k
+	}
+	// In a closed model the knee is where throughput stops growing with
+	// the VUs (N* = X_max·(Z + R₀), the bend of the hinge): latency can
+	// climb a little before it as the servers queue.
+	x, p95 := interpolate(s, tau)
+	k.Offered, k.CompletedRPS, k.P95MS = F(tau), F(x), F(p95)
+	k.Low = F(math.Min(float64(k.Low), tau))
+	k.High = F(math.Max(float64(k.High), tau))
+	k.Method = "hinge fit of completed vs offered over the levels up to the highest load"
+	return k
 }
 
 // hinge fits completed = a + b·min(λ, τ) + c·max(0, λ − τ) by least squares
@@ -314,14 +513,20 @@ func interpolate(levels []Level, x float64) (completed, p95 float64) {
 
 func lerp(a, b, t float64) float64 { return a + t*(b-a) }
 
+// sheds reports whether a level's error rate grew over the low-load rate
+// by more than ErrorLimit: the system rejects a share of its load.
+func (a *analysis) sheds(l *Level) bool {
+	return l.ErrorRate.Valid() && float64(l.ErrorRate)-a.baseErr > a.opt.ErrorLimit
+}
+
 // ceiling is the goodput plateau the system reached once it stopped
-// following the offered load, over the levels past the knee (offered load
-// above the knee's, a verdict other than headroom; holds and ramp steps
-// that sent no request are not levels, see loadLevel):
+// following the offered load, over the levels past the knee (the first
+// confirmed level without headroom, see firstLacking, and those offered
+// more than the knee that lack headroom too):
 //
-//   - when the last of them that does not shed (errors ≤ ErrorLimit) is
-//     the run's highest load and still gained > 3 % over the one before,
-//     the test ended before the ceiling: that level, marked not reached;
+//   - when the last of them that does not shed (sheds) is the run's
+//     highest load and still gained > 3 % over the one before, the test
+//     ended before the ceiling: that level, marked not reached;
 //   - when a level that does not shed served > 3 % more than the first
 //     three levels past the knee, goodput kept rising: the top three that
 //     do not shed;
@@ -334,7 +539,8 @@ func lerp(a, b, t float64) float64 { return a + t*(b-a) }
 // The ceiling is the middle one (of two, the higher: a rate a level served),
 // with a 95 % t interval of the mean per-second goodput pooled over them.
 // When every level had headroom it is the highest goodput seen, marked not
-// reached.
+// reached; when the load generator set the limit (levels with the
+// Generator verdict and none without headroom), limited_by says so.
 func (a *analysis) ceiling(levels []Level) *Ceiling {
 	peak := -1
 	for i, l := range levels {
@@ -345,79 +551,56 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 	if peak < 0 {
 		return nil
 	}
-	first := -1
-	for i, l := range levels {
-		if l.Verdict != Headroom {
-			first = i
-			break
-		}
-	}
-	var plateau []Level
+	s := byLoad(levels)
+	f := firstLacking(s)
+	var past []Level
 	kneeOffered := F(0)
-	if first >= 0 {
-		for _, l := range levels[:first] {
+	if f >= 0 {
+		for _, l := range s[:f] {
 			kneeOffered = max(kneeOffered, l.Offered)
 		}
-		for _, l := range levels[first:] {
-			if len(plateau) == 3 {
-				break
-			}
-			if l.Verdict != Headroom && l.Offered >= kneeOffered && l.CompletedRPS.Valid() {
-				plateau = append(plateau, l)
+		for _, l := range s[f:] {
+			if lacksHeadroom(&l) && l.Offered >= kneeOffered && l.CompletedRPS.Valid() {
+				past = append(past, l)
 			}
 		}
 	}
+	plateau := past[:min(3, len(past))]
 	c := &Ceiling{PeakCompletedRPS: levels[peak].CompletedRPS, PeakErrorRate: levels[peak].ErrorRate}
+	unit := a.completedUnit()
 	rising, unreached := false, false
 	var before F // unreached: the goodput of the level before the last
 	if len(plateau) > 0 {
-		// Goodput that kept rising past the knee (saturated: latency grows
-		// faster than throughput, but throughput still grows) has no
-		// plateau there. Among the levels past the knee that do not shed,
-		// by offered load: if the last one is the run's highest load and
-		// still gained > 3 % over the one before, the test ended before the
-		// ceiling (at least that much);
-		// otherwise the ceiling is the highest goodput sustained, the
-		// median of the top three.
 		top := 0.0
 		for _, l := range plateau {
 			top = max(top, float64(l.CompletedRPS))
 		}
-		var ok []Level
-		for _, l := range levels[first:] {
-			if l.Verdict != Headroom && l.Offered >= kneeOffered && l.CompletedRPS.Valid() && l.ErrorRate.Valid() && float64(l.ErrorRate) <= a.opt.ErrorLimit {
+		var ok []Level // past the knee, not shedding, by offered load
+		for _, l := range past {
+			if !a.sheds(&l) {
 				ok = append(ok, l)
 			}
 		}
-		slices.SortStableFunc(ok, func(x, y Level) int { return cmp.Compare(x.Offered, y.Offered) })
 		best := slices.Clone(ok)
 		slices.SortStableFunc(best, func(x, y Level) int { return cmp.Compare(y.CompletedRPS, x.CompletedRPS) })
-		maxOffered := F(0)
-		for _, l := range levels {
-			maxOffered = max(maxOffered, l.Offered)
-		}
+		maxOffered := s[len(s)-1].Offered
 		switch n := len(ok); {
 		case n >= 2 && ok[n-1].Offered == maxOffered && ok[n-1].CompletedRPS == best[0].CompletedRPS && float64(ok[n-1].CompletedRPS) > 1.03*float64(ok[n-2].CompletedRPS):
 			plateau, unreached, before = ok[n-1:], true, ok[n-2].CompletedRPS
 		case n > 0 && float64(best[0].CompletedRPS) > 1.03*top:
 			plateau, rising = best[:min(3, n)], true
-		case n > 0:
-			// The plateau is the three levels past the knee with the most
-			// goodput; a shedding level counts only up to 3 % above the
-			// best level that does not shed or the first that sheds,
-			// whichever served more (that one meets capacity; later ones
-			// can lift goodput while failing, as rejections are fast).
-			limit := float64(best[0].CompletedRPS)
-			var past []Level
-			for _, l := range levels[first:] {
-				if l.Verdict != Headroom && l.Offered >= kneeOffered && l.CompletedRPS.Valid() {
-					past = append(past, l)
-				}
+		default:
+			// The three levels past the knee with the most goodput, a
+			// shedding level counting only up to 3 % above the best level
+			// that does not shed or the first that sheds, whichever served
+			// more (that one meets capacity; later ones can lift goodput
+			// while failing, as rejections are fast).
+			limit := 0.0
+			if n > 0 {
+				limit = float64(best[0].CompletedRPS)
 			}
-			byLoad := slices.Clone(past)
-			slices.SortStableFunc(byLoad, func(x, y Level) int { return cmp.Compare(x.Offered, y.Offered) })
-			for _, l := range byLoad {
-				if l.ErrorRate.Valid() && float64(l.ErrorRate) > a.opt.ErrorLimit {
+			for _, l := range past {
+				if a.sheds(&l) {
 					limit = max(limit, float64(l.CompletedRPS))
 					break
 				}
@@ -433,12 +616,24 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 			plateau = cand[:min(3, len(cand))]
 		}
 	}
-	if len(plateau) == 0 {
+	gen := false
+	for _, l := range s {
+		gen = gen || l.Verdict == Generator
+	}
+	switch {
+	case len(plateau) == 0 && gen:
 		l := levels[peak]
 		plateau = []Level{l}
+		c.LimitedBy = LimitGenerator
+		c.Note = a.generatorNote(s)
+	case len(plateau) == 0:
+		plateau = []Level{levels[peak]}
 		c.Note = "completed load followed the offered load at every level: the ceiling is at least this"
-	} else {
+	default:
 		c.Reached = !unreached
+		if c.Reached {
+			c.LimitedBy = LimitServer
+		}
 	}
 	vals := make([]float64, len(plateau))
 	for i, l := range plateau {
@@ -473,15 +668,48 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 		half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975) * math.Sqrt(ss/(n-1)) / math.Sqrt(n)
 		c.Low, c.High = F(math.Max(0, math.Min(med, mean-half))), F(math.Max(med, mean+half))
 	}
-	if unreached {
-		c.Note = fmt.Sprintf("goodput was still rising at the highest load without shedding (%.0f → %.0f req/s over the last two levels): the ceiling is at least this; push the load further to find it",
-			float64(before), float64(c.CompletedRPS))
-	} else if rising {
-		c.Note = fmt.Sprintf("goodput kept rising past the knee (from %.0f to %.0f req/s without shedding): the ceiling is the highest goodput sustained, not a plateau",
-			float64(levels[first].CompletedRPS), float64(c.CompletedRPS))
-	} else if c.Reached && float64(c.PeakCompletedRPS) > 1.03*float64(c.CompletedRPS) && c.PeakErrorRate.Valid() && float64(c.PeakErrorRate) > a.opt.ErrorLimit {
-		c.Note = fmt.Sprintf("goodput reached %.0f req/s only while %.0f%% of requests failed: rejections are fast and shift the served mix to cheap requests, so that is not capacity",
-			float64(c.PeakCompletedRPS), 100*float64(c.PeakErrorRate))
+	switch {
+	case unreached:
+		c.Note = fmt.Sprintf("goodput was still rising at the highest load without shedding (%.0f → %.0f %s over the last two levels): the ceiling is at least this; push the load further to find it",
+			float64(before), float64(c.CompletedRPS), unit)
+	case rising:
+		c.Note = fmt.Sprintf("goodput kept rising past the knee (from %.0f to %.0f %s without shedding): the ceiling is the highest goodput sustained, not a plateau",
+			float64(past[0].CompletedRPS), float64(c.CompletedRPS), unit)
+	case c.Reached && float64(c.PeakCompletedRPS) > 1.03*float64(c.CompletedRPS) && c.PeakErrorRate.Valid() && float64(c.PeakErrorRate)-a.baseErr > a.opt.ErrorLimit:
+		c.Note = fmt.Sprintf("goodput reached %.0f %s only while %.0f%% of requests failed: rejections are fast and shift the served mix to cheap requests, so that is not capacity",
+			float64(c.PeakCompletedRPS), unit, 100*float64(c.PeakErrorRate))
 	}
 	return c
+}
+
+// completedUnit is the unit of the completed rates: the protocol's
+// ("req/s", "calls/s", "sessions/s"), iterations/s without requests.
+func (a *analysis) completedUnit() string {
+	if !a.hasHTTP {
+		return "iterations/s"
+	}
+	return a.tl.Protocol().Unit()
+}
+
+// generatorNote says what the load generator lacked: by Little's law
+// (L = λW) the VUs an arrival rate needs are the rate times the iteration
+// duration; at the level that dropped most, that is against vus_max.
+func (a *analysis) generatorNote(levels []Level) string {
+	var worst *Level
+	for i := range levels {
+		if levels[i].Verdict == Generator && (worst == nil || levels[i].DroppedPerS > worst.DroppedPerS) {
+			worst = &levels[i]
+		}
+	}
+	if worst == nil {
+		return ""
+	}
+	d := a.tl.IterationDurations(a.p.start+int64(worst.i0), a.p.start+int64(worst.i1))
+	need := float64(worst.Offered) * d.Mean() / 1000
+	msg := fmt.Sprintf("the load generator set the limit, not the system: at %.4g %s offered, %.2g iterations/s were dropped with every VU busy (%.0f of vus_max %.0f) while latency stayed flat",
+		float64(worst.Offered), a.res.OfferedUnit, float64(worst.DroppedPerS), float64(worst.VUs), a.vusMaxAt(worst))
+	if !math.IsNaN(need) && need > 0 {
+		msg += fmt.Sprintf("; by Little's law %.4g it/s × %.4g ms needs about %.0f VUs: raise maxVUs (and preAllocatedVUs) to at least that and run again", float64(worst.Offered), d.Mean(), math.Ceil(need))
+	}
+	return msg + "; the ceiling is at least this"
 }

@@ -50,21 +50,38 @@ type Level struct {
 	P99MS F `json:"p99_ms"`
 	// Percentiles holds the --percentiles values, keyed "p95", "p99.9".
 	Percentiles map[string]F `json:"percentiles,omitempty"`
-	// Verdict is headroom, saturated or overloaded (holds and ramp steps).
+	// Verdict is headroom, saturated, overloaded or generator (holds and
+	// ramp steps).
 	Verdict string `json:"verdict,omitempty"`
 	// Reason says which rule set the verdict.
 	Reason string `json:"reason,omitempty"`
+	// Kind is hold or ramp for a load level, empty for a window.
+	Kind LevelKind `json:"kind,omitempty"`
 
 	lat *sketch.Sketch
 	i0  int // first second index (for internal use)
 	i1  int // one past the last
+	// Counts over the level's seconds: all responses, failed ones,
+	// offered requests (open model; NaN closed), dropped iterations.
+	nReqs, nFailed, nOffered, nDropped float64
 }
 
 // Verdicts of a level.
 const (
-	Headroom   = "headroom"
-	Saturated  = "saturated"
+	// Headroom: completed follows offered, latency flat, errors and drops
+	// at their low-load level.
+	Headroom = "headroom"
+	// Saturated: the system no longer keeps up (completed lags offered,
+	// latency jumped, errors or drops grew) but does not shed much.
+	Saturated = "saturated"
+	// Overloaded: the system sheds (errors grew by more than the error
+	// limit over the low-load rate), its goodput fell, or its queue grew
+	// through the level.
 	Overloaded = "overloaded"
+	// Generator: the load generator, not the system, set the limit:
+	// iterations were dropped with every VU busy (vus at vus_max) while
+	// latency stayed flat.
+	Generator = "generator"
 )
 
 // aggregate builds the level of seconds [i0, i1) of p.
@@ -98,6 +115,10 @@ func (a *analysis) aggregate(i0, i1 int, pcts []float64) Level {
 		l.ErrorRate = 0
 	}
 	l.DroppedPerS = F(dropped / secs)
+	l.nReqs, l.nFailed, l.nDropped = reqs, errs, dropped
+	if !a.hasHTTP {
+		l.nReqs, l.nFailed = iters, 0
+	}
 	l.VUs = nan
 	if p.hasVUs {
 		l.VUs = F(vus / secs)
@@ -116,9 +137,14 @@ func (a *analysis) aggregate(i0, i1 int, pcts []float64) Level {
 		started := iters + dropped + growth
 		l.Offered = F(math.Max(0, started) / secs)
 		l.OfferedRPS = F(float64(l.Offered) * a.reqsPerIter)
+		l.nOffered = float64(l.OfferedRPS) * secs
+		if !a.hasHTTP {
+			l.nOffered = float64(l.Offered) * secs
+		}
 	} else {
 		l.Offered = l.VUs
 		l.OfferedRPS = nan
+		l.nOffered = math.NaN()
 	}
 	l.Count = l.lat.Count()
 	l.MeanMS, l.MinMS, l.MaxMS = F(l.lat.Mean()), F(l.lat.Min()), F(l.lat.Max())

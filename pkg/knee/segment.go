@@ -5,78 +5,456 @@ import (
 	"slices"
 )
 
-// segments splits x into pieces of constant mean by optimal partitioning
-// with PELT pruning (Killick, Fearnhead & Eckley 2012, "Optimal detection
-// of changepoints with a linear computational cost", JASA 107:500), cost =
-// sum of squared deviations from the piece's mean, penalty per change
-// pen. It returns the start index of every piece (the first is 0).
-func segments(x []float64, pen float64, minLen int) []int {
-	n := len(x)
-	if n == 0 {
-		return nil
+// The load schedule is recovered from the offered load by optimal
+// partitioning (Jackson et al. 2005, "An algorithm for optimal partitioning
+// of data on an interval") into pieces that are each a plateau or a ramp:
+// a stage at a constant target, or one whose target moves linearly, as k6
+// stages do. The cost of a piece is its weighted least-squares error under
+// its best model plus a BIC penalty (Schwarz 1978) of ln(m + 1) per
+// parameter and change point; piecewise-constant pieces, as before, cut a
+// straight ramp into many false plateaus, and these do not.
+//
+// What is fitted depends on how the offered load was measured:
+//
+//   - open model: the offered load of a second is the iterations started
+//     in it, measured as those that ended, plus those dropped, plus the
+//     growth of the busy VUs. An iteration counted one second too late is
+//     missing from the one before, so the per-second counts carry the
+//     differences of a measurement error, not independent noise; their
+//     running sum, the started iterations so far, carries that error
+//     itself. So the cumulative count is fitted: a line on a plateau (its
+//     slope is the rate), a parabola on a ramp. A staircase whose steps
+//     drown in per-second noise stands out of its cumulative count.
+//   - closed model: the offered load is the vus gauge, a level measured
+//     each second: it is fitted itself, a constant on a plateau and a line
+//     on a ramp.
+//
+// Each point is weighted by the inverse of its noise variance, measured
+// around it from the differences that the models do not change (third
+// differences of a cumulative count, second of a level), robustly (first
+// quartile), so that the noise is measured where the signal is quiet,
+// never taken from the saturated end for the whole run; with floors of a
+// quarter of a count and 2 % of the level, so that k6's nearly
+// deterministic counts do not turn every wobble into a piece.
+//
+// Long runs are searched on points every b seconds (at most maxPoints, so
+// the cost stays bounded whatever the run's length: a 24-hour soak costs
+// what a 30-minute run does), and each change point is then moved to the
+// best second within ±b.
+
+// piece is one plateau or ramp of the offered load: seconds [i0, i1).
+type piece struct {
+	i0, i1 int
+	// slope is the change of the offered load per second, mean its mean
+	// over the piece, slopeSE the slope's standard error under the noise
+	// model.
+	slope, mean, slopeSE float64
+	// flat is set when a plateau explains the piece better than a ramp.
+	flat bool
+}
+
+// maxPoints bounds the points the partitioning searches.
+const maxPoints = 1500
+
+// polySums accumulates one stretch of weighted points (u, y), u counted
+// from the stretch's own end so that the sums stay small and exact.
+type polySums struct {
+	w    [5]float64 // Σ w·u^k, k = 0…4
+	wy   [3]float64 // Σ w·u^k·y, k = 0…2
+	yy   float64    // Σ w·y²
+	umax float64    // the largest u added
+}
+
+func (p *polySums) add(u, y, w float64) {
+	p.umax = math.Max(p.umax, u)
+	uk := 1.0
+	for k := 0; k < 5; k++ {
+		p.w[k] += w * uk
+		if k < 3 {
+			p.wy[k] += w * uk * y
+		}
+		uk *= u
 	}
-	cs := make([]float64, n+1)
-	cs2 := make([]float64, n+1)
-	for i, v := range x {
-		cs[i+1] = cs[i] + v
-		cs2[i+1] = cs2[i] + v*v
+	p.yy += w * y * y
+}
+
+// fit solves the weighted least squares of a polynomial of degree d (0,
+// 1 or 2) and returns its squared error, coefficients and their
+// covariance's diagonal (in units of the noise), or ok false when the
+// points do not determine it.
+func (p *polySums) fit(d int) (sse float64, coef, vars [3]float64, ok bool) {
+	n := d + 1
+	// Solve in u/U, U the stretch's length, where the normal equations are
+	// well conditioned (their entries in u grow as U^k), and scale back:
+	// Σ w·(u/U)^k = Σ w·u^k / U^k.
+	sc := math.Max(1, p.umax)
+	var pow [5]float64
+	pow[0] = 1
+	for k := 1; k < 5; k++ {
+		pow[k] = pow[k-1] * sc
 	}
-	cost := func(a, b int) float64 { // x[a:b]
-		m := float64(b - a)
-		s := cs[b] - cs[a]
-		return (cs2[b] - cs2[a]) - s*s/m
+	var a [3][4]float64
+	for r := 0; r < n; r++ {
+		for c := 0; c < n; c++ {
+			a[r][c] = p.w[r+c] / pow[r+c]
+		}
+		a[r][3] = p.wy[r] / pow[r]
 	}
-	f := make([]float64, n+1)
-	last := make([]int, n+1)
-	f[0] = -pen
-	for i := 1; i < minLen && i <= n; i++ {
-		f[i] = math.Inf(1)
+	// The inverse's diagonal (the coefficients' variances) by solving for
+	// the unit vectors too: augment with the identity.
+	var inv [3][3]float64
+	for r := 0; r < n; r++ {
+		inv[r][r] = 1
 	}
-	cand := []int{0}
-	for t := minLen; t <= n; t++ {
-		best, arg := math.Inf(1), 0
-		for _, s := range cand {
-			if t-s < minLen {
+	for c := 0; c < n; c++ {
+		piv := c
+		for r := c + 1; r < n; r++ {
+			if math.Abs(a[r][c]) > math.Abs(a[piv][c]) {
+				piv = r
+			}
+		}
+		if !(math.Abs(a[piv][c]) > 1e-300) {
+			return 0, coef, vars, false
+		}
+		a[c], a[piv] = a[piv], a[c]
+		inv[c], inv[piv] = inv[piv], inv[c]
+		for r := 0; r < n; r++ {
+			if r == c {
 				continue
 			}
-			if v := f[s] + cost(s, t) + pen; v < best {
-				best, arg = v, s
+			f := a[r][c] / a[c][c]
+			for q := c; q < 4; q++ {
+				a[r][q] -= f * a[c][q]
+			}
+			for q := 0; q < n; q++ {
+				inv[r][q] -= f * inv[c][q]
 			}
 		}
-		if math.IsInf(best, 1) { // only while t < 2·minLen
-			best, arg = cost(0, t), 0
+	}
+	sse = p.yy
+	for r := 0; r < n; r++ {
+		c := a[r][3] / a[r][r]
+		sse -= c * p.wy[r] / pow[r]
+		coef[r] = c / pow[r]
+		vars[r] = inv[r][r] / a[r][r] / (pow[r] * pow[r])
+	}
+	if vars[0] < 0 || (n > 1 && vars[n-1] < 0) {
+		return 0, coef, vars, false
+	}
+	return math.Max(0, sse), coef, vars, true
+}
+
+// noiseVariance returns the noise variance of each point of y (points at
+// spacing b seconds of data; missing[i]: no data, +Inf), measured in
+// ±noiseWindow points from the order-k differences (k = the model degree
+// + 1, which the models do not change): for white noise of variance σ²
+// the k-th difference has variance C(2k, k)·σ², and the first quartile of
+// its absolute value is 0.3186 of its standard deviation. floor is the
+// least variance of each point.
+func noiseVariance(y []float64, missing []bool, k int, floor []float64) []float64 {
+	m := len(y)
+	d := make([]float64, m)
+	ok := make([]bool, m)
+	binom := map[int]float64{1: 2, 2: 6, 3: 20}[k]
+	for i := k; i < m; i++ {
+		bad := false
+		for j := i - k; j <= i; j++ {
+			bad = bad || (missing != nil && missing[j])
 		}
-		f[t], last[t] = best, arg
-		// Prune candidates that can never be optimal again.
-		keep := cand[:0]
-		for _, s := range cand {
-			if t-s < minLen || f[s]+cost(s, t) <= f[t] {
-				keep = append(keep, s)
+		if bad {
+			continue
+		}
+		var v float64
+		switch k {
+		case 1:
+			v = y[i] - y[i-1]
+		case 2:
+			v = y[i] - 2*y[i-1] + y[i-2]
+		default:
+			v = y[i] - 3*y[i-1] + 3*y[i-2] - y[i-3]
+		}
+		d[i], ok[i] = math.Abs(v), true
+	}
+	out := make([]float64, m)
+	buf := make([]float64, 0, 2*noiseWindow+1)
+	for i := range y {
+		if missing != nil && missing[i] {
+			out[i] = math.Inf(1)
+			continue
+		}
+		buf = buf[:0]
+		for j := max(0, i-noiseWindow); j <= min(m-1, i+noiseWindow); j++ {
+			if ok[j] {
+				buf = append(buf, d[j])
 			}
 		}
-		cand = append(keep, t-minLen+1)
+		s := 0.0
+		if len(buf) >= 3 {
+			slices.Sort(buf)
+			s = quantileSorted(buf, 0.25) / 0.3186 / math.Sqrt(binom)
+		}
+		out[i] = math.Max(s*s, floor[i])
+	}
+	return out
+}
+
+// noiseWindow is the half-width, in points, of the window a point's noise
+// is measured in.
+const noiseWindow = 10
+
+// partitionPoly finds the optimal pieces of the points y (weights w) whose
+// model is a polynomial of degree d0 (a plateau) or d0+1 (a ramp), pieces
+// at least minLen points long, and returns the start of each piece (the
+// first is 0). It is O(m²): for each end the pieces ending there are grown
+// backwards one point at a time, their sums kept in the piece's own
+// coordinates.
+func partitionPoly(y, w []float64, d0, minLen int) []int {
+	m := len(y)
+	l := math.Log(float64(m) + 1)
+	f := make([]float64, m+1)
+	last := make([]int, m+1)
+	for t := 1; t <= m; t++ {
+		f[t] = math.Inf(1)
+		var ps polySums
+		for s := t - 1; s >= 0; s-- {
+			ps.add(float64(t-1-s), y[s]-y[t-1], w[s])
+			if t-s < minLen || (s > 0 && (s < minLen || math.IsInf(f[s], 1))) {
+				continue
+			}
+			c, ok := pieceCost(&ps, d0, l)
+			if !ok {
+				continue
+			}
+			if v := f[s] + c; v < f[t] {
+				f[t], last[t] = v, s
+			}
+		}
+		if math.IsInf(f[t], 1) {
+			last[t] = 0
+			if c, ok := pieceCost(&ps, d0, l); ok {
+				f[t] = c
+			} else {
+				f[t] = 0
+			}
+		}
 	}
 	var starts []int
-	for t := n; t > 0; t = last[t] {
+	for t := m; t > 0; t = last[t] {
 		starts = append(starts, last[t])
 	}
 	slices.Reverse(starts)
 	return starts
 }
 
+// pieceCost is a piece's squared error under the better of its two
+// models, each with its BIC penalty: (d0 + 2)·L for the plateau (its
+// coefficients and the change point), (d0 + 3)·L for the ramp.
+func pieceCost(ps *polySums, d0 int, l float64) (float64, bool) {
+	flat, _, _, ok0 := ps.fit(d0)
+	ramp, _, _, ok1 := ps.fit(d0 + 1)
+	switch {
+	case ok0 && ok1:
+		return math.Min(flat+float64(d0+2)*l, ramp+float64(d0+3)*l), true
+	case ok0:
+		return flat + float64(d0+2)*l, true
+	}
+	return 0, false
+}
+
+// sums returns the polySums of points [a, b) of y with weights w.
+func sums(y, w []float64, a, b int) polySums {
+	var ps polySums
+	for s := b - 1; s >= a; s-- {
+		ps.add(float64(b-1-s), y[s]-y[b-1], w[s])
+	}
+	return ps
+}
+
+// segments splits the per-second offered load x (missing: seconds without
+// data, nil for none) into plateaus and ramps; see the comment at the top
+// of this file. cumulative is set for an open model. minLen is the
+// shortest piece, in seconds.
+func segments(x []float64, missing []bool, minLen int, cumulative bool) []piece {
+	n := len(x)
+	if n == 0 {
+		return nil
+	}
+	d0 := 0
+	y := slices.Clone(x)
+	if cumulative {
+		d0 = 1
+		var sum float64
+		for i, v := range x {
+			sum += v
+			y[i] = sum
+		}
+	}
+	level := runningMedian(x, 3)
+	floor := make([]float64, n)
+	for i := range floor {
+		// A count's rounding, and 2 % of the level (of a second's worth
+		// of it, for a cumulative count).
+		f := 0.5 + 0.02*level[i]
+		floor[i] = f * f
+	}
+	// The points searched: every b-th second (a cumulative count is taken
+	// at the bin's end; a level is averaged over the bin).
+	b := max(1, (n+maxPoints-1)/maxPoints)
+	m := (n + b - 1) / b
+	py, pf := make([]float64, m), make([]float64, m)
+	var pmiss []bool
+	for j := range m {
+		lo, hi := j*b, min(n, (j+1)*b)
+		if cumulative {
+			py[j] = y[hi-1]
+			pf[j] = floor[hi-1]
+			continue
+		}
+		cnt := 0.0
+		for i := lo; i < hi; i++ {
+			if missing != nil && missing[i] {
+				continue
+			}
+			py[j] += y[i]
+			pf[j] += floor[i]
+			cnt++
+		}
+		if cnt == 0 {
+			if pmiss == nil {
+				pmiss = make([]bool, m)
+			}
+			pmiss[j] = true
+			continue
+		}
+		py[j] /= cnt
+		pf[j] /= cnt * cnt
+	}
+	if cumulative {
+		pmiss = nil // the running sum carries the load over missing seconds
+	}
+	pv := noiseVariance(py, pmiss, d0+2, pf)
+	pw := make([]float64, m)
+	for j := range pv {
+		pw[j] = 1 / pv[j]
+	}
+	starts := partitionPoly(py, pw, d0, max(2, (minLen+b-1)/b))
+
+	// Back to seconds; refine each change point within ±b seconds.
+	bounds := make([]int, len(starts)+1)
+	for k, s := range starts {
+		bounds[k] = min(n, s*b)
+	}
+	bounds[len(starts)] = n
+	var miss []bool
+	if !cumulative {
+		miss = missing
+	}
+	v := noiseVariance(y, miss, d0+2, floor)
+	w := make([]float64, n)
+	for i := range v {
+		w[i] = 1 / v[i]
+	}
+	l := math.Log(float64(n) + 1)
+	cost := func(a, c int) float64 {
+		ps := sums(y, w, a, c)
+		v, _ := pieceCost(&ps, d0, l)
+		return v
+	}
+	if b > 1 {
+		// Each change point moves to the best second within ±b, judged on
+		// the 4b seconds either side (the rest of the pieces does not
+		// move it).
+		for k := 1; k < len(bounds)-1; k++ {
+			lo, hi := max(bounds[k-1]+2, bounds[k]-b), min(bounds[k+1]-2, bounds[k]+b)
+			a0, b1 := max(bounds[k-1], bounds[k]-4*b), min(bounds[k+1], bounds[k]+4*b)
+			best, arg := math.Inf(1), bounds[k]
+			for c := lo; c <= hi; c++ {
+				if v := cost(a0, c) + cost(c, b1); v < best {
+					best, arg = v, c
+				}
+			}
+			bounds[k] = arg
+		}
+	}
+	out := make([]piece, 0, len(bounds)-1)
+	for k := 0; k+1 < len(bounds); k++ {
+		out = append(out, describe(y, w, x, bounds[k], bounds[k+1], d0, l))
+	}
+	return out
+}
+
+// describe fits piece [a, b) of y (weights w) and reads its plateau or
+// ramp off the model: the offered load's mean over the piece (from x), its
+// slope per second and the slope's standard error. In the piece's own
+// coordinates u = b−1−i the time runs backwards, so the slope's sign is
+// flipped.
+func describe(y, w, x []float64, a, b, d0 int, l float64) piece {
+	p := piece{i0: a, i1: b}
+	var mean float64
+	for _, v := range x[a:b] {
+		mean += v
+	}
+	p.mean = mean / float64(b-a)
+	ps := sums(y, w, a, b)
+	flat, _, _, ok0 := ps.fit(d0)
+	ramp, coef, vars, ok1 := ps.fit(d0 + 1)
+	p.flat = ok0 && (!ok1 || flat+float64(d0+2)*l <= ramp+float64(d0+3)*l)
+	if !ok1 {
+		p.slopeSE = math.Inf(1)
+		return p
+	}
+	// A level's line: slope = −coef[1]; a cumulative count's parabola
+	// y = c0 + c1·u + c2·u²: rate = −(c1 + 2·c2·u), slope of the rate = 2·c2.
+	if d0 == 0 {
+		p.slope, p.slopeSE = -coef[1], math.Sqrt(vars[1])
+	} else {
+		p.slope, p.slopeSE = 2*coef[2], 2*math.Sqrt(vars[2])
+	}
+	return p
+}
+
+// runningMedian is the median of x over a window of ±k points.
+func runningMedian(x []float64, k int) []float64 {
+	out := make([]float64, len(x))
+	buf := make([]float64, 0, 2*k+1)
+	for i := range x {
+		buf = buf[:0]
+		for j := max(0, i-k); j <= min(len(x)-1, i+k); j++ {
+			buf = append(buf, x[j])
+		}
+		slices.Sort(buf)
+		out[i] = median(buf)
+	}
+	return out
+}
+
 // noiseSigma estimates the standard deviation of the noise around a
-// piecewise-constant signal from its first differences: 1.4826 ×
-// median|Δx| / √2 (a MAD estimate, robust to the steps themselves).
+// piecewise-linear signal from its second differences: 1.4826 ×
+// median|Δ²x| / √6 (a MAD estimate, robust to the changes themselves).
 func noiseSigma(x []float64) float64 {
-	if len(x) < 3 {
+	if len(x) < 4 {
 		return 0
 	}
-	d := make([]float64, len(x)-1)
-	for i := 1; i < len(x); i++ {
-		d[i-1] = math.Abs(x[i] - x[i-1])
+	d := make([]float64, len(x)-2)
+	for i := 1; i+1 < len(x); i++ {
+		d[i-1] = math.Abs(x[i+1] - 2*x[i] + x[i-1])
 	}
 	slices.Sort(d)
-	return 1.4826 * median(d) / math.Sqrt2
+	return 1.4826 * median(d) / math.Sqrt(6)
+}
+
+// quantileSorted is the q-quantile of sorted values, linear between order
+// statistics at q·(n−1).
+func quantileSorted(s []float64, q float64) float64 {
+	if len(s) == 0 {
+		return math.NaN()
+	}
+	r := q * float64(len(s)-1)
+	i := int(r)
+	if i+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[i] + (r-float64(i))*(s[i+1]-s[i])
 }
 
 func median(sorted []float64) float64 {

@@ -25,7 +25,7 @@ import (
 	"github.com/ldanalyze/ldanalyze/pkg/checks"
 	"github.com/ldanalyze/ldanalyze/pkg/jsonnum"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
-	"github.com/ldanalyze/ldanalyze/pkg/prom"
+	"github.com/ldanalyze/ldanalyze/pkg/saturation"
 )
 
 // Entry is one run in the ledger. Numbers the run did not yield (no knee,
@@ -95,7 +95,7 @@ type Resource struct {
 
 // NewEntry makes the entry of one run from its knee analysis, its validity
 // checks and (nil without Prometheus data) its attribution.
-func NewEntry(label string, files []string, res *knee.Result, cs []checks.Check, attr *prom.Attribution) Entry {
+func NewEntry(label string, files []string, res *knee.Result, cs []checks.Check, attr *saturation.Attribution) Entry {
 	nan := jsonnum.Float(math.NaN())
 	e := Entry{
 		Date: res.Start.UTC(), Label: label, Files: slices.Clone(files),

@@ -13,7 +13,7 @@ import (
 	"github.com/ldanalyze/ldanalyze/pkg/checks"
 	"github.com/ldanalyze/ldanalyze/pkg/jsonnum"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
-	"github.com/ldanalyze/ldanalyze/pkg/prom"
+	"github.com/ldanalyze/ldanalyze/pkg/saturation"
 )
 
 // breakpointResult is the part of `ldanalyze knee --format json
@@ -41,8 +41,8 @@ var breakpointChecks = []checks.Check{
 func TestNewEntry(t *testing.T) {
 	// testdata/prom/database_95 (gen_fixtures.py) puts db-1's node CPU at
 	// 0.95 over the ceiling hold.
-	attr := &prom.Attribution{
-		Saturated:      []prom.Saturation{{Resource: "db-1:9100 node CPU", Utilisation: 0.95}},
+	attr := &saturation.Attribution{
+		Saturated:      []saturation.Saturation{{Resource: "db-1:9100 node CPU", Utilisation: 0.95}},
 		SaturatedRatio: 0.9, Busiest: "db-1:9100 node CPU", BusiestUtilisation: 0.95,
 	}
 	got := NewEntry("+ pool", []string{"run.csv.gz"}, breakpointResult(), breakpointChecks, attr)
@@ -150,7 +150,7 @@ func TestAppendRoundTrip(t *testing.T) {
 	}
 	res := breakpointResult()
 	res.Ceiling = nil
-	c := NewEntry("no ceiling", []string{"c.csv"}, res, nil, &prom.Attribution{SaturatedRatio: 0.9, Saturated: []prom.Saturation{}})
+	c := NewEntry("no ceiling", []string{"c.csv"}, res, nil, &saturation.Attribution{SaturatedRatio: 0.9, Saturated: []saturation.Saturation{}})
 	if err := AppendFile(path, c); err != nil {
 		t.Fatal(err)
 	}

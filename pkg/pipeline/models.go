@@ -18,19 +18,20 @@ import (
 // ErrNoLevels is returned when a run has no load level to model.
 var ErrNoLevels = errors.New("no load levels")
 
-// LittleSpans returns the decision levels of an analysed run as Little's
-// law spans (queueing.CheckLittle): mean VUs, iterations and their
-// durations per level. It returns an error when the run has no
+// LittleSpans returns the load levels of an analysed run (its holds and
+// ramp steps in time order, the way down too: Little's law holds over any
+// span) as Little's law spans (queueing.CheckLittle): mean VUs,
+// iterations and their durations per level. It returns an error when the run has no
 // iteration_duration samples, no load level, or no vus gauge.
 func LittleSpans(an *Analysis) ([]queueing.Span, error) {
 	tl := an.Timeline
 	if tl.IterationDuration().Count() == 0 {
 		return nil, fmt.Errorf("%s: no iteration_duration samples: the run has no completed iterations to measure", an.Name())
 	}
-	levels, err := decisionLevels(an)
-	if err != nil {
+	if _, err := decisionLevels(an); err != nil {
 		return nil, err
 	}
+	levels := an.Knee.AllLevels()
 	spans := make([]queueing.Span, 0, len(levels))
 	for _, l := range levels {
 		v := float64(l.VUs)

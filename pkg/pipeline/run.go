@@ -8,7 +8,7 @@
 //	files ─ ingest (readers, every core) ─ timeline.Accumulator ─ Close ─┐
 //	                                       window aggregators (--by)     │
 //	        ┌────────────────────────────────────────────────────────────┘
-//	        └ timeline.Timeline ─ knee.Analyze ─ checks.Evaluate ─ prom.Attribute
+//	        └ timeline.Timeline ─ knee.Analyze ─ checks.Evaluate ─ saturation.Attribute
 //	                                          └ summary comparison
 //
 // The result, an Analysis, is what the renderers (internal/present,
@@ -27,6 +27,7 @@ import (
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/prom"
+	"github.com/ldanalyze/ldanalyze/pkg/saturation"
 	"github.com/ldanalyze/ldanalyze/pkg/summary"
 	"github.com/ldanalyze/ldanalyze/pkg/threshold"
 	"github.com/ldanalyze/ldanalyze/pkg/timeline"
@@ -114,7 +115,7 @@ type Analysis struct {
 	// Checks are the validity verdicts.
 	Checks *checks.Report
 	// Attribution is what saturated (with PromDir), else nil.
-	Attribution *prom.Attribution
+	Attribution *saturation.Attribution
 	// Summary is k6's own summary (SummaryPath), SummaryRows its figures
 	// beside the computed ones.
 	Summary     *summary.Summary
@@ -167,7 +168,7 @@ func Run(paths []string, opt Options) (*Analysis, error) {
 	}
 	var exp *prom.Export
 	if opt.PromDir != "" {
-		e, err := prom.ReadDir(opt.PromDir)
+		e, err := prom.ReadExport(opt.PromDir)
 		if err != nil {
 			return nil, fmt.Errorf("--prom %s: %w", opt.PromDir, err)
 		}
@@ -216,7 +217,8 @@ func Run(paths []string, opt Options) (*Analysis, error) {
 	}
 	an.Checks = checks.Evaluate(tl, res, copt)
 	if exp != nil && res != nil && opt.Attribution {
-		if an.Attribution, err = prom.Attribute(exp, res, prom.AttributeOptions{LinkMbps: opt.LinkMbps}); err != nil {
+		levels, ci := saturationLevels(res)
+		if an.Attribution, err = saturation.Attribute(exp, levels, ci, res.Start, res.End, saturation.AttributeOptions{LinkMbps: opt.LinkMbps}); err != nil {
 			return an, fmt.Errorf("--prom %s: %w", opt.PromDir, err)
 		}
 	}

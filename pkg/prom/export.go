@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -50,11 +51,33 @@ type Export struct {
 	Data     []*Data
 }
 
+// MaxManifestBytes caps manifest.json, 16 MiB (a manifest lists queries;
+// real ones are a few KB).
+const MaxManifestBytes = 16 << 20
+
+// readCapped reads a whole file of at most limit bytes; a larger one is a
+// SyntaxError naming the cap.
+func readCapped(path string, limit int64, capName string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if int64(len(buf)) > limit {
+		return nil, &SyntaxError{File: path, Msg: fmt.Sprintf("larger than %d bytes (the cap %s)", limit, capName)}
+	}
+	return buf, nil
+}
+
 // ReadDir reads an export directory: its manifest.json and every query
 // file it names, each as Prometheus API JSON.
 func ReadDir(dir string) (*Export, error) {
 	mpath := filepath.Join(dir, ManifestFile)
-	buf, err := os.ReadFile(mpath)
+	buf, err := readCapped(mpath, MaxManifestBytes, "MaxManifestBytes")
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: no %s: give a directory written by `ldanalyze prom pull`", dir, ManifestFile)
 	}
@@ -112,34 +135,58 @@ func WriteDir(dir string, e *Export) error {
 			q.File = q.Name + ".json"
 		}
 		d := e.Data[i]
-		m := make(model.Matrix, 0, len(d.Series))
 		points := 0
 		for _, s := range d.Series {
-			ss := &model.SampleStream{Metric: model.Metric{}, Values: make([]model.SamplePair, len(s.Points))}
-			for k, v := range s.Labels {
-				ss.Metric[model.LabelName(k)] = model.LabelValue(v)
-			}
-			for j, p := range s.Points {
-				ss.Values[j] = model.SamplePair{Timestamp: model.TimeFromUnixNano(p.TimeNS), Value: model.SampleValue(p.Value)}
-			}
-			points += len(s.Points)
-			m = append(m, ss)
+			points += len(s.Points) + len(s.Histograms)
 		}
 		q.Series, q.Points = len(d.Series), points
-		env := struct {
-			Status   string   `json:"status"`
-			Data     any      `json:"data"`
-			Warnings []string `json:"warnings,omitempty"`
-		}{"success", struct {
-			ResultType string       `json:"resultType"`
-			Result     model.Matrix `json:"result"`
-		}{"matrix", m}, q.Warnings}
-		if err := writeJSON(filepath.Join(dir, q.File), env); err != nil {
+		b, err := MarshalMatrix(d.Series, q.Warnings)
+		if err != nil {
+			return fmt.Errorf("%s: %w", q.File, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, q.File), append(b, '\n'), 0o644); err != nil {
 			return err
 		}
 	}
 	e.Manifest.Version = 1
 	return writeJSON(filepath.Join(dir, ManifestFile), e.Manifest)
+}
+
+// MarshalMatrix writes series as a query_range answer of the Prometheus
+// HTTP API ({"status":"success","data":{"resultType":"matrix",...}}), float
+// points as "values" and native histograms as "histograms", times in
+// Unix seconds with millisecond precision (the API's), values as strings.
+func MarshalMatrix(series []Series, warnings []string) ([]byte, error) {
+	m := make(model.Matrix, 0, len(series))
+	for _, s := range series {
+		ss := &model.SampleStream{Metric: model.Metric{}}
+		for k, v := range s.Labels {
+			ss.Metric[model.LabelName(k)] = model.LabelValue(v)
+		}
+		if len(s.Points) > 0 || len(s.Histograms) == 0 {
+			ss.Values = make([]model.SamplePair, len(s.Points))
+		}
+		for j, p := range s.Points {
+			ss.Values[j] = model.SamplePair{Timestamp: model.TimeFromUnixNano(p.TimeNS), Value: model.SampleValue(p.Value)}
+		}
+		for _, h := range s.Histograms {
+			sh := &model.SampleHistogram{Count: model.FloatString(h.Count), Sum: model.FloatString(h.Sum)}
+			for _, b := range h.Buckets {
+				sh.Buckets = append(sh.Buckets, &model.HistogramBucket{Boundaries: b.Boundaries, Lower: model.FloatString(b.Lower), Upper: model.FloatString(b.Upper), Count: model.FloatString(b.Count)})
+			}
+			ss.Histograms = append(ss.Histograms, model.SampleHistogramPair{Timestamp: model.TimeFromUnixNano(h.TimeNS), Histogram: sh})
+		}
+		m = append(m, ss)
+	}
+	env := struct {
+		Status   string   `json:"status"`
+		Data     any      `json:"data"`
+		Warnings []string `json:"warnings,omitempty"`
+	}{"success", struct {
+		ResultType string       `json:"resultType"`
+		Result     model.Matrix `json:"result"`
+	}{"matrix", m}, warnings}
+	return json.MarshalIndent(env, "", " ")
 }
 
 func writeJSON(path string, v any) error {

@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/api"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 )
@@ -20,8 +17,9 @@ const MaxPointsPerSeries = 11000
 // PullOptions configure Pull. The zero value of Step, RateWindow, Queries
 // and MaxPoints take the defaults.
 type PullOptions struct {
-	// URL is the Prometheus server's base URL, e.g. http://prom:9090.
-	URL string
+	// Client holds the server's URL, credentials and bounds (timeout per
+	// request, response cap, retries); see ClientOptions.
+	Client ClientOptions
 	// Start and End bound the range; points are at Start + k·Step.
 	Start, End time.Time
 	// Step is the query_range resolution (default 15s).
@@ -31,26 +29,6 @@ type PullOptions struct {
 	RateWindow time.Duration
 	// Queries to run (default Presets).
 	Queries []Query
-	// BearerToken, when not empty, is sent as "Authorization: Bearer …".
-	// The caller reads it from an environment variable or a file.
-	BearerToken string
-	// MaxPoints caps the points per series per request (default
-	// MaxPointsPerSeries); longer ranges are split.
-	MaxPoints int
-	// Transport is the HTTP transport (default http.DefaultTransport).
-	Transport http.RoundTripper
-}
-
-// bearer adds the Authorization header to every request.
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
 }
 
 // Chunks splits [start, end] at step into ranges of at most maxPoints
@@ -73,12 +51,14 @@ func Chunks(start, end time.Time, step time.Duration, maxPoints int) []v1.Range 
 	return out
 }
 
-// Pull runs every query as query_range over [Start, End] through the
-// official client (github.com/prometheus/client_golang/api), splitting the
-// range so that no request exceeds the points limit, and returns the
-// export to write with WriteDir. A query the server rejects stops the pull
-// with the server's error type and message verbatim; warnings are kept on
-// the query's manifest entry.
+// Pull runs every query as query_range over [Start, End] with a bounded
+// Client (a timeout per request, a size cap per response, retries of
+// 5xx/429 only, credentials kept off other hosts), splitting the range so
+// that no request exceeds the points limit, and returns the export to
+// write with WriteDir. The caller's ctx is the overall deadline. A query
+// the server rejects stops the pull with the server's error type and
+// message verbatim; warnings are kept on the query's manifest entry. The
+// manifest's URL carries no credentials.
 func Pull(ctx context.Context, opt PullOptions) (*Export, error) {
 	if opt.Step <= 0 {
 		opt.Step = 15 * time.Second
@@ -86,33 +66,21 @@ func Pull(ctx context.Context, opt PullOptions) (*Export, error) {
 	if opt.RateWindow <= 0 {
 		opt.RateWindow = time.Minute
 	}
-	if opt.MaxPoints <= 0 || opt.MaxPoints > MaxPointsPerSeries {
-		opt.MaxPoints = MaxPointsPerSeries
-	}
 	if len(opt.Queries) == 0 {
 		opt.Queries = Presets
 	}
 	if !opt.End.After(opt.Start) {
 		return nil, fmt.Errorf("prom pull: end %s is not after start %s", opt.End.Format(time.RFC3339), opt.Start.Format(time.RFC3339))
 	}
-	rt := opt.Transport
-	if rt == nil {
-		rt = http.DefaultTransport
-	}
-	if opt.BearerToken != "" {
-		rt = bearer{token: opt.BearerToken, next: rt}
-	}
-	client, err := api.NewClient(api.Config{Address: opt.URL, RoundTripper: rt})
+	c, err := NewClient(opt.Client)
 	if err != nil {
 		return nil, fmt.Errorf("prom pull: %w", err)
 	}
-	a := v1.NewAPI(client)
 	window := model.Duration(opt.RateWindow).String()
 	e := &Export{Manifest: Manifest{
-		Version: 1, URL: opt.URL, Start: opt.Start.UTC(), End: opt.End.UTC(),
+		Version: 1, URL: c.URL(), Start: opt.Start.UTC(), End: opt.End.UTC(),
 		StepS: opt.Step.Seconds(), RateWindow: window,
 	}}
-	chunks := Chunks(opt.Start, opt.End, opt.Step, opt.MaxPoints)
 	for _, q := range opt.Queries {
 		if err := q.check(); err != nil {
 			return nil, fmt.Errorf("prom pull: %w", err)
@@ -120,49 +88,31 @@ func Pull(ctx context.Context, opt PullOptions) (*Export, error) {
 		expr := q.expand(window)
 		ent := Entry{Query: q, File: q.Name + ".json"}
 		ent.Expr = expr
-		var series []Series
-		for _, r := range chunks {
-			val, warns, infos, err := a.QueryRange(ctx, expr, r)
-			if err != nil {
-				return nil, pullError(opt.URL, q.Name, expr, err, append(warns, infos...))
-			}
-			ent.Warnings = append(ent.Warnings, warns...)
-			ent.Warnings = append(ent.Warnings, infos...)
-			m, ok := val.(model.Matrix)
-			if !ok {
-				return nil, fmt.Errorf("prom pull: %s: result type %s, want matrix", q.Name, val.Type())
-			}
-			for _, ss := range m {
-				s := Series{Labels: metricLabels(ss.Metric), Points: make([]Point, len(ss.Values))}
-				for i, v := range ss.Values {
-					s.Points[i] = Point{TimeNS: int64(v.Timestamp) * 1e6, Value: float64(v.Value)}
-				}
-				series = append(series, s)
-			}
+		d, err := c.QueryRange(ctx, expr, Range{Start: opt.Start, End: opt.End, Step: opt.Step})
+		if err != nil {
+			return nil, pullError(q.Name, expr, err)
 		}
-		d := &Data{Format: "api", ResultType: "matrix", Warnings: ent.Warnings}
-		d.Series, _ = Normalize(series)
+		ent.Warnings = append(ent.Warnings, d.Warnings...)
+		d.Warnings = ent.Warnings
 		e.Manifest.Queries = append(e.Manifest.Queries, ent)
 		e.Data = append(e.Data, d)
 	}
 	return e, nil
 }
 
-// pullError keeps the server's error type and message verbatim.
-func pullError(url, name, expr string, err error, warnings []string) error {
-	var ae *v1.Error
+// pullError names the query; an API error keeps the server's words
+// verbatim (its detail cut at 500 bytes).
+func pullError(name, expr string, err error) error {
+	var ae *APIError
 	if errors.As(err, &ae) {
-		msg := fmt.Sprintf("prom pull: %s: query %s (%s): Prometheus API error (%s): %s", url, name, expr, ae.Type, ae.Msg)
-		if d := strings.TrimSpace(ae.Detail); d != "" {
-			if len(d) > 500 {
-				d = d[:500] + "…"
-			}
-			msg += ": " + d
+		msg := fmt.Sprintf("prom pull: query %s (%s): Prometheus API error (%s): %s", name, expr, ae.ErrorType, ae.Message)
+		if len(msg) > 2000 {
+			msg = msg[:2000] + "…"
 		}
-		for _, w := range warnings {
+		for _, w := range ae.Warnings {
 			msg += "; warning: " + w
 		}
 		return errors.New(msg)
 	}
-	return fmt.Errorf("prom pull: %s: query %s: %w", url, name, err)
+	return fmt.Errorf("prom pull: query %s: %w", name, err)
 }

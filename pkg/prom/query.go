@@ -1,6 +1,7 @@
 package prom
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"regexp"
@@ -122,11 +123,21 @@ type QueryFile struct {
 	Queries []Query `yaml:"queries"`
 }
 
+// MaxQueryFileBytes caps a query YAML file, 1 MiB.
+const MaxQueryFileBytes = 1 << 20
+
 // ReadQueries reads a QueryFile from r (file names it in errors) and
 // returns the queries to run: the presets (unless "presets: false") plus
 // the file's queries, a custom query replacing a preset of the same name.
 func ReadQueries(r io.Reader, file string) ([]Query, error) {
-	dec := yaml.NewDecoder(r)
+	buf, err := io.ReadAll(io.LimitReader(r, MaxQueryFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if len(buf) > MaxQueryFileBytes {
+		return nil, fmt.Errorf("%s: larger than %d bytes (the cap MaxQueryFileBytes)", file, MaxQueryFileBytes)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(buf))
 	dec.KnownFields(true)
 	var qf QueryFile
 	if err := dec.Decode(&qf); err != nil && err != io.EOF {
@@ -136,10 +147,15 @@ func ReadQueries(r io.Reader, file string) ([]Query, error) {
 	if qf.Presets == nil || *qf.Presets {
 		out = append(out, Presets...)
 	}
+	seen := map[string]bool{}
 	for i, q := range qf.Queries {
 		if err := q.check(); err != nil {
 			return nil, fmt.Errorf("%s: queries[%d]: %w", file, i, err)
 		}
+		if seen[q.Name] {
+			return nil, fmt.Errorf("%s: queries[%d]: name %q given twice", file, i, q.Name)
+		}
+		seen[q.Name] = true
 		replaced := false
 		for j := range out {
 			if out[j].Name == q.Name {

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Point is one sample of a series: TimeNS in Unix nanoseconds, Value in the
@@ -23,10 +24,13 @@ type Point struct {
 }
 
 // Series is one time series: its labels (including "__name__" when the
-// source had one) and its points in time order.
+// source had one), its float points and its native-histogram points, each
+// in time order. A Prometheus series holds either kind of sample at a
+// given time; most hold only one kind.
 type Series struct {
-	Labels map[string]string
-	Points []Point
+	Labels     map[string]string
+	Points     []Point
+	Histograms []HistogramPoint
 }
 
 // Name is the metric name of s ("__name__"), or "" after an aggregation.
@@ -75,8 +79,12 @@ func Normalize(in []Series) (out []Series, duplicates int) {
 			out = append(out, Series{Labels: s.Labels})
 		}
 		out[i].Points = append(out[i].Points, s.Points...)
+		out[i].Histograms = append(out[i].Histograms, s.Histograms...)
 	}
 	for i := range out {
+		var d int
+		out[i].Histograms, d = normalizeHistograms(out[i].Histograms)
+		duplicates += d
 		ps := out[i].Points
 		// A stable sort keeps the source order of equal times, so the last
 		// one seen wins below.
@@ -134,17 +142,50 @@ func Rate(ps []Point) []Point {
 // when there is no point.
 func Span(ss []Series) (firstNS, lastNS int64, ok bool) {
 	for _, s := range ss {
-		if len(s.Points) == 0 {
-			continue
+		var ts []int64
+		if n := len(s.Points); n > 0 {
+			ts = append(ts, s.Points[0].TimeNS, s.Points[n-1].TimeNS)
 		}
-		f, l := s.Points[0].TimeNS, s.Points[len(s.Points)-1].TimeNS
-		if !ok || f < firstNS {
-			firstNS = f
+		if n := len(s.Histograms); n > 0 {
+			ts = append(ts, s.Histograms[0].TimeNS, s.Histograms[n-1].TimeNS)
 		}
-		if !ok || l > lastNS {
-			lastNS = l
+		for _, t := range ts {
+			if !ok || t < firstNS {
+				firstNS = t
+			}
+			if !ok || t > lastNS {
+				lastNS = t
+			}
+			ok = true
 		}
-		ok = true
 	}
 	return firstNS, lastNS, ok
+}
+
+// Mean is the time-weighted mean of the series over [startNS, endNS): each
+// point at t stands for (t − step, t], step being the distance to the
+// previous point (defStepNS for the first), as a Prometheus range query's
+// samples do. NaN and ±Inf points are skipped; the result is NaN when no
+// finite point overlaps the span. Times in ns since the epoch.
+func (s Series) Mean(startNS, endNS, defStepNS int64) float64 {
+	var sum, w float64
+	for i, p := range s.Points {
+		st := defStepNS
+		if i > 0 {
+			st = p.TimeNS - s.Points[i-1].TimeNS
+		}
+		if st <= 0 {
+			st = int64(time.Second)
+		}
+		lo, hi := max(p.TimeNS-st, startNS), min(p.TimeNS, endNS)
+		if hi <= lo || math.IsNaN(p.Value) || math.IsInf(p.Value, 0) {
+			continue
+		}
+		sum += p.Value * float64(hi-lo)
+		w += float64(hi - lo)
+	}
+	if w == 0 {
+		return math.NaN()
+	}
+	return sum / w
 }

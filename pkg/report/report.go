@@ -103,10 +103,14 @@ func Build(an *pipeline.Analysis, opt Options) *Report {
 
 	r.Sections = append(r.Sections, facts(an))
 
-	levels, title, what := res.Holds, "Holds", "Holds are plateaus of offered load; the seconds between them are left out."
-	if res.Levels == "ramp" {
-		levels, title = res.RampSteps, "Ramp steps"
-		what = fmt.Sprintf("The run ramped without plateaus, so it is cut into %d steps of equal length.", len(res.RampSteps))
+	levels, title, what := res.AllLevels(), "Holds", "Holds are plateaus of offered load; the seconds between them are left out."
+	switch {
+	case len(res.Holds) == 0:
+		title = "Ramp steps"
+		what = fmt.Sprintf("The run ramped without plateaus, so it is cut into %d steps across each ramp.", len(res.RampSteps))
+	case len(res.RampSteps) > 0:
+		title = "Load levels"
+		what = fmt.Sprintf("The run held %d plateaus of offered load and ramped between others, cut into %d steps across each ramp; the seconds between levels are left out.", len(res.Holds), len(res.RampSteps))
 	}
 	if res.Levels != "none" && len(levels) > 0 {
 		s := Section{Title: title, Text: []string{what + " Latency is of successful responses. Bars: completed load and p95, each against its largest value in the table."}}

@@ -51,7 +51,7 @@ THR = ('sum by (namespace, pod, container) (rate(container_cpu_cfs_throttled_per
 # Case 1: two game pods behind an ingress whose hash key was empty: game-0
 # does all the work (2.37 cores from 02:08:20), game-1 idles at 0.03 cores.
 # Limits 4 cores each, so nothing is saturated. game-1 restarts (OOMKilled)
-# between 02:08:40 and 02:08:45, inside the hold that starts 02:08:41.
+# between 02:08:40 and 02:08:45, inside the hold that starts 02:08:40.
 g0 = {"namespace": "arena", "pod": "game-0"}
 g1 = {"namespace": "arena", "pod": "game-1"}
 write("two_pods", "http://prometheus.example:9090", [
@@ -67,12 +67,12 @@ write("two_pods", "http://prometheus.example:9090", [
 ])
 
 # Case 2: the database VM (node_exporter on db-1) at 95 % CPU at the
-# ceiling (0.95 from 02:08:20 to 02:08:50, 0.97 after); the two api pods
+# ceiling (0.95 from 02:08:20 to 02:09:00, 0.97 after); the two api pods
 # share the work evenly at 1.1 of 2 cores (55 %), the k8s node at 40 %.
 a1 = {"namespace": "shop", "pod": "api-7d9f8c6b5-x2kq9"}
 a2 = {"namespace": "shop", "pod": "api-7d9f8c6b5-m4pz7"}
 def db(t):
-    if t >= hms(2, 8, 50): return 0.97
+    if t >= hms(2, 9, 0): return 0.97
     return round(ramp(t, 0.30, 0.95, hms(2, 8, 20)), 4)
 write("database_95", "http://prometheus.example:9090", [
     ("pod_cpu_cores", "pod_cpu_cores", "cores", CPU, [

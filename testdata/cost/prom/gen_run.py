@@ -2,9 +2,9 @@
 """Writes run.csv.gz: a synthetic k6 CSV output (19-column header, k6 v2
 default system tags) of an open-model run with three holds, 60 s at
 5 it/s, 60 s at 10 it/s and 364 s at 15 it/s, from 2026-11-30T03:00:00Z;
-knee trims the first 3 s and the
-last second of a hold, so the peak hold is 03:02:03Z to 03:08:03Z, six
-minutes (the worked example's peak). Every iteration is one GET /menu,
+the usage series (gen_prom.py) cover the worked example's peak,
+03:02:03Z to 03:08:03Z; knee finds the 15 it/s hold at 03:02:01Z to
+03:08:03Z. Every iteration is one GET /menu,
 200, 20 ms + a deterministic wobble. Run from this directory."""
 import calendar, gzip
 

@@ -1,16 +1,43 @@
-package prom
+// Package saturation lines Prometheus series up with the load levels of a
+// run to say what saturated: each resource's utilisation per level (pod
+// CPU ÷ limit, throttling, memory ÷ limit, network ÷ link, node CPU),
+// the resources at or above a threshold at the ceiling, workloads whose
+// pods carry uneven shares of the CPU at every level, a per-level,
+// per-pod table of CPU and throttling, and the levels a restart made
+// invalid. It takes plain load levels (Level), not a knee result, and
+// reads no file format itself.
+package saturation
 
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/ldanalyze/ldanalyze/pkg/jsonnum"
-	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/prom"
 )
+
+// Level is one load level of a run (a hold, a ramp step or a window), on
+// the same clock as the Prometheus series.
+type Level struct {
+	// Kind is "hold", "ramp" or "window".
+	Kind       string
+	Start, End time.Time
+	// Offered is the offered load (iterations/s or VUs, the run's unit)
+	// and CompletedRPS the successful responses per second.
+	Offered, CompletedRPS float64
+	// Verdict is the level's verdict (headroom, saturated, overloaded), ""
+	// when not judged.
+	Verdict string
+}
+
+// Series is a Prometheus series as prom reads it.
+type Series = prom.Series
+
+// Role says what a series measures; see prom's Role constants.
+type Role = prom.Role
 
 // AttributeOptions configure Attribute. The zero value takes the defaults.
 type AttributeOptions struct {
@@ -39,8 +66,7 @@ type Saturation struct {
 // Imbalance is a group of pods (one workload) whose busiest member carried
 // much more than an even share of the group's CPU at the ceiling.
 type Imbalance struct {
-	// Group is "namespace/workload", the pod names without their
-	// ReplicaSet hash or StatefulSet ordinal.
+	// Group is "namespace/workload": the pods' owner (see Workloads).
 	Group string `json:"group"`
 	// Busiest is the busiest member, "namespace/pod".
 	Busiest string `json:"busiest"`
@@ -76,6 +102,13 @@ type LevelUtilisation struct {
 	Resources map[string]jsonnum.Float `json:"resources"`
 }
 
+// LevelImbalance is the imbalanced workloads over one level.
+type LevelImbalance struct {
+	Start  time.Time   `json:"start"`
+	End    time.Time   `json:"end"`
+	Groups []Imbalance `json:"groups"`
+}
+
 // Attribution is what Prometheus says about a k6 run: what saturated at
 // the ceiling, which groups were imbalanced, which levels are invalid.
 type Attribution struct {
@@ -85,6 +118,10 @@ type Attribution struct {
 	// Imbalance lists the imbalanced groups at the ceiling level, the
 	// largest share first.
 	Imbalance []Imbalance `json:"imbalance"`
+	// ImbalanceByLevel lists the imbalanced groups at every level.
+	ImbalanceByLevel []LevelImbalance `json:"imbalance_by_level,omitempty"`
+	// Pods is CPU and throttling per pod at every level.
+	Pods []PodLevel `json:"pods,omitempty"`
 	// InvalidHolds are the levels with a restart inside them.
 	InvalidHolds []InvalidHold `json:"invalid_holds"`
 	// SaturatedRatio is the threshold used, a 0–1 ratio.
@@ -113,7 +150,7 @@ type Attribution struct {
 // no ceiling) it names the saturated resources and the imbalanced groups;
 // restarts inside the run mark levels invalid. An export whose time range
 // does not overlap the run is an error giving both ranges.
-func Attribute(e *Export, res *knee.Result, opt AttributeOptions) (*Attribution, error) {
+func Attribute(e *prom.Export, levels []Level, ceiling int, runStart, runEnd time.Time, opt AttributeOptions) (*Attribution, error) {
 	if opt.SaturatedRatio <= 0 {
 		opt.SaturatedRatio = 0.9
 	}
@@ -121,19 +158,9 @@ func Attribute(e *Export, res *knee.Result, opt AttributeOptions) (*Attribution,
 		opt.ImbalanceFactor = 1.5
 	}
 	es, ee := e.Span()
-	if ee.Before(res.Start) || es.After(res.End) {
+	if ee.Before(runStart) || es.After(runEnd) {
 		return nil, fmt.Errorf("the Prometheus export covers %s to %s but the k6 run is %s to %s: they do not overlap (same clock expected: UTC Unix time)",
-			es.Format(time.RFC3339), ee.Format(time.RFC3339), res.Start.Format(time.RFC3339), res.End.Format(time.RFC3339))
-	}
-	levels := res.Holds
-	switch res.Levels {
-	case "ramp":
-		levels = res.RampSteps
-	case "none":
-		levels = res.Windows
-	}
-	if len(levels) == 0 {
-		levels = res.Windows
+			es.Format(time.RFC3339), ee.Format(time.RFC3339), runStart.Format(time.RFC3339), runEnd.Format(time.RFC3339))
 	}
 	a := &Attribution{Saturated: []Saturation{}, Imbalance: []Imbalance{}, InvalidHolds: []InvalidHold{},
 		BusiestUtilisation: jsonnum.Float(math.NaN()), SaturatedRatio: opt.SaturatedRatio}
@@ -145,19 +172,11 @@ func Attribute(e *Export, res *knee.Result, opt AttributeOptions) (*Attribution,
 		return a, nil
 	}
 	step := int64(e.Manifest.StepS * 1e9)
-	byRole := map[Role][]Series{}
-	for i, q := range e.Manifest.Queries {
-		ss := e.Data[i].Series
-		if q.Counter && q.Role != RoleRestarts {
-			rates := make([]Series, len(ss))
-			for j, s := range ss {
-				rates[j] = Series{Labels: s.Labels, Points: Rate(s.Points)}
-			}
-			ss = rates
-		}
-		byRole[q.Role] = append(byRole[q.Role], ss...)
+	byRole := ByRole(e)
+	ci := ceiling
+	if ci < 0 || ci >= len(levels) {
+		ci = highestCompleted(levels)
 	}
-	ci := ceilingLevel(levels, res.Ceiling)
 	a.CeilingLevelStart = levels[ci].Start
 	for _, l := range levels {
 		m := utilisations(byRole, l, step, opt, &a.PromWarnings)
@@ -180,53 +199,60 @@ func Attribute(e *Export, res *knee.Result, opt AttributeOptions) (*Attribution,
 		}
 		return a.Saturated[i].Resource < a.Saturated[j].Resource
 	})
-	a.Imbalance = imbalance(byRole[RolePodCPUCores], levels[ci], step, opt.ImbalanceFactor)
-	a.InvalidHolds = invalidHolds(byRole[RoleRestarts], byRole[RoleOOMKilled], levels, res.Start, res.End)
+	owners := Workloads(append(append([]Series(nil), byRole[prom.RolePodCPUCores]...), byRole[prom.RoleCPUThrottleRatio]...))
+	for _, l := range levels {
+		a.ImbalanceByLevel = append(a.ImbalanceByLevel, LevelImbalance{Start: l.Start, End: l.End,
+			Groups: imbalance(byRole[prom.RolePodCPUCores], owners, l, step, opt.ImbalanceFactor)})
+	}
+	a.Imbalance = a.ImbalanceByLevel[ci].Groups
+	a.Pods = podTable(byRole, owners, levels, step)
+	a.InvalidHolds = invalidHolds(byRole[prom.RoleRestarts], byRole[prom.RoleOOMKilled], levels, runStart, runEnd)
 	return a, nil
 }
 
-// ceilingLevel is the index of the level whose offered load is closest to
-// the ceiling's; without a ceiling, the level of highest completed load.
-func ceilingLevel(levels []knee.Level, c *knee.Ceiling) int {
+// ByRole collects the export's series by role; a raw counter's points
+// become per-second rates (prom.Rate) except for restart counters, which
+// are read raw.
+func ByRole(e *prom.Export) map[Role][]Series {
+	byRole := map[Role][]Series{}
+	for i, q := range e.Manifest.Queries {
+		ss := e.Data[i].Series
+		if q.Counter && q.Role != prom.RoleRestarts {
+			rates := make([]Series, len(ss))
+			for j, s := range ss {
+				rates[j] = Series{Labels: s.Labels, Points: prom.Rate(s.Points)}
+			}
+			ss = rates
+		}
+		byRole[q.Role] = append(byRole[q.Role], ss...)
+	}
+	return byRole
+}
+
+// highestCompleted is the index of the level of highest completed load.
+func highestCompleted(levels []Level) int {
 	best := 0
 	for i, l := range levels {
-		if c != nil && c.Offered.Valid() {
-			if math.Abs(float64(l.Offered-c.Offered)) < math.Abs(float64(levels[best].Offered-c.Offered)) {
-				best = i
-			}
-		} else if float64(l.CompletedRPS) > float64(levels[best].CompletedRPS) {
+		if l.CompletedRPS > levels[best].CompletedRPS {
 			best = i
 		}
 	}
 	return best
 }
 
-// Mean is the time-weighted mean of the series over [startNS, endNS): each
-// point at t stands for (t − step, t], step being the distance to the
-// previous point (defStepNS for the first), as a Prometheus range query's
-// samples do. NaN and ±Inf points are skipped; the result is NaN when no
-// finite point overlaps the span. Times in ns since the epoch.
-func (s Series) Mean(startNS, endNS, defStepNS int64) float64 {
-	var sum, w float64
-	for i, p := range s.Points {
-		st := defStepNS
-		if i > 0 {
-			st = p.TimeNS - s.Points[i-1].TimeNS
-		}
-		if st <= 0 {
-			st = int64(time.Second)
-		}
-		lo, hi := max(p.TimeNS-st, startNS), min(p.TimeNS, endNS)
-		if hi <= lo || math.IsNaN(p.Value) || math.IsInf(p.Value, 0) {
-			continue
-		}
-		sum += p.Value * float64(hi-lo)
-		w += float64(hi - lo)
+// CeilingLevel is the index of the level whose offered load is closest to
+// offered (a ceiling's offered load); −1 when offered is NaN.
+func CeilingLevel(levels []Level, offered float64) int {
+	if math.IsNaN(offered) || len(levels) == 0 {
+		return -1
 	}
-	if w == 0 {
-		return math.NaN()
+	best := 0
+	for i, l := range levels {
+		if math.Abs(l.Offered-offered) < math.Abs(levels[best].Offered-offered) {
+			best = i
+		}
 	}
-	return sum / w
+	return best
 }
 
 // subject names what a series measures: "namespace/pod", the container
@@ -255,15 +281,15 @@ func subject(ls map[string]string) string {
 		}
 	}
 	if n := ls["__name__"]; n != "" {
-		return n + LabelsKey(rest)
+		return n + prom.LabelsKey(rest)
 	}
-	return LabelsKey(rest)
+	return prom.LabelsKey(rest)
 }
 
 func podKey(ls map[string]string) string { return ls["namespace"] + "/" + ls["pod"] }
 
 // utilisations computes every resource's utilisation over level l.
-func utilisations(by map[Role][]Series, l knee.Level, step int64, opt AttributeOptions, warns *[]string) map[string]jsonnum.Float {
+func utilisations(by map[Role][]Series, l Level, step int64, opt AttributeOptions, warns *[]string) map[string]jsonnum.Float {
 	s0, s1 := l.Start.UnixNano(), l.End.UnixNano()
 	out := map[string]jsonnum.Float{}
 	put := func(name string, v float64) {
@@ -278,29 +304,29 @@ func utilisations(by map[Role][]Series, l knee.Level, step int64, opt AttributeO
 		}
 		return m
 	}
-	cpuLim := limits(RolePodCPULimitCores)
-	for _, s := range by[RolePodCPUCores] {
+	cpuLim := limits(prom.RolePodCPULimitCores)
+	for _, s := range by[prom.RolePodCPUCores] {
 		if lim := cpuLim[podKey(s.Labels)]; lim > 0 {
 			put(subject(s.Labels)+" CPU (of limit)", s.Mean(s0, s1, step)/lim)
 		}
 	}
-	memLim := limits(RolePodMemoryLimitBytes)
-	for _, s := range by[RolePodMemoryBytes] {
+	memLim := limits(prom.RolePodMemoryLimitBytes)
+	for _, s := range by[prom.RolePodMemoryBytes] {
 		if lim := memLim[podKey(s.Labels)]; lim > 0 {
 			put(subject(s.Labels)+" memory (of limit)", s.Mean(s0, s1, step)/lim)
 		}
 	}
-	for _, s := range by[RoleCPUThrottleRatio] {
+	for _, s := range by[prom.RoleCPUThrottleRatio] {
 		put(subject(s.Labels)+" CPU throttled", s.Mean(s0, s1, step))
 	}
-	for _, s := range by[RoleNodeCPURatio] {
+	for _, s := range by[prom.RoleNodeCPURatio] {
 		put(subject(s.Labels)+" node CPU", s.Mean(s0, s1, step))
 	}
-	for _, s := range by[RoleUtilisationRatio] {
+	for _, s := range by[prom.RoleUtilisationRatio] {
 		put(subject(s.Labels), s.Mean(s0, s1, step))
 	}
 	if opt.LinkMbps > 0 {
-		for r, what := range map[Role]string{RolePodNetworkTransmitMbps: " network transmit (of link)", RolePodNetworkReceiveMbps: " network receive (of link)", RoleNodeNetworkTransmitMbps: " node network transmit (of link)"} {
+		for r, what := range map[Role]string{prom.RolePodNetworkTransmitMbps: " network transmit (of link)", prom.RolePodNetworkReceiveMbps: " network receive (of link)", prom.RoleNodeNetworkTransmitMbps: " node network transmit (of link)"} {
 			for _, s := range by[r] {
 				put(subject(s.Labels)+what, s.Mean(s0, s1, step)/opt.LinkMbps)
 			}
@@ -309,28 +335,9 @@ func utilisations(by map[Role][]Series, l knee.Level, step int64, opt AttributeO
 	return out
 }
 
-var (
-	// Generated names use Kubernetes' SafeEncodeString alphabet (no vowels,
-	// no 0, 1, 3), so "node-exporter" is not taken for a hash.
-	rsSuffix  = regexp.MustCompile(`-[bcdfghjklmnpqrstvwxz2456789]{6,10}-[bcdfghjklmnpqrstvwxz2456789]{5}$`) // Deployment: <name>-<rs hash>-<pod hash>
-	dsSuffix  = regexp.MustCompile(`-[bcdfghjklmnpqrstvwxz2456789]{5}$`)                                     // DaemonSet, Job: <name>-<hash>
-	ordSuffix = regexp.MustCompile(`-[0-9]+$`)                                                               // StatefulSet: <name>-<ordinal>
-)
-
-// workload strips the generated suffix of a pod name: "api-7d9f8c6b5-x2kq9"
-// → "api", "game-1" → "game".
-func workload(pod string) string {
-	for _, re := range []*regexp.Regexp{rsSuffix, ordSuffix, dsSuffix} {
-		if loc := re.FindStringIndex(pod); loc != nil && loc[0] > 0 {
-			return pod[:loc[0]]
-		}
-	}
-	return pod
-}
-
-// imbalance groups pod CPU by workload at level l and flags the groups
-// whose busiest pod carries more than factor × an even share.
-func imbalance(cpu []Series, l knee.Level, step int64, factor float64) []Imbalance {
+// imbalance groups pod CPU by workload (owners) at level l and flags the
+// groups whose busiest pod carries more than factor × an even share.
+func imbalance(cpu []Series, owners map[string]string, l Level, step int64, factor float64) []Imbalance {
 	s0, s1 := l.Start.UnixNano(), l.End.UnixNano()
 	groups := map[string]map[string]float64{}
 	for _, s := range cpu {
@@ -342,7 +349,7 @@ func imbalance(cpu []Series, l knee.Level, step int64, factor float64) []Imbalan
 		if math.IsNaN(v) {
 			continue
 		}
-		g := s.Labels["namespace"] + "/" + workload(pod)
+		g := owners[podKey(s.Labels)]
 		if groups[g] == nil {
 			groups[g] = map[string]float64{}
 		}
@@ -386,7 +393,7 @@ func imbalance(cpu []Series, l knee.Level, step int64, factor float64) []Imbalan
 // two points) inside [runStart, runEnd] and marks the level containing the
 // step of each (every level the step overlaps, or the next level when
 // the restart fell between levels).
-func invalidHolds(restarts, oom []Series, levels []knee.Level, runStart, runEnd time.Time) []InvalidHold {
+func invalidHolds(restarts, oom []Series, levels []Level, runStart, runEnd time.Time) []InvalidHold {
 	oomAt := func(ls map[string]string, t int64) bool {
 		for _, s := range oom {
 			if s.Labels["namespace"] != ls["namespace"] || s.Labels["pod"] != ls["pod"] || s.Labels["container"] != ls["container"] {

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/ldanalyze/ldanalyze/internal/present"
+	"github.com/ldanalyze/ldanalyze/internal/render"
+	"github.com/ldanalyze/ldanalyze/pkg/prom"
+	"github.com/urfave/cli/v2"
+)
+
+// promK6Command reads a k6 run streamed with -o experimental-prometheus-rw,
+// live or from saved query_range JSON, and prints it step by step.
+func promK6Command(e *env) *cli.Command {
+	flags := promClientFlags()
+	flags[0] = &cli.StringFlag{Name: "url", Usage: "Prometheus base `URL` to read the run from live (else the FILE arguments: saved API JSON)"}
+	return &cli.Command{
+		Name:      "k6",
+		Usage:     "read a k6 run streamed with -o experimental-prometheus-rw (live with --url, or saved API JSON files) and print it step by step",
+		ArgsUsage: "[FILE...]",
+		Flags: append(append(flags,
+			&cli.StringFlag{Name: "match", Usage: "label `SELECTOR` narrowing every query, e.g. '{testid=\"run-42\"}'"},
+			&cli.StringFlag{Name: "start", Usage: "run start, RFC 3339 or Unix seconds (default: found from k6_iterations_total)"},
+			&cli.StringFlag{Name: "end", Usage: "run end, RFC 3339 or Unix seconds (default: found from k6_iterations_total)"},
+			&cli.DurationFlag{Name: "step", Usage: "resolution (default: k6's push interval found in the data)"},
+		), outputFlags()...),
+		Action: func(c *cli.Context) error {
+			copt, secrets, err := promClientOptions(c, "prom k6")
+			if err != nil && c.String("url") != "" {
+				return scrubbed(err, secrets)
+			}
+			return scrubbed(e.promK6(c, copt), secrets)
+		},
+	}
+}
+
+func (e *env) promK6(c *cli.Context, copt prom.ClientOptions) error {
+	opt := prom.K6Options{Step: c.Duration("step")}
+	var err error
+	if opt.Selector, err = prom.ParseSelector(c.String("match")); err != nil {
+		return usageError{fmt.Errorf("prom k6: --match: %w", err)}
+	}
+	for _, f := range []struct {
+		name string
+		dst  *time.Time
+	}{{"start", &opt.Start}, {"end", &opt.End}} {
+		if c.IsSet(f.name) {
+			if *f.dst, err = parseTime(f.name, c.String(f.name)); err != nil {
+				return err
+			}
+		}
+	}
+	var src prom.Source
+	switch {
+	case copt.URL != "" && c.NArg() > 0:
+		return usageError{fmt.Errorf("prom k6: give --url or files, not both")}
+	case copt.URL != "":
+		if src, err = prom.NewClient(copt); err != nil {
+			return usageError{err}
+		}
+	case c.NArg() > 0:
+		var rs []prom.Response
+		for _, p := range c.Args().Slice() {
+			f, err := os.Open(p)
+			if err != nil {
+				return usageError{err}
+			}
+			r, err := prom.ReadResponsesAuto(f, p)
+			f.Close()
+			if err != nil {
+				return err
+			}
+			rs = append(rs, r...)
+		}
+		src = prom.FilesFromResponses(rs)
+	default:
+		return usageError{fmt.Errorf("prom k6: give --url URL or saved API JSON files")}
+	}
+	ctx, cancel := context.WithTimeout(c.Context, c.Duration("deadline"))
+	defer cancel()
+	run, err := prom.ReadK6Run(ctx, src, opt)
+	if err != nil {
+		return err
+	}
+	for _, w := range run.Warnings {
+		fmt.Fprintf(e.stderr, "ldanalyze: warning: %s\n", w)
+	}
+	w, format, closeOut, err := e.output(c)
+	if err != nil {
+		return err
+	}
+	if format == render.JSON {
+		err = render.WriteJSON(w, run)
+	} else {
+		fmt.Fprintf(w, "%s to %s at %s steps; model %s (%s); latency: %s\n", run.Start.Format(time.RFC3339), run.End.Format(time.RFC3339), run.Step, run.Model, run.ModelEvidence, orNone(run.LatencySource))
+		g := &render.Grid{Header: []string{"end", "offered", "completed_rps", "requests", "errors", "dropped", "vus", "p50_ms", "p95_ms", "p99_ms", "mean_ms"}}
+		for i, s := range run.Steps {
+			g.Rows = append(g.Rows, []string{s.End.Format("15:04:05"), present.Num(run.Offered(i)), present.Num(run.CompletedRPS(i)),
+				strconv.FormatFloat(s.Requests, 'f', 0, 64), strconv.FormatFloat(s.Requests-s.OK, 'f', 0, 64), strconv.FormatFloat(s.DroppedIterations, 'f', 0, 64),
+				present.Num(s.VUs), present.Num(s.P50MS), present.Num(s.P95MS), present.Num(s.P99MS), present.Num(s.MeanMS)})
+		}
+		err = g.Write(w, format)
+	}
+	if cerr := closeOut(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

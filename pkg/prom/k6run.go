@@ -1,0 +1,520 @@
+package prom
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ldanalyze/ldanalyze/pkg/jsonnum"
+)
+
+// K6Step is what Prometheus says about one step of a k6 run streamed with
+// `-o experimental-prometheus-rw`: the observations made in the step
+// (Start, End]. Counts are per step (not per second); divide by
+// End − Start for rates.
+type K6Step struct {
+	Start, End time.Time
+	// Iterations completed and DroppedIterations (arrival-rate executors
+	// only) in the step, from k6_iterations_total and
+	// k6_dropped_iterations_total.
+	Iterations, DroppedIterations float64
+	// VUs and VUsMax are the gauges k6_vus and k6_vus_max at End (summed
+	// over k6 instances); NaN when absent.
+	VUs, VUsMax float64
+	// Requests are all HTTP responses in the step (k6_http_reqs_total);
+	// OK those with expected_response="true"; ByStatus and ByErrorCode
+	// split Requests by the status and error_code labels.
+	Requests, OK float64
+	ByStatus     map[string]float64
+	ByErrorCode  map[string]float64
+	// Groups are Requests split by expected_response, status and
+	// error_code together.
+	Groups []RequestGroup
+	// BytesSent and BytesReceived are k6_data_sent_total and
+	// k6_data_received_total in the step, bytes.
+	BytesSent, BytesReceived float64
+	// Latency is the native histogram of the successful responses'
+	// http_req_duration observed in the step (seconds; a delta of the
+	// cumulative histograms), nil without native histograms.
+	Latency *HistogramPoint
+	// P50MS, P95MS and P99MS are the successful responses' latency
+	// percentiles in the step, milliseconds: from histogram_quantile
+	// pushed down to the server when it could be, else from Latency; NaN
+	// without native histograms (trend stats cannot give them).
+	P50MS, P95MS, P99MS float64
+	// MeanMS is the successful responses' mean latency in the step,
+	// milliseconds: Latency's sum ÷ count, or, from trend stats,
+	// Δ(avg·count) ÷ Δcount over the step (see TrendStats); NaN when
+	// neither exists or no response completed.
+	MeanMS float64
+}
+
+// RequestGroup is the responses of one step with one expected_response,
+// status and error_code.
+type RequestGroup struct {
+	ExpectedResponse, Status, ErrorCode string
+	Count                               float64
+}
+
+// K6Run is a k6 run read from Prometheus at one step.
+type K6Run struct {
+	// Start and End are the run's window: from the first to the last
+	// sample of k6_vus or k6_iterations_total, or as given.
+	Start, End time.Time
+	// Step is the resolution; Steps[i] covers (Start + i·Step, Start +
+	// (i+1)·Step].
+	Step  time.Duration
+	Steps []K6Step
+	// Model is "open" (arrival-rate executors) or "closed", and
+	// ModelEvidence says why, by the rule pkg/knee applies to k6 files.
+	Model, ModelEvidence string
+	// LatencySource is "native-histograms", "trend-stats" or "" (no
+	// latency series).
+	LatencySource string
+	// PushedDown says the percentiles came from histogram_quantile on the
+	// server, not from the bucket deltas here.
+	PushedDown bool
+	// TrendStats are the trend-stat gauges found, with their caveat.
+	TrendStats *TrendStats
+	// Queries are the PromQL expressions sent (empty for files).
+	Queries []string
+	// Warnings are caveats: gaps, series missing, trend stats.
+	Warnings []string
+}
+
+// Offered is the offered load of step i, iterations per second for the
+// open model (iterations completed + dropped + growth of in-flight VUs,
+// pkg/knee's rule) or VUs for the closed model.
+func (r *K6Run) Offered(i int) float64 {
+	s := r.Steps[i]
+	if r.Model != "open" {
+		return s.VUs
+	}
+	growth := 0.0
+	if i > 0 && !math.IsNaN(s.VUs) && !math.IsNaN(r.Steps[i-1].VUs) {
+		growth = s.VUs - r.Steps[i-1].VUs
+	}
+	return math.Max(0, s.Iterations+s.DroppedIterations+growth) / s.End.Sub(s.Start).Seconds()
+}
+
+// CompletedRPS is the goodput of step i, successful responses per second.
+func (r *K6Run) CompletedRPS(i int) float64 {
+	s := r.Steps[i]
+	return s.OK / s.End.Sub(s.Start).Seconds()
+}
+
+// K6Options configure ReadK6Run. The zero value finds the run's window
+// from the data and uses k6's push interval as the step.
+type K6Options struct {
+	// Selector narrows every query (e.g. {testid="run-42"}).
+	Selector Selector
+	// Start and End bound the run; zero values are found from k6_vus and
+	// k6_iterations_total.
+	Start, End time.Time
+	// Step is the resolution (default: the push interval found in the
+	// data, else 5 s, k6's default K6_PROMETHEUS_RW_PUSH_INTERVAL).
+	Step time.Duration
+	// NoPushDown computes percentiles here from the bucket deltas even
+	// when the source could run histogram_quantile.
+	NoPushDown bool
+}
+
+// Source is where ReadK6Run gets its series: a live server (Client) or
+// saved API JSON (Files). Every method evaluates at the times of r.
+type Source interface {
+	// Names lists the metric names with series matching sel.
+	Names(ctx context.Context, sel Selector) ([]string, error)
+	// Span is the first and last sample time of the named metrics'
+	// series matching sel, and the typical interval between samples
+	// (0 when unknown).
+	Span(ctx context.Context, names []string, sel Selector, r Range) (first, last time.Time, interval time.Duration, err error)
+	// Sum is sum by (by) (name{sel}) at each evaluation time, one series
+	// per group (labels = the by labels).
+	Sum(ctx context.Context, name string, sel Selector, by []string, r Range) ([]Series, error)
+	// SumProduct is sum(a{sel} * b{sel}) at each evaluation time, the
+	// series of a and b matched on their labels but the name.
+	SumProduct(ctx context.Context, a, b string, sel Selector, r Range) ([]Point, error)
+	// SumHistogram is sum(name{sel}) of native histograms at each
+	// evaluation time.
+	SumHistogram(ctx context.Context, name string, sel Selector, r Range) ([]HistogramPoint, error)
+	// Quantile is histogram_quantile(q, sum(rate(name{sel}[window]))) at
+	// each evaluation time; ErrNotPushedDown when the source cannot.
+	Quantile(ctx context.Context, q float64, name string, sel Selector, window time.Duration, r Range) ([]Point, error)
+}
+
+// ErrNotPushedDown says a Source cannot evaluate an expression itself.
+var ErrNotPushedDown = errors.New("not supported by this source")
+
+// Range is a set of evaluation times Start + k·Step up to End.
+type Range struct {
+	Start, End time.Time
+	Step       time.Duration
+}
+
+// Times lists the evaluation times.
+func (r Range) Times() []time.Time {
+	var out []time.Time
+	for t := r.Start; !t.After(r.End); t = t.Add(r.Step) {
+		out = append(out, t)
+	}
+	return out
+}
+
+// ReadK6Run reads a k6 run from src at one step. The work is pushed to the
+// source where it can aggregate: sums across series per step (so many k6
+// instances or one make the same few series), and histogram_quantile over
+// native histograms. Counters are summed raw at each step and differenced
+// here, not rate()d: a k6 series is born when its first sample is pushed
+// (a status that first appears at t = 80 s starts at its count of the
+// first push interval), and rate()/increase() would drop that first value
+// and extrapolate at the series' edges (promql/functions.go,
+// extrapolatedRate), while the difference of sums counts it. k6 counters
+// never reset within a run; a decrease of a sum (series going stale at
+// the end) counts as 0.
+//
+// Evaluation times sit half a push interval after the pushes, so that
+// each step sees exactly the pushes up to it, whatever their jitter; step
+// i then covers the observations between two pushes Step apart, and the
+// pushed-down histogram_quantile uses a range of Step + one push interval
+// to take in the push at the step's start.
+func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
+	run := &K6Run{}
+	names, err := src.Names(ctx, opt.Selector)
+	if err != nil {
+		return nil, err
+	}
+	has := map[string]bool{}
+	for _, n := range names {
+		has[n] = true
+	}
+	if !has["k6_vus"] && !has["k6_iterations_total"] {
+		return nil, fmt.Errorf("no k6_vus or k6_iterations_total series%s: not a k6 run streamed with -o experimental-prometheus-rw", selNote(opt.Selector))
+	}
+	search := Range{Start: opt.Start, End: opt.End}
+	// k6 stamps each pushed series with the time of its latest sample in
+	// the push (remotewrite.go, seriesWithMeasure.Latest): a dense series
+	// such as k6_iterations_total is stamped within milliseconds of the
+	// push itself, k6_vus (sampled once a second) up to a second before.
+	// The pushes set the steps' phase, so the dense series is asked first.
+	spanNames := []string{"k6_iterations_total"}
+	if !has["k6_iterations_total"] {
+		spanNames = []string{"k6_vus"}
+	}
+	first, last, interval, err := src.Span(ctx, spanNames, opt.Selector, search)
+	if err != nil {
+		return nil, err
+	}
+	if interval <= 0 {
+		interval = 5 * time.Second
+	}
+	step := opt.Step
+	if step <= 0 {
+		step = interval
+	}
+	if step < interval {
+		run.Warnings = append(run.Warnings, fmt.Sprintf("step %s is shorter than the push interval %s: some steps have no new push", step, interval))
+	}
+	start, end := first, last
+	if !opt.Start.IsZero() {
+		start = opt.Start
+	}
+	if !opt.End.IsZero() {
+		end = opt.End
+	}
+	if !end.After(start) {
+		return nil, fmt.Errorf("the run's window %s to %s is empty", start.Format(time.RFC3339), end.Format(time.RFC3339))
+	}
+	// The first evaluation time is half an interval after the first push;
+	// the step before it starts one step earlier (sums there are 0).
+	half := interval / 2
+	eval := Range{Start: first.Add(half - step), Step: step}
+	if !opt.Start.IsZero() {
+		eval.Start = start.Add(half)
+	}
+	n := int(end.Sub(eval.Start)/step) + 1
+	if eval.Start.Add(time.Duration(n-1) * step).Before(end) {
+		n++
+	}
+	eval.End = eval.Start.Add(time.Duration(n-1) * step)
+	run.Start, run.End, run.Step = eval.Start.Add(-half), eval.End.Add(-half), step
+	times := eval.Times()
+	if len(times) < 2 {
+		return nil, fmt.Errorf("the run's window %s to %s holds less than one step of %s", start.Format(time.RFC3339), end.Format(time.RFC3339), step)
+	}
+	run.Steps = make([]K6Step, len(times)-1)
+	for i := range run.Steps {
+		run.Steps[i] = K6Step{Start: times[i].Add(-half), End: times[i+1].Add(-half), VUs: math.NaN(), VUsMax: math.NaN(),
+			P50MS: math.NaN(), P95MS: math.NaN(), P99MS: math.NaN(), MeanMS: math.NaN(),
+			ByStatus: map[string]float64{}, ByErrorCode: map[string]float64{}}
+	}
+	sel := opt.Selector
+	counter := func(name string, by []string, put func(k6 *K6Step, groups map[string]string, v float64)) error {
+		if !has[name] {
+			return nil
+		}
+		ss, err := src.Sum(ctx, name, sel, by, eval)
+		if err != nil {
+			return err
+		}
+		for _, s := range ss {
+			vals := valuesAt(s.Points, times, 0)
+			for i := range run.Steps {
+				d := vals[i+1] - vals[i]
+				if d > 0 {
+					put(&run.Steps[i], s.Labels, d)
+				}
+			}
+		}
+		return nil
+	}
+	if err := counter("k6_iterations_total", nil, func(k *K6Step, _ map[string]string, v float64) { k.Iterations += v }); err != nil {
+		return nil, err
+	}
+	if err := counter("k6_dropped_iterations_total", nil, func(k *K6Step, _ map[string]string, v float64) { k.DroppedIterations += v }); err != nil {
+		return nil, err
+	}
+	if err := counter("k6_http_reqs_total", []string{"expected_response", "status", "error_code"}, func(k *K6Step, g map[string]string, v float64) {
+		k.Requests += v
+		if g["expected_response"] == "true" {
+			k.OK += v
+		}
+		k.ByStatus[g["status"]] += v
+		if c := g["error_code"]; c != "" {
+			k.ByErrorCode[c] += v
+		}
+		k.Groups = append(k.Groups, RequestGroup{ExpectedResponse: g["expected_response"], Status: g["status"], ErrorCode: g["error_code"], Count: v})
+	}); err != nil {
+		return nil, err
+	}
+	if err := counter("k6_data_sent_total", nil, func(k *K6Step, _ map[string]string, v float64) { k.BytesSent += v }); err != nil {
+		return nil, err
+	}
+	if err := counter("k6_data_received_total", nil, func(k *K6Step, _ map[string]string, v float64) { k.BytesReceived += v }); err != nil {
+		return nil, err
+	}
+	gauge := func(name string, put func(k *K6Step, v float64)) error {
+		if !has[name] {
+			return nil
+		}
+		ss, err := src.Sum(ctx, name, sel, nil, eval)
+		if err != nil {
+			return err
+		}
+		for _, s := range ss {
+			vals := valuesAt(s.Points, times, math.NaN())
+			for i := range run.Steps {
+				put(&run.Steps[i], vals[i+1])
+			}
+		}
+		return nil
+	}
+	if err := gauge("k6_vus", func(k *K6Step, v float64) { k.VUs = v }); err != nil {
+		return nil, err
+	}
+	if err := gauge("k6_vus_max", func(k *K6Step, v float64) { k.VUsMax = v }); err != nil {
+		return nil, err
+	}
+	if err := run.latency(ctx, src, sel, has, eval, times, interval, opt); err != nil {
+		return nil, err
+	}
+	run.detectModel(has)
+	if !has["k6_http_reqs_total"] {
+		run.Warnings = append(run.Warnings, "no k6_http_reqs_total series: no HTTP requests in the run, completed load is not known")
+	}
+	return run, nil
+}
+
+func selNote(s Selector) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return " matching " + s.PromQL("")
+}
+
+// latency fills the per-step latency from native histograms or trend
+// stats.
+func (run *K6Run) latency(ctx context.Context, src Source, sel Selector, has map[string]bool, eval Range, times []time.Time, interval time.Duration, opt K6Options) error {
+	const nh = "k6_http_req_duration_seconds"
+	okSel := sel.With(map[string]string{"expected_response": "true"})
+	if has[nh] {
+		run.LatencySource = "native-histograms"
+		hs, err := src.SumHistogram(ctx, nh, okSel, eval)
+		if err != nil {
+			return err
+		}
+		cum := histogramsAt(hs, times)
+		for i := range run.Steps {
+			d := HistogramDelta(cum[i], cum[i+1])
+			d.TimeNS = run.Steps[i].End.UnixNano()
+			if d.Count > 0 {
+				k := &run.Steps[i]
+				k.Latency = &d
+				k.MeanMS = 1000 * HistogramMean(d)
+				k.P50MS, k.P95MS, k.P99MS = 1000*HistogramQuantile(0.5, d), 1000*HistogramQuantile(0.95, d), 1000*HistogramQuantile(0.99, d)
+			}
+		}
+		if opt.NoPushDown {
+			return nil
+		}
+		for _, q := range []struct {
+			q   float64
+			dst func(k *K6Step) *float64
+		}{{0.5, func(k *K6Step) *float64 { return &k.P50MS }}, {0.95, func(k *K6Step) *float64 { return &k.P95MS }}, {0.99, func(k *K6Step) *float64 { return &k.P99MS }}} {
+			ps, err := src.Quantile(ctx, q.q, nh, okSel, run.Step+interval, eval)
+			if errors.Is(err, ErrNotPushedDown) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			vals := valuesAt(ps, times, math.NaN())
+			for i := range run.Steps {
+				*q.dst(&run.Steps[i]) = 1000 * vals[i+1]
+			}
+		}
+		run.PushedDown = true
+		return nil
+	}
+	ts := DetectTrendStats(hasList(has))
+	if ts == nil {
+		return nil
+	}
+	run.TrendStats = ts
+	run.Warnings = append(run.Warnings, ts.Caveats()...)
+	tr, ok := ts.Trends["http_req_duration"]
+	if !ok || !tr.Stats["avg"] || !tr.Stats["count"] {
+		return nil
+	}
+	run.LatencySource = "trend-stats"
+	prod, err := src.SumProduct(ctx, "k6_http_req_duration_avg", "k6_http_req_duration_count", okSel, eval)
+	if err != nil {
+		return err
+	}
+	cnt, err := src.Sum(ctx, "k6_http_req_duration_count", okSel, nil, eval)
+	if err != nil {
+		return err
+	}
+	if len(cnt) == 0 {
+		return nil
+	}
+	pv, cv := valuesAt(prod, times, 0), valuesAt(cnt[0].Points, times, 0)
+	for i := range run.Steps {
+		// avg is in seconds and count ÷ 1000 (k6's adaptUnit): the mean
+		// Δ(avg·count) ÷ Δcount is in seconds, the factors of 1000 on the
+		// count cancel.
+		if dc := cv[i+1] - cv[i]; dc > 0 {
+			run.Steps[i].MeanMS = 1000 * (pv[i+1] - pv[i]) / dc
+		}
+	}
+	return nil
+}
+
+func hasList(has map[string]bool) []string {
+	out := make([]string, 0, len(has))
+	for n := range has {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// detectModel applies pkg/knee's rule: dropped iterations only come from
+// arrival-rate executors; VU executors drive k6_vus up to k6_vus_max.
+func (run *K6Run) detectModel(has map[string]bool) {
+	var dropped, maxV, maxM float64
+	for _, s := range run.Steps {
+		dropped += s.DroppedIterations
+		if !math.IsNaN(s.VUs) {
+			maxV = math.Max(maxV, s.VUs)
+		}
+		if !math.IsNaN(s.VUsMax) {
+			maxM = math.Max(maxM, s.VUsMax)
+		}
+	}
+	switch {
+	case dropped > 0:
+		run.Model = "open"
+		run.ModelEvidence = fmt.Sprintf("%.0f dropped iterations (k6_dropped_iterations_total): only arrival-rate executors drop iterations", dropped)
+	case !has["k6_vus"]:
+		run.Model = "closed"
+		run.ModelEvidence = "no k6_vus series; assumed closed"
+		run.Warnings = append(run.Warnings, "no k6_vus series: the workload model could not be detected and is assumed closed")
+	case maxM > 0 && maxV >= 0.95*maxM:
+		run.Model = "closed"
+		run.ModelEvidence = fmt.Sprintf("k6_vus reached k6_vus_max (%.0f of %.0f), as VU executors do", maxV, maxM)
+	default:
+		run.Model = "open"
+		run.ModelEvidence = fmt.Sprintf("k6_vus (busy VUs) peaked at %.0f of %.0f allocated and no iteration was dropped: an arrival-rate executor with spare VUs", maxV, maxM)
+	}
+}
+
+// valuesAt is the value of ps at each time (the point at that time, ps
+// being evaluated at those times), def where there is none.
+func valuesAt(ps []Point, times []time.Time, def float64) []float64 {
+	out := make([]float64, len(times))
+	j := 0
+	for i, t := range times {
+		out[i] = def
+		ns := t.UnixNano()
+		for j < len(ps) && ps[j].TimeNS < ns-int64(time.Millisecond) {
+			j++
+		}
+		if j < len(ps) && absNS(ps[j].TimeNS-ns) <= int64(time.Millisecond) && !math.IsNaN(ps[j].Value) {
+			out[i] = ps[j].Value
+		}
+	}
+	return out
+}
+
+// histogramsAt is like valuesAt for histograms (an empty histogram where
+// there is none).
+func histogramsAt(hs []HistogramPoint, times []time.Time) []HistogramPoint {
+	out := make([]HistogramPoint, len(times))
+	j := 0
+	for i, t := range times {
+		ns := t.UnixNano()
+		out[i] = HistogramPoint{TimeNS: ns}
+		for j < len(hs) && hs[j].TimeNS < ns-int64(time.Millisecond) {
+			j++
+		}
+		if j < len(hs) && absNS(hs[j].TimeNS-ns) <= int64(time.Millisecond) {
+			out[i] = hs[j]
+		}
+	}
+	return out
+}
+
+func absNS(d int64) int64 {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
+
+// groupKey is the canonical key of the by labels of ls.
+func groupKey(ls map[string]string, by []string) (string, map[string]string) {
+	g := make(map[string]string, len(by))
+	var b strings.Builder
+	for _, k := range by {
+		g[k] = ls[k]
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(ls[k])
+		b.WriteByte(0)
+	}
+	return b.String(), g
+}
+
+// MarshalJSON writes the step with NaN gauges and percentiles as null.
+func (s K6Step) MarshalJSON() ([]byte, error) {
+	type plain K6Step
+	return json.Marshal(struct {
+		plain
+		VUs, VUsMax, P50MS, P95MS, P99MS, MeanMS jsonnum.Float
+	}{plain(s), jsonnum.Float(s.VUs), jsonnum.Float(s.VUsMax), jsonnum.Float(s.P50MS), jsonnum.Float(s.P95MS), jsonnum.Float(s.P99MS), jsonnum.Float(s.MeanMS)})
+}
