@@ -190,7 +190,6 @@ func (e *env) queueModel(multi bool) cli.ActionFunc {
 		if !(p > 0 && p < 1) && !(multi && p == 0 && c.String("target") != "") {
 			return usageError{fmt.Errorf("--quantile %g: want a value in (0, 1)", p)}
 		}
-		servers := 1
 		rep := present.QueueDoc{Model: "M/M/1", Warnings: []string{}}
 		var rates []float64
 		if multi {
@@ -213,43 +212,27 @@ func (e *env) queueModel(multi bool) cli.ActionFunc {
 		if len(rates) == 0 {
 			return usageError{errors.New("queue: give --rate (or --rates for mmc)")}
 		}
-		var qs []queueing.MMC
-		switch {
-		case multi && c.String("target") != "":
+		req := pipeline.QueueRequest{RatesPerSecond: rates, ServiceSeconds: svc, Servers: 1, Quantile: p}
+		if multi && c.String("target") != "" {
 			if c.IsSet("servers") || len(rates) != 1 {
 				return usageError{errors.New("queue mmc: --target solves for the servers: give one --rate and no --servers")}
 			}
-			tgt, err := queueQuantity("target", c.String("target"), scale.Seconds)
-			if err != nil {
+			if req.TargetSeconds, err = queueQuantity("target", c.String("target"), scale.Seconds); err != nil {
 				return err
 			}
-			q, err := queueing.ServersFor(rates[0], svc, tgt, p)
-			if err != nil {
-				return usageError{err}
-			}
 			tq := p
-			rep.Target, rep.TargetQuantile = &tgt, &tq
-			qs = []queueing.MMC{q}
-		default:
-			if multi {
-				if !c.IsSet("servers") {
-					return usageError{errors.New("queue mmc: give --servers, or --target to solve for them")}
-				}
-				servers = c.Int("servers")
+			rep.Target, rep.TargetQuantile = &req.TargetSeconds, &tq
+		} else if multi {
+			if !c.IsSet("servers") {
+				return usageError{errors.New("queue mmc: give --servers, or --target to solve for them")}
 			}
-			qs, err = queueing.Curve(rates, svc, servers)
-			if err != nil {
-				return usageError{err}
-			}
-			if len(qs) == 0 && len(rates) == 1 {
-				_, err := queueing.MMc(rates[0], svc, servers)
-				return usageError{err}
-			}
-			if len(qs) < len(rates) {
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d of the rates reach the capacity %s of %d server(s) and have no steady state; they are left out",
-					len(rates)-len(qs), scale.PerSecond.Format(float64(servers)/svc), servers))
-			}
+			req.Servers = c.Int("servers")
 		}
+		qs, warn, err := pipeline.Queues(req)
+		if err != nil {
+			return usageError{err}
+		}
+		rep.Warnings = append(rep.Warnings, warn...)
 		if p == 0 {
 			p = 0.95
 		}
