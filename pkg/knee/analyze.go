@@ -54,6 +54,11 @@ type Options struct {
 	ErrorLimit float64
 	// SLO, when set, asks for the highest load level meeting it.
 	SLO *SLO
+	// SharedGauges says the vus and vus_max gauges also count the VUs of
+	// other scenarios (k6 does not tag them by scenario): the analysis of
+	// one scenario of several. The model is then told by dropped
+	// iterations and the shape of the vus gauge, not by vus_max.
+	SharedGauges bool
 }
 
 func (o *Options) defaults() {
@@ -105,6 +110,11 @@ type Result struct {
 	Ceiling   *Ceiling   `json:"ceiling"`
 	SLO       *SLOResult `json:"slo"`
 	Overall   Overall    `json:"overall"`
+	// Scenario names the scenario whose analysis is the answer (model,
+	// levels, knee, ceiling) when the run has two or more, each analysed
+	// on its own in Scenarios (SetScenarios); empty otherwise.
+	Scenario  string     `json:"scenario,omitempty"`
+	Scenarios []Scenario `json:"scenarios,omitempty"`
 	// inspect are the fixed steps a run with fewer than three levels on
 	// its way up is looked at by the per-level checks (InspectedLevels).
 	inspect []Level
@@ -136,6 +146,10 @@ type Knee struct {
 // Ceiling is the highest sustained goodput while the system did not shed
 // much of its load.
 type Ceiling struct {
+	// CompletedRPS is the median goodput (completed units per second) of
+	// the plateau levels, each taken at its offered mix of requests: a
+	// level that sheds serves a mix tilted to cheap requests and is scaled
+	// by the utilisation law (ServedMixRPS keeps the served figure).
 	CompletedRPS F `json:"completed_rps"`
 	// Low and High bound CompletedRPS: a 95 % t interval of the mean of
 	// the per-second goodput pooled over the plateau levels.
@@ -150,13 +164,18 @@ type Ceiling struct {
 	// ceiling is then at least this.
 	Reached bool `json:"reached"`
 	// LimitedBy names what set the ceiling: "server" when it was reached,
-	// "generator" when the load generator ran out of VUs (iterations
-	// dropped with every VU busy and latency flat), null when neither
-	// (the run ended before a limit).
+	// "rate-limiter" when refusals (429) took the headroom while latency
+	// stayed flat, "generator" when the load generator ran out of VUs
+	// (iterations dropped with every VU busy and latency flat), null when
+	// none did (the run ended before a limit).
 	LimitedBy Limit `json:"limited_by"`
 	// PeakCompletedRPS is the highest goodput of any level, errors or not;
 	// when it exceeds the ceiling only while the system rejects a large
 	// share, the served mix shifted to cheap requests: it is not capacity.
+	// ServedMixRPS is the ceiling as served, before the correction to the
+	// offered mix (set only when that correction lowered it by more than
+	// 0.5 %: the levels past the knee shed the expensive requests).
+	ServedMixRPS     F      `json:"served_mix_rps,omitempty"`
 	PeakCompletedRPS F      `json:"peak_completed_rps"`
 	PeakErrorRate    F      `json:"peak_error_rate"`
 	Note             string `json:"note,omitempty"`
@@ -171,6 +190,10 @@ const (
 	LimitNone      Limit = ""
 	LimitServer    Limit = "server"
 	LimitGenerator Limit = "generator"
+	// LimitRateLimiter: refusals ("too many requests": HTTP 429, gRPC
+	// ResourceExhausted) took the headroom while latency stayed flat, so
+	// a rate limiter, not the servers' capacity, set the ceiling.
+	LimitRateLimiter Limit = "rate-limiter"
 )
 
 // MarshalJSON writes the limit, or null for LimitNone.
@@ -450,23 +473,48 @@ func (a *analysis) overall() Overall {
 }
 
 // detectModel tells open from closed. Arrival-rate executors are the only
-// ones that emit dropped_iterations while running; VU executors drive the
-// vus gauge up to vus_max (ramping-vus initialises every VU of its largest
-// stage at the start; constant-vus has vus = vus_max), while an
-// arrival-rate executor's vus counts busy VUs, which stay below the
-// allocated vus_max unless iterations are dropped.
+// ones that emit dropped_iterations while running, and the only ones whose
+// vus_max grows during the run (they allocate VUs up to maxVUs as their
+// schedule needs them; VU executors initialise every VU of their largest
+// stage before the start); VU executors drive the vus gauge up to vus_max
+// (constant-vus has vus = vus_max), while an arrival-rate executor's vus
+// counts busy VUs, which stay below the allocated vus_max unless it runs
+// out of them.
 func (a *analysis) detectModel() {
 	p := a.p
 	var dropped, maxV, maxM float64
+	firstM := math.NaN()
 	for i := range p.reqs {
 		dropped += p.dropped[i]
 		maxV = math.Max(maxV, p.vus[i])
 		maxM = math.Max(maxM, p.vusMax[i])
+		if math.IsNaN(firstM) && p.vusMax[i] > 0 {
+			firstM = p.vusMax[i]
+		}
 	}
 	switch {
 	case dropped > 0:
 		a.model = Open
 		a.res.ModelEvidence = fmt.Sprintf("%.0f dropped_iterations: only arrival-rate executors drop iterations", dropped)
+	case a.opt.SharedGauges && p.hasVUs:
+		// vus_max counts every scenario's VUs from the start; vus counts
+		// the running ones. A VU executor's vus follows its schedule,
+		// changing direction only between stages; an arrival-rate
+		// executor's vus counts busy VUs and turns with every second's
+		// noise.
+		changes, turns := vuTurns(p.vus)
+		if float64(turns) <= 2+0.2*float64(changes) {
+			a.model = Closed
+			a.res.ModelEvidence = fmt.Sprintf("vus changed direction %d times in %d changes, following a schedule as VU executors do (beside other scenarios, vus_max is theirs too)", turns, changes)
+		} else {
+			a.model = Open
+			a.res.ModelEvidence = fmt.Sprintf("vus changed direction %d times in %d changes, as the busy VUs of an arrival-rate executor do (beside other scenarios, vus_max is theirs too)", turns, changes)
+		}
+	case !math.IsNaN(firstM) && maxM > firstM+math.Max(1, 0.02*firstM):
+		// VU executors initialise all their VUs before the test starts;
+		// arrival-rate executors add VUs (up to maxVUs) as they need them.
+		a.model = Open
+		a.res.ModelEvidence = fmt.Sprintf("vus_max grew from %.0f to %.0f during the run: an arrival-rate executor allocating VUs as its schedule needed them", firstM, maxM)
 	case !p.hasVUs:
 		a.model = Closed
 		a.res.ModelEvidence = "no vus gauge in the input; assumed closed"
@@ -478,6 +526,25 @@ func (a *analysis) detectModel() {
 		a.model = Open
 		a.res.ModelEvidence = fmt.Sprintf("vus (busy VUs) peaked at %.0f of %.0f allocated and no iteration was dropped: an arrival-rate executor with spare VUs", maxV, maxM)
 	}
+}
+
+// vuTurns counts the seconds whose vus gauge differs from the one before
+// (changes) and those where its direction reverses (turns: up after down
+// or down after up).
+func vuTurns(vus []float64) (changes, turns int) {
+	dir := 0.0
+	for i := 1; i < len(vus); i++ {
+		d := vus[i] - vus[i-1]
+		if d == 0 {
+			continue
+		}
+		changes++
+		if dir != 0 && (d > 0) != (dir > 0) {
+			turns++
+		}
+		dir = d
+	}
+	return changes, turns
 }
 
 // offeredSeries is the per-second offered load used to find holds.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/ldanalyze/ldanalyze/pkg/timeline"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -34,17 +35,24 @@ const (
 )
 
 // lowLoad returns the levels the baseline is taken from: the lowest
-// quarter by offered load of those that carried requests, at least two and
-// at most four.
+// quarter by offered load of those that carried requests (at least two,
+// at most four), but none offered more than half the highest load (a run
+// of few levels, such as a spike, must not take its baseline from its
+// peak).
 func lowLoad(levels []Level) []Level {
 	c := make([]Level, 0, len(levels))
+	top := F(0)
 	for _, l := range levels {
 		if l.Offered.Valid() && l.Offered > 0 && l.nReqs > 0 {
 			c = append(c, l)
+			top = max(top, l.Offered)
 		}
 	}
 	slices.SortStableFunc(c, func(x, y Level) int { return cmpF(x.Offered, y.Offered) })
 	k := min(len(c), max(2, min(4, (len(c)+3)/4)))
+	for k > 1 && c[k-1].Offered > top/2 {
+		k--
+	}
 	return c[:k]
 }
 
@@ -103,7 +111,8 @@ func (a *analysis) baselineOf(levels []Level) baseline {
 // Overloaded when the errors grew by more than ErrorLimit, goodput fell
 // below 90 % of an earlier level's, or the queue grew; generator when
 // iterations were dropped with every VU busy (vus ≥ 95 % of vus_max) while
-// latency stayed flat and the responses followed what was started;
+// latency stayed flat and the responses followed what was started
+// (followsStarted);
 // saturated otherwise.
 func (a *analysis) judge(levels []Level, base baseline) {
 	if len(levels) == 0 {
@@ -155,7 +164,9 @@ func (a *analysis) judge(levels []Level, base baseline) {
 			dropsOK = false
 			why = append(why, fmt.Sprintf("%.2g dropped iterations/s", float64(l.DroppedPerS)))
 		}
+		l.latFlat = latOK && !math.IsNaN(base.p95)
 		growing := l.Kind == Hold && a.queueGrows(l, base)
+		l.growing = growing
 		if growing {
 			why = append(why, "latency rising through the hold (a growing queue)")
 		}
@@ -163,7 +174,7 @@ func (a *analysis) judge(levels []Level, base baseline) {
 		switch {
 		case follows && latOK && errOK && dropsOK && !growing:
 			l.Verdict, l.Reason = Headroom, "completed follows offered, latency flat"
-		case !dropsOK && follows && latOK && errOK && !growing && a.vusExhausted(l):
+		case !dropsOK && a.followsStarted(l) && latOK && errOK && !growing && a.vusExhausted(l):
 			l.Verdict = Generator
 			l.Reason = fmt.Sprintf("%.2g dropped iterations/s with every VU busy (%.0f of %.0f) while latency stayed flat: the load generator, not the system, set the limit", float64(l.DroppedPerS), float64(l.VUs), a.vusMaxAt(l))
 		case (!errOK && excess > a.opt.ErrorLimit) || fell || growing:
@@ -196,6 +207,32 @@ func significantlyHigher(f, n, bf, bn float64) bool {
 	}
 	se := math.Sqrt(p * (1 - p) * (1/n + 1/bn))
 	return (f/n-bf/bn)/se > zLimit
+}
+
+// refusedFlat reports whether a level lost its headroom to refusals
+// alone: at least 80 % of its failures say "too many requests" (HTTP 429,
+// gRPC ResourceExhausted) and its p95 stayed within LatencyFactor of the
+// low-load p95. A rate limiter refuses before the servers queue, so it,
+// not their capacity, set the ceiling.
+func (a *analysis) refusedFlat(l *Level) bool {
+	return l.latFlat && l.nFailed > 0 && l.nLimited >= 0.8*l.nFailed && !l.growing
+}
+
+// followsStarted reports whether a level's responses followed the
+// iterations it started (offered less dropped): with the generator out of
+// VUs, the system still answered all it was sent.
+func (a *analysis) followsStarted(l *Level) bool {
+	if a.model != Open || math.IsNaN(l.nOffered) {
+		return false
+	}
+	sent := l.nOffered
+	if a.hasHTTP {
+		sent -= l.nDropped * a.reqsPerIter
+	} else {
+		sent -= l.nDropped
+	}
+	short := sent - l.nReqs
+	return sent > 0 && !(short > (1-a.opt.Follow)*sent && short > zLimit*math.Sqrt(sent+1))
 }
 
 // vusExhausted reports whether the level's busy VUs reached its vus_max
@@ -371,6 +408,15 @@ func (a *analysis) knee(levels []Level) *Knee {
 		k := &Knee{Offered: top.Offered, CompletedRPS: top.CompletedRPS, P95MS: top.P95MS, Low: top.Offered, High: nan,
 			Method: "not reached: every level had headroom; the knee is above the highest load tested"}
 		if gen {
+			// The system was sent what the generator started, not what
+			// the schedule offered: the knee is above the most it got.
+			sent := 0.0
+			for _, l := range s {
+				if l.Offered.Valid() && l.DroppedPerS.Valid() {
+					sent = math.Max(sent, float64(l.Offered)-float64(l.DroppedPerS))
+				}
+			}
+			k.Offered, k.Low = F(sent), F(sent)
 			k.Method = "not reached: the load generator set the limit (iterations dropped with every VU busy while latency stayed flat); the knee is above the highest load the system was sent"
 		}
 		return k
@@ -397,7 +443,17 @@ func (a *analysis) knee(levels []Level) *Knee {
 	if a.res.Levels == "holds" {
 		return k
 	}
-	tau, ok := hinge(s)
+	// The hinge is fitted to goodput at the offered mix: past the knee a
+	// level that sheds serves cheap requests and its raw goodput keeps
+	// rising, which would pull the bend down.
+	mix := a.mixOf(lowLoad(levels))
+	fit := slices.Clone(s)
+	for i := range fit {
+		if a.sheds(&fit[i]) {
+			fit[i].CompletedRPS = F(math.Min(float64(fit[i].CompletedRPS), a.correctedGoodput(&fit[i], mix)))
+		}
+	}
+	tau, ok := hinge(fit)
 	if !ok || (a.model == Open && tau >= float64(s[f].Offered)) {
 		// No bend, or (open model) a bend past a level that already
 		// lacked headroom: the last level with headroom is the knee.
@@ -633,26 +689,44 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 		c.Reached = !unreached
 		if c.Reached {
 			c.LimitedBy = LimitServer
+			if f >= 0 && a.refusedFlat(&s[f]) {
+				c.LimitedBy = LimitRateLimiter
+				c.Note = fmt.Sprintf("refusals (%.0f%% of the failures say too many requests) took the headroom at %.4g %s while latency stayed flat: a rate limiter set this ceiling, not the servers behind it; a limiter keyed by client (IP, token) sees a load generator as one client",
+					100*s[f].nLimited/s[f].nFailed, float64(s[f].Offered), a.res.OfferedUnit)
+			}
 		}
 	}
+	// At the offered mix: a plateau level that sheds served a mix tilted to
+	// cheap requests (correctedGoodput), so each level's goodput, and its
+	// seconds in the interval below, are scaled to the offered mix.
+	mix := a.mixOf(lowLoad(levels))
 	vals := make([]float64, len(plateau))
-	for i, l := range plateau {
-		vals[i] = float64(l.CompletedRPS)
+	served := make([]float64, len(plateau))
+	factors := make([]float64, len(plateau))
+	for i := range plateau {
+		raw := float64(plateau[i].CompletedRPS)
+		served[i], vals[i], factors[i] = raw, raw, 1
+		if raw > 0 && a.sheds(&plateau[i]) {
+			factors[i] = math.Min(1, a.correctedGoodput(&plateau[i], mix)/raw)
+			vals[i] = raw * factors[i]
+		}
 	}
-	order := slices.Clone(vals)
-	slices.Sort(order)
-	med := order[len(order)/2]
-	mi := slices.Index(vals, med)
+	med, mi := medianAt(vals)
 	c.CompletedRPS = F(med)
 	c.Offered, c.ErrorRate = plateau[mi].Offered, plateau[mi].ErrorRate
+	if rawMed, _ := medianAt(served); rawMed > 1.005*med {
+		c.ServedMixRPS = F(rawMed)
+	}
 	// Per-second goodput pooled over the plateau levels.
 	src := a.p.ok
 	if !a.hasHTTP {
 		src = a.p.iterations
 	}
 	var xs []float64
-	for _, l := range plateau {
-		xs = append(xs, src[l.i0:l.i1]...)
+	for k, l := range plateau {
+		for _, v := range src[l.i0:l.i1] {
+			xs = append(xs, v*factors[k])
+		}
 	}
 	n := float64(len(xs))
 	var mean, ss float64
@@ -678,6 +752,14 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 	case c.Reached && float64(c.PeakCompletedRPS) > 1.03*float64(c.CompletedRPS) && c.PeakErrorRate.Valid() && float64(c.PeakErrorRate)-a.baseErr > a.opt.ErrorLimit:
 		c.Note = fmt.Sprintf("goodput reached %.0f %s only while %.0f%% of requests failed: rejections are fast and shift the served mix to cheap requests, so that is not capacity",
 			float64(c.PeakCompletedRPS), unit, 100*float64(c.PeakErrorRate))
+	}
+	if c.ServedMixRPS > 0 {
+		mixNote := fmt.Sprintf("taken at the offered mix of requests: the levels that shed served %.0f %s of a mix tilted to cheap ones", float64(c.ServedMixRPS), unit)
+		if c.Note == "" {
+			c.Note = mixNote
+		} else {
+			c.Note += "; the ceiling is " + mixNote
+		}
 	}
 	return c
 }
@@ -712,4 +794,93 @@ func (a *analysis) generatorNote(levels []Level) string {
 		msg += fmt.Sprintf("; by Little's law %.4g it/s × %.4g ms needs about %.0f VUs: raise maxVUs (and preAllocatedVUs) to at least that and run again", float64(worst.Offered), d.Mean(), math.Ceil(need))
 	}
 	return msg + "; the ceiling is at least this"
+}
+
+// medianAt returns the median of xs (the upper one of an even count) and
+// its index in xs; xs is not empty.
+func medianAt(xs []float64) (float64, int) {
+	order := slices.Clone(xs)
+	slices.Sort(order)
+	m := order[len(order)/2]
+	return m, slices.Index(xs, m)
+}
+
+// mixModel is what corrects goodput for the shift of the served mix under
+// shedding: per request name (timeline.Timeline.HistNames), the mean
+// latency of its successful responses at low load, a stand-in for its
+// service time S_k.
+type mixModel struct {
+	serviceMS []float64
+	ok        bool
+}
+
+// mixOf builds the mix model from the baseline levels. It is not ok
+// (goodput is then taken as it is) with fewer than two names, or when the
+// names with histograms miss more than 5 % of the successful responses.
+func (a *analysis) mixOf(low []Level) mixModel {
+	names := a.tl.HistNames()
+	m := mixModel{serviceMS: make([]float64, len(names))}
+	if len(names) < 2 || len(low) == 0 {
+		return m
+	}
+	var total float64
+	for i := range names {
+		var h timeline.Hist
+		for _, l := range low {
+			x := a.tl.NameHist(i, a.p.start+int64(l.i0), a.p.start+int64(l.i1))
+			for b := range x {
+				h[b] += x[b]
+			}
+		}
+		n := float64(h.Total())
+		if n == 0 {
+			continue
+		}
+		var sum float64
+		for b, c := range h {
+			sum += float64(c) * (timeline.BinLow(b) + timeline.BinLow(b+1)) / 2
+		}
+		m.serviceMS[i] = sum / n
+		total += n
+	}
+	var counted float64
+	for _, l := range low {
+		counted += float64(l.Count)
+	}
+	m.ok = total > 0 && counted > 0 && total >= 0.95*counted
+	return m
+}
+
+// correctedGoodput is a level's goodput at its offered mix: by the
+// utilisation law the servers' busy time per second is Σ_k X_k·S_k (X_k
+// name k's successful responses per second; rejected requests take no
+// service), and at the offered mix m_k (the level's requests of name k,
+// failed or not, over all of them) that busy time serves Σ_k X_k·S_k ÷
+// Σ_k m_k·S_k responses per second (Denning & Buzen 1978, "The
+// operational analysis of queueing network models", §3). Under shedding
+// the served mix tilts to cheap requests and raw goodput overstates the
+// capacity; without failures the served mix is the offered one and the
+// two are equal. It returns the raw goodput when the model is not ok.
+func (a *analysis) correctedGoodput(l *Level, m mixModel) float64 {
+	raw := float64(l.CompletedRPS)
+	if !m.ok || !(raw > 0) {
+		return raw
+	}
+	from, to := a.p.start+int64(l.i0), a.p.start+int64(l.i1)
+	var busy, per, offered float64
+	for i, s := range m.serviceMS {
+		if s == 0 {
+			continue
+		}
+		h := a.tl.NameHist(i, from, to)
+		ok := float64(h.Total())
+		busy += ok / l.Seconds * s
+		all := ok + float64(a.tl.NameFailures(i, from, to))
+		per += all * s
+		offered += all
+	}
+	if !(busy > 0) || !(per > 0) {
+		return raw
+	}
+	return busy / (per / offered)
 }

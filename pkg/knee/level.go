@@ -64,6 +64,13 @@ type Level struct {
 	// Counts over the level's seconds: all responses, failed ones,
 	// offered requests (open model; NaN closed), dropped iterations.
 	nReqs, nFailed, nOffered, nDropped float64
+	// nLimited counts the failures saying "too many requests"; latFlat
+	// is set by the judge when p95 stayed within LatencyFactor of the
+	// low-load p95.
+	nLimited float64
+	latFlat  bool
+	// growing is set by the judge when a hold's queue grew.
+	growing bool
 }
 
 // Verdicts of a level.
@@ -92,8 +99,9 @@ func (a *analysis) aggregate(i0, i1 int, pcts []float64) Level {
 	l.End = time.Unix(p.start+int64(i1), 0).UTC()
 	secs := float64(max(1, p.dataIn(i0, i1))) // rates per second of data
 	l.Seconds = secs
-	var reqs, ok, errs, dropped, iters, vus float64
+	var reqs, ok, errs, dropped, iters, vus, limited float64
 	for i := i0; i < i1; i++ {
+		limited += p.limited[i]
 		reqs += p.reqs[i]
 		ok += p.ok[i]
 		errs += p.errs[i]
@@ -115,7 +123,7 @@ func (a *analysis) aggregate(i0, i1 int, pcts []float64) Level {
 		l.ErrorRate = 0
 	}
 	l.DroppedPerS = F(dropped / secs)
-	l.nReqs, l.nFailed, l.nDropped = reqs, errs, dropped
+	l.nReqs, l.nFailed, l.nDropped, l.nLimited = reqs, errs, dropped, limited
 	if !a.hasHTTP {
 		l.nReqs, l.nFailed = iters, 0
 	}

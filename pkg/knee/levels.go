@@ -104,18 +104,39 @@ func (a *analysis) findLevels() (holds, steps []Level) {
 	return holds, steps
 }
 
+// minRampS is the shortest ramp, in seconds, that is a stage of its own
+// rather than the transition between two holds (k6 scripts step a
+// staircase with 1-s stages, which the fit makes 1–3 s long; a spike ramps
+// over several seconds).
+const minRampS = 4
+
 // stages merges neighbouring plateaus at the same level (a piece split by
 // noise) and neighbouring ramps of the same direction and a similar slope,
 // so that one stage of the schedule gives one level or one set of steps.
-// A piece shorter than minLen seconds joins a ramp next to it (the ragged
-// start or end of the ramp), or is dropped between plateaus (the
-// transition between two holds of a staircase).
+// A piece shorter than minLen seconds (minRampS for a ramp) joins a ramp
+// next to it (the ragged start or end of the ramp), or is dropped between
+// plateaus (the transition between two holds of a staircase).
 func stages(pieces []piece, x []float64, minLen int) []piece {
 	var kept []piece
 	for i, p := range pieces {
-		if p.i1-p.i0 >= minLen {
+		need := minLen
+		if isRamp(p) {
+			need = min(minLen, minRampS)
+		}
+		if p.i1-p.i0 >= need {
 			kept = append(kept, p)
 			continue
+		}
+		// A short climb between two plateaus far apart (a spike's ramp:
+		// at least ×1.5 from the lower to the higher) is a stage to judge,
+		// not a transition: its seconds are the only levels in between.
+		if i > 0 && i+1 < len(pieces) && p.i1-p.i0 >= 3 && !isRamp(pieces[i-1]) && !isRamp(pieces[i+1]) {
+			lo, hi := math.Min(pieces[i-1].mean, pieces[i+1].mean), math.Max(pieces[i-1].mean, pieces[i+1].mean)
+			if lo > 0 && hi >= 1.5*lo && p.mean > lo && p.mean < hi {
+				p.flat, p.slope = false, (pieces[i+1].mean-pieces[i-1].mean)/float64(p.i1-p.i0)
+				kept = append(kept, p)
+				continue
+			}
 		}
 		switch {
 		case len(kept) > 0 && isRamp(kept[len(kept)-1]):

@@ -457,6 +457,7 @@ func quantileSorted(s []float64, q float64) float64 {
 	return s[i] + (r-float64(i))*(s[i+1]-s[i])
 }
 
+// median is the median of sorted values, NaN for none.
 func median(sorted []float64) float64 {
 	n := len(sorted)
 	if n == 0 {

@@ -11,6 +11,7 @@ type perSecond struct {
 	start      int64 // unix second of index 0
 	reqs, ok   []float64
 	errs       []float64
+	limited    []float64 // failures saying "too many requests" (429, gRPC 8)
 	iterations []float64
 	dropped    []float64
 	vus        []float64 // carried forward over seconds without a sample
@@ -55,6 +56,7 @@ func dense(tl *timeline.Timeline) *perSecond {
 	p.start = best.First
 	n := best.Len()
 	p.reqs, p.ok, p.errs = make([]float64, n), make([]float64, n), make([]float64, n)
+	p.limited = make([]float64, n)
 	p.iterations, p.dropped = make([]float64, n), make([]float64, n)
 	p.vus, p.vusMax = make([]float64, n), make([]float64, n)
 	lastV, lastM := 0.0, 0.0
@@ -69,7 +71,7 @@ func dense(tl *timeline.Timeline) *perSecond {
 			continue
 		}
 		p.reqs[i], p.ok[i] = float64(s.Requests), float64(s.OK)
-		p.errs[i] = float64(s.Failed)
+		p.errs[i], p.limited[i] = float64(s.Failed), float64(s.Limited)
 		p.iterations[i], p.dropped[i] = float64(s.Iterations), float64(s.Dropped)
 		if s.HasVUs {
 			lastV = s.VUs

@@ -211,6 +211,9 @@ func Run(paths []string, opt Options) (*Analysis, error) {
 		res = nil
 	}
 	an.Knee = res
+	if err := scenarios(an, paths, opt, kopt, tl.Metric()); err != nil {
+		return an, fmt.Errorf("%s: %w", an.Name(), err)
+	}
 	copt := opt.Checks
 	if exp != nil && copt.Generator == nil {
 		copt.Generator = checks.GeneratorFromExport(exp, opt.GeneratorPods)

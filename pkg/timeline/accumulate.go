@@ -207,11 +207,8 @@ func (a *Accumulator) Add(s *ingest.Sample) {
 }
 
 func (a *Accumulator) scenario(s *ingest.Sample) {
-	if len(a.tot.scenarios) >= MaxScenarios {
-		return
-	}
 	if v, ok := s.Tags.Get("scenario"); ok {
-		a.tot.addScenario(v)
+		a.tot.addScenario(v, s.TimeNS)
 	}
 }
 
@@ -235,6 +232,12 @@ func (a *Accumulator) addLatency(i int, sc *second, s *ingest.Sample) {
 		tr.failed.Add(s.Value)
 		if st, _ := s.Tags.Get("status"); limitedStatus(a.candP[i], st) {
 			tr.limited.Add(s.Value)
+		}
+		if j := a.nameIndex(s); j >= 0 {
+			for len(sc.nameFail) <= j {
+				sc.nameFail = append(sc.nameFail, 0)
+			}
+			sc.nameFail[j]++
 		}
 		return
 	}
@@ -329,15 +332,22 @@ func (a *Accumulator) statusIndex(k statusName) uint32 {
 	return u
 }
 
-// addHist adds a successful latency sample to its second's histogram of
-// its request name.
-func (a *Accumulator) addHist(sc *second, s *ingest.Sample) {
+// nameIndex is the number of a sample's request name in the shared
+// numbering of the names with histograms, −1 past MaxHistNames.
+func (a *Accumulator) nameIndex(s *ingest.Sample) int {
 	n := requestName(&s.Tags)
 	i, ok := a.histLocal[n]
 	if !ok {
 		i = a.sh.names.Of(n)
 		a.histLocal[n] = i
 	}
+	return i
+}
+
+// addHist adds a successful latency sample to its second's histogram of
+// its request name.
+func (a *Accumulator) addHist(sc *second, s *ingest.Sample) {
+	i := a.nameIndex(s)
 	if i < 0 {
 		a.tot.histOver++
 		return

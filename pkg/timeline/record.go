@@ -72,6 +72,10 @@ type second struct {
 	// concatenate to a sum).
 	hist    []*Hist
 	histEnc [][]byte
+	// nameFail counts, per request name (the same numbering as hist), the
+	// failed samples of the analysed Trend: with hist's counts, the mix
+	// of the requests offered in the second.
+	nameFail []uint32
 	// any is set once a sample fell in the second.
 	any bool
 }
@@ -120,6 +124,14 @@ func (s *second) merge(o *second, remap, hremap []int, over *uint64, fail func(e
 	grow := func(j int) {
 		for len(s.histEnc) <= j {
 			s.histEnc = append(s.histEnc, nil)
+		}
+	}
+	for i, n := range o.nameFail {
+		if j := to(i); j >= 0 && n > 0 {
+			for len(s.nameFail) <= j {
+				s.nameFail = append(s.nameFail, 0)
+			}
+			s.nameFail[j] += n
 		}
 	}
 	for i, h := range o.hist {

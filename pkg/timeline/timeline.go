@@ -411,6 +411,18 @@ func (t *Timeline) NameCount() int { return len(t.tot.names) }
 // the order first seen by one reader (up to MaxScenarios).
 func (t *Timeline) Scenarios() []string { return t.tot.scenarios }
 
+// ScenarioSpan is the first and last time (ns since the Unix epoch) of
+// the requests and iterations of scenario name; ok is false for a name
+// not in Scenarios.
+func (t *Timeline) ScenarioSpan(name string) (firstNS, lastNS int64, ok bool) {
+	for i, s := range t.tot.scenarios {
+		if s == name {
+			return t.tot.scenSpan[i][0], t.tot.scenSpan[i][1], true
+		}
+	}
+	return 0, 0, false
+}
+
 // HistNames are the request names with per-second latency histograms
 // (up to MaxHistNames), in number order; HistOver counts the successful
 // samples of the names past the cap.
@@ -444,6 +456,32 @@ func (t *Timeline) NameHist(i int, from, to int64) Hist {
 		}
 	})
 	return h
+}
+
+// NameFailures returns the failed samples of the analysed Trend of
+// request name number i (HistNames) in the seconds [from, to): with
+// NameHist's total, the requests of that name offered then.
+func (t *Timeline) NameFailures(i int, from, to int64) uint64 {
+	var n uint64
+	visit := func(r *second) {
+		if i < len(r.nameFail) {
+			n += uint64(r.nameFail[i])
+		}
+	}
+	if to-from <= int64(t.sh.secs.Len()) {
+		for k := from; k < to; k++ {
+			if r := t.sh.secs.Get(k); r != nil {
+				visit(r)
+			}
+		}
+		return n
+	}
+	t.sh.secs.Each(func(k int64, r *second) {
+		if k >= from && k < to {
+			visit(r)
+		}
+	})
+	return n
 }
 
 // Duplicate is a warning about two input files: SameRun when they hold the

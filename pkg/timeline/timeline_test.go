@@ -204,6 +204,9 @@ func sameRecords(t *testing.T, a, b *Timeline) {
 			if ha != hb {
 				t.Fatalf("second %d name %q: histograms differ", sec, name)
 			}
+			if fa, fb := a.NameFailures(i, sec, sec+1), b.NameFailures(j, sec, sec+1); fa != fb {
+				t.Fatalf("second %d name %q: %d failures, want %d", sec, name, fb, fa)
+			}
 			n += int(ha.Total())
 		}
 	})
@@ -307,5 +310,48 @@ func TestOutcomeResolution(t *testing.T) {
 		if ok != c.ok || fail != c.fail {
 			t.Errorf("%s: ok %d failed %d, want %d %d", c.name, ok, fail, c.ok, c.fail)
 		}
+	}
+}
+
+// TestNameMix: per request name, the successful latencies (NameHist) and
+// the failed samples (NameFailures) of open_ramp add up to the run's
+// http_req_duration samples, and the failures per name to the failures of
+// FailuresByName; the one scenario spans the run.
+func TestNameMix(t *testing.T) {
+	a := New(Options{})
+	st := readFile(t, filepath.Join("..", "..", "testdata", "k6", "open_ramp.csv.gz"), a)
+	tl := a.Close(st.ResolutionNS)
+	from, to := tl.StartNS()/1e9, tl.EndNS()/1e9+1
+	var ok, failed uint64
+	perName := map[string]uint64{}
+	for i, name := range tl.HistNames() {
+		h := tl.NameHist(i, from, to)
+		ok += h.Total()
+		f := tl.NameFailures(i, from, to)
+		failed += f
+		perName[name] = f
+	}
+	tr := tl.Trend()
+	if ok != tr.OK.Count() || failed != tr.Failed.Count() {
+		t.Errorf("names hold %d successes and %d failures, want %d and %d", ok, failed, tr.OK.Count(), tr.Failed.Count())
+	}
+	want := map[string]uint64{}
+	for _, f := range tl.FailuresByName() {
+		want[f.Name] += f.N
+	}
+	for name, n := range want {
+		if perName[name] != n {
+			t.Errorf("%s: %d failures, want %d", name, perName[name], n)
+		}
+	}
+	if failed == 0 {
+		t.Error("open_ramp has failures (20 %)")
+	}
+	first, last, found := tl.ScenarioSpan("open_ramp")
+	if !found || first < tl.StartNS() || last > tl.EndNS() || last-first < 120e9 {
+		t.Errorf("scenario open_ramp spans %d–%d (found %v), want most of the run %d–%d", first, last, found, tl.StartNS(), tl.EndNS())
+	}
+	if _, _, found := tl.ScenarioSpan("nope"); found {
+		t.Error("a scenario that is not in the run has a span")
 	}
 }

@@ -90,6 +90,9 @@ type totals struct {
 	series    map[uint64]struct{}
 	names     map[string]struct{}
 	scenarios []string
+	// scenSpan is, per scenario, the first and last time (ns) of its
+	// requests and iterations.
+	scenSpan  [][2]int64
 	perSource map[srcKey]*sourceSpan
 	histOver  uint64
 }
@@ -165,8 +168,9 @@ func (t *totals) merge(o *totals) {
 		}
 		t.names[n] = struct{}{}
 	}
-	for _, sc := range o.scenarios {
-		t.addScenario(sc)
+	for i, sc := range o.scenarios {
+		t.addScenario(sc, o.scenSpan[i][0])
+		t.addScenario(sc, o.scenSpan[i][1])
 	}
 	for k, osp := range o.perSource {
 		sp := t.perSource[k]
@@ -183,16 +187,22 @@ func (t *totals) merge(o *totals) {
 	t.histOver += o.histOver
 }
 
-func (t *totals) addScenario(sc string) {
-	if sc == "" || len(t.scenarios) >= MaxScenarios {
+// addScenario counts a sample of scenario sc at time ns.
+func (t *totals) addScenario(sc string, ns int64) {
+	if sc == "" {
 		return
 	}
-	for _, s := range t.scenarios {
+	for i, s := range t.scenarios {
 		if s == sc {
+			sp := &t.scenSpan[i]
+			sp[0], sp[1] = min(sp[0], ns), max(sp[1], ns)
 			return
 		}
 	}
-	t.scenarios = append(t.scenarios, sc)
+	if len(t.scenarios) < MaxScenarios {
+		t.scenarios = append(t.scenarios, sc)
+		t.scenSpan = append(t.scenSpan, [2]int64{ns, ns})
+	}
 }
 
 func (t *totals) addCheck(s *ingest.Sample) {

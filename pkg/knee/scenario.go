@@ -1,0 +1,123 @@
+package knee
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Scenario is the load-level analysis of one k6 scenario of a run with
+// two or more (the samples tagged scenario=Name, with the untagged vus and
+// vus_max gauges): its own model, levels, knee and ceiling.
+type Scenario struct {
+	Name  string    `json:"name"`
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// Model, ModelEvidence, OfferedUnit, Levels, Holds and RampSteps are
+	// as in Result.
+	Model         Model    `json:"model"`
+	ModelEvidence string   `json:"model_evidence"`
+	OfferedUnit   string   `json:"offered_unit"`
+	Levels        string   `json:"levels"`
+	Holds         []Level  `json:"holds"`
+	RampSteps     []Level  `json:"ramp_steps,omitempty"`
+	Knee          *Knee    `json:"knee"`
+	Ceiling       *Ceiling `json:"ceiling"`
+	// PeakRequestsRPS is the most requests per second (or iterations per
+	// second, without requests) of any of its levels: the load it reached,
+	// comparable across models.
+	PeakRequestsRPS F `json:"peak_requests_rps"`
+	// Warnings are the scenario's own caveats.
+	Warnings []Warning `json:"warnings"`
+}
+
+// WarnScenariosOverlap: two scenarios ran at the same time on one system.
+const WarnScenariosOverlap = "scenarios-overlap"
+
+// NewScenario is the Scenario entry of the analysis r of the samples of
+// scenario name.
+func NewScenario(name string, r *Result) Scenario {
+	s := Scenario{Name: name, Start: r.Start, End: r.End, Model: r.Model, ModelEvidence: r.ModelEvidence, OfferedUnit: r.OfferedUnit,
+		Levels: r.Levels, Holds: r.Holds, RampSteps: r.RampSteps, Knee: r.Knee, Ceiling: r.Ceiling, Warnings: r.Warnings}
+	peak := 0.0
+	for _, l := range r.DecisionLevels() {
+		v := float64(l.RequestsRPS)
+		if !l.RequestsRPS.Valid() {
+			v = float64(l.CompletedRPS)
+		}
+		if !math.IsNaN(v) {
+			peak = math.Max(peak, v)
+		}
+	}
+	s.PeakRequestsRPS = F(peak)
+	if s.Holds == nil {
+		s.Holds = []Level{}
+	}
+	return s
+}
+
+// SetScenarios records the per-scenario analyses of r's run (two or
+// more, in the order the run first shows them; parts[i] is the analysis
+// of names[i]) and makes the answer of r (model, levels, knee, ceiling,
+// SLO) the one of the scenario that reached the highest load
+// (PeakRequestsRPS), named in r.Scenario; r's whole-run figures (overall,
+// windows) stay. Scenarios that ran at the same time for more than 5 s,
+// or 10 % of the shorter one, get a warning: on one system each was
+// measured with the other's load on top.
+func (r *Result) SetScenarios(names []string, parts []*Result) {
+	if len(names) < 2 || len(names) != len(parts) {
+		return
+	}
+	r.Scenarios = make([]Scenario, len(names))
+	top := 0
+	for i, name := range names {
+		r.Scenarios[i] = NewScenario(name, parts[i])
+		if r.Scenarios[i].PeakRequestsRPS > r.Scenarios[top].PeakRequestsRPS {
+			top = i
+		}
+	}
+	t := parts[top]
+	r.Scenario = names[top]
+	r.Model, r.ModelEvidence, r.OfferedUnit = t.Model, t.ModelEvidence, t.OfferedUnit
+	r.RequestsPerIteration = t.RequestsPerIteration
+	r.Levels, r.Holds, r.RampSteps, r.inspect = t.Levels, t.Holds, t.RampSteps, t.inspect
+	r.Knee, r.Ceiling, r.SLO = t.Knee, t.Ceiling, t.SLO
+	var overlaps []string
+	for i := range r.Scenarios {
+		for j := i + 1; j < len(r.Scenarios); j++ {
+			a, b := r.Scenarios[i], r.Scenarios[j]
+			from, to := later(a.Start, b.Start), earlier(a.End, b.End)
+			both := to.Sub(from)
+			shorter := min(a.End.Sub(a.Start), b.End.Sub(b.Start))
+			if both > 5*time.Second && both > shorter/10 {
+				overlaps = append(overlaps, fmt.Sprintf("%s and %s (%.0f s)", a.Name, b.Name, both.Seconds()))
+			}
+		}
+	}
+	msg := fmt.Sprintf("the run has %d scenarios (%s), each analysed on its own in \"scenarios\"; the knee and ceiling are %s's, the one that reached the highest load", len(names), strings.Join(names, ", "), r.Scenario)
+	if len(overlaps) > 0 {
+		msg += "; these ran at the same time: " + strings.Join(overlaps, ", ") + ", so on one system each was measured with the other's load on top (the vus gauge counts the VUs of both)"
+	}
+	r.Warnings = append(r.Warnings, Warning{WarnScenariosOverlap, msg})
+	for _, w := range t.Warnings {
+		if !slices.Contains(r.Warnings, w) {
+			r.Warnings = append(r.Warnings, Warning{w.Code, r.Scenario + ": " + w.Message})
+		}
+	}
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func earlier(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,139 @@
+package knee_test
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ldanalyze/ldanalyze/internal/sim"
+	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/timeline"
+)
+
+// simulate runs a simulated k6 run of known truth through the timeline
+// and the knee analysis, as `ldanalyze knee` reads a file.
+func simulate(t *testing.T, cfg sim.Config, opt knee.Options) (*knee.Result, sim.Truth) {
+	t.Helper()
+	st, err := sim.NewStream(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := timeline.New(timeline.Options{})
+	for st.Next() {
+		acc.Add(st.Sample())
+	}
+	if err := st.Err(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := knee.Analyze(acc.Close(st.Stats().ResolutionNS), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, st.Truth()
+}
+
+func describe(r *knee.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "model %s, levels %s (%d holds, %d ramp steps)\n", r.Model, r.Levels, len(r.Holds), len(r.RampSteps))
+	for _, l := range r.DecisionLevels() {
+		fmt.Fprintf(&b, "  %-4s %s %3.0fs offered %7.2f goodput %7.2f all %7.2f err %5.1f%% p95 %7.1f %s: %s\n", l.Kind, l.Start.Format("15:04:05"), l.Seconds,
+			float64(l.Offered), float64(l.CompletedRPS), float64(l.RequestsRPS), 100*float64(l.ErrorRate), float64(l.P95MS), l.Verdict, l.Reason)
+	}
+	if r.Knee != nil {
+		fmt.Fprintf(&b, "  knee %.2f [%.2f, %.2f] reached %v (%s)\n", float64(r.Knee.Offered), float64(r.Knee.Low), float64(r.Knee.High), r.Knee.Reached, r.Knee.Method)
+	}
+	if r.Ceiling != nil {
+		fmt.Fprintf(&b, "  ceiling %.2f reached %v limited by %q (%s)\n", float64(r.Ceiling.CompletedRPS), r.Ceiling.Reached, r.Ceiling.LimitedBy, r.Ceiling.Note)
+	}
+	return b.String()
+}
+
+// TestSimulatedShapes is the knee on every load shape users run, against
+// a simulated server of exactly known capacity (internal/sim, whose Truth
+// says where ρ reaches 1): the ceiling within 4 % of the capacity C, the
+// knee, in offered units, within [0.7, 1.03] of the load at which ρ
+// reaches 1.
+func TestSimulatedShapes(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cfg  sim.Config
+	}{
+		{"open ramp over 30 s", sim.OpenRamp30s()},
+		{"open ramp over 3 min", sim.OpenRamp3m()},
+		{"open ramp over 30 min", sim.OpenRamp30m()},
+		{"5-minute warm-up then a ramp", sim.WarmupRamp()},
+		{"spike", sim.Spike()},
+		{"short holds with long ramps between", sim.Staircase()},
+		{"5 req/s server", sim.LowCapacity()},
+		{"2,500 req/s server", highCapacity()},
+		{"constant 10 % errors", sim.ConstantErrors()},
+		{"refusals before latency rises", sim.RefusalsFirst()},
+		{"gRPC ramp", sim.GRPCRamp()},
+		{"closed ramp of VUs", sim.ClosedRamp()},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, truth := simulate(t, c.cfg, knee.Options{})
+			capacity := truth.CeilingPerS
+			kneeTrue := truth.KneeIterationsPerS
+			if sc := truth.Scenarios[0]; sc.KneeVUs > 0 {
+				kneeTrue = sc.KneeVUs // closed: the knee is in VUs
+			}
+			ok := true
+			if r.Ceiling == nil || math.Abs(float64(r.Ceiling.CompletedRPS)-capacity) > 0.04*capacity {
+				ok = false
+				t.Errorf("ceiling not within 4 %% of C = %.1f", capacity)
+			}
+			if r.Knee == nil || !r.Knee.Reached || float64(r.Knee.Offered) < 0.7*kneeTrue || float64(r.Knee.Offered) > 1.03*kneeTrue {
+				ok = false
+				t.Errorf("knee not within [0.7, 1.03] of ρ = 1 at %.1f %s", kneeTrue, r.OfferedUnit)
+			}
+			if want := knee.LimitServer; truth.Limit == "rate-limiter" {
+				want = knee.LimitRateLimiter
+				if r.Ceiling != nil && r.Ceiling.LimitedBy != want {
+					t.Errorf("ceiling limited by %q, want %q", r.Ceiling.LimitedBy, want)
+				}
+			} else if r.Ceiling != nil && r.Ceiling.LimitedBy != want {
+				t.Errorf("ceiling limited by %q, want %q", r.Ceiling.LimitedBy, want)
+			}
+			if !ok || testing.Verbose() {
+				t.Log(describe(r))
+			}
+		})
+	}
+}
+
+// highCapacity is sim.HighCapacity's 25-server 2,500 req/s system under
+// a 2-minute ramp 100 → 5,000 it/s (the preset's 30 minutes take 20 s to
+// simulate).
+func highCapacity() sim.Config {
+	c := sim.HighCapacity()
+	c.Scenarios[0].Stages = []sim.Stage{{Duration: 2 * time.Minute, Target: 5000}}
+	return c
+}
+
+// TestSimulatedGeneratorLimit: with maxVUs too small for the schedule the
+// load generator, not the server (at ρ ≈ 0.5), set the limit: the ceiling
+// is not reached, limited by the generator, at least what the VUs could
+// run, and the knee is above what the server was sent.
+func TestSimulatedGeneratorLimit(t *testing.T) {
+	r, truth := simulate(t, sim.GeneratorLimited(), knee.Options{})
+	if !truth.GeneratorLimited {
+		t.Fatal("the preset is not generator-limited")
+	}
+	c, k := r.Ceiling, r.Knee
+	if c == nil || c.Reached || c.LimitedBy != knee.LimitGenerator {
+		t.Fatalf("ceiling %+v, want not reached, limited by the generator\n%s", c, describe(r))
+	}
+	vuLimit := truth.GeneratorLimitIterationsPerS
+	if got := float64(c.CompletedRPS); got < 0.96*vuLimit || got > 1.04*vuLimit {
+		t.Errorf("ceiling %.1f, want the VUs' limit %.1f ± 4 %%", got, vuLimit)
+	}
+	if !strings.Contains(c.Note, "maxVUs") {
+		t.Errorf("no advice on maxVUs in %q", c.Note)
+	}
+	if k == nil || k.Reached || float64(k.Offered) < 0.96*vuLimit || float64(k.Offered) > 1.04*vuLimit {
+		t.Errorf("knee %+v, want not reached, at least the %.1f it/s the server was sent", k, vuLimit)
+	}
+}
