@@ -8,7 +8,6 @@ import (
 
 	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/internal/render"
-	"github.com/ldanalyze/ldanalyze/pkg/checks"
 	"github.com/urfave/cli/v2"
 )
 
@@ -21,13 +20,6 @@ func checkCommand(e *env) *cli.Command {
 			outputFlags()...),
 		Action: func(c *cli.Context) error { return e.check(c) },
 	}
-}
-
-// checkReport is the JSON document of `check`: the checks plus the input
-// counts.
-type checkReport struct {
-	*checks.Report
-	Input present.Input `json:"input"`
 }
 
 func (e *env) check(c *cli.Context) error {
@@ -56,50 +48,22 @@ func (e *env) check(c *cli.Context) error {
 	}
 	warnSpans(e.stderr, an.Name(), an.Knee)
 	rep := an.Checks
+	doc := &present.CheckDoc{Report: rep, Input: present.InputOf(paths, an.Input)}
 	if err := e.emit(c, func(w io.Writer, format render.Format) error {
-		if format == render.JSON {
-			return render.WriteJSON(w, checkReport{Report: rep, Input: present.InputOf(paths, an.Input)})
+		switch format {
+		case render.JSON:
+			return render.WriteJSON(w, doc)
+		case render.JUnit:
+			return present.NewJUnit(doc).Write(w)
+		case render.GitHub:
+			return present.CheckGitHub(w, doc)
 		}
 		return present.CheckGrid(rep, format == render.CSV).Write(w, format)
 	}, format); err != nil {
 		return err
 	}
 	if rep.Failed() {
-		var ids []string
-		for _, ch := range rep.Checks {
-			if ch.Status == checks.Fail {
-				ids = append(ids, ch.ID)
-			}
-		}
-		return errFinding{msg: "failed checks: " + strings.Join(ids, ", ")}
+		return errFinding{msg: "failed checks: " + strings.Join(present.FailedChecks(rep), ", ")}
 	}
 	return nil
-}
-
-// splitThresholds splits repeated --threshold values. Commas separate
-// thresholds only outside braces, so "m{a:1,b:2}:p(95)<5" stays whole.
-func splitThresholds(vals []string) []string {
-	var out []string
-	for _, v := range vals {
-		depth, start := 0, 0
-		for i, r := range v {
-			switch r {
-			case '{':
-				depth++
-			case '}':
-				depth--
-			case ',':
-				if depth == 0 {
-					if s := strings.TrimSpace(v[start:i]); s != "" {
-						out = append(out, s)
-					}
-					start = i + 1
-				}
-			}
-		}
-		if s := strings.TrimSpace(v[start:]); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ldanalyze/ldanalyze/internal/cliapp"
 )
 
 // checkCSV is a k6 CSV (default 19-column header) of an open-model run:
@@ -154,7 +156,7 @@ func TestCheckUsage(t *testing.T) {
 }
 
 func TestSplitThresholds(t *testing.T) {
-	got := splitThresholds([]string{"a:rate<1, m{x:1,y:2}:p(95)<5", "c:count<1"})
+	got := cliapp.Thresholds([]string{"a:rate<1, m{x:1,y:2}:p(95)<5", "c:count<1"})
 	want := []string{"a:rate<1", "m{x:1,y:2}:p(95)<5", "c:count<1"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)

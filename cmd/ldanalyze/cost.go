@@ -3,11 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
-	"path/filepath"
-	"strconv"
 	"strings"
 
+	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/cost"
 	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
@@ -22,33 +20,22 @@ type repeated []string
 func (r *repeated) Set(s string) error { *r = append(*r, s); return nil }
 func (r *repeated) String() string     { return strings.Join(*r, "; ") }
 
-// costOptions are the parsed flags of `ldanalyze cost`.
-type costOptions struct {
-	usage      string
-	offerFiles []string
-	price      cost.Options
-	// window is --window; runs are the k6 output files of --run, whose
-	// peak hold becomes the window (read in runCost).
-	window *cost.Window
-	runs   []string
-	// env reads the --run files.
-	env *env
-}
-
 func costCommand(e *env) *cli.Command {
 	return &cli.Command{
-		Name:      "cost",
-		Usage:     "price a load test's peak usage at AWS on-demand prices (USD per hour and per month)",
-		UsageText: "ldanalyze cost --usage usage.yaml [--region us-west-2] [--window START/END | --run k6.csv] [--what-if 'NAME=0.09'] [--project 30000:100000] [--offer-file index.json] [--format json]",
+		Name:  "cost",
+		Usage: "price a load test's peak usage at AWS on-demand prices (USD per hour and per month), or list the catalogue's prices",
+		UsageText: "ldanalyze cost --region us-west-2                      (the catalogue's prices for a region, with source and date)\n" +
+			"ldanalyze cost --usage usage.yaml [--region us-west-2] [--window START/END | --run k6.csv] [--what-if 'NAME=×0.09'] [--project 30000:100000] [--offer-file index.json] [--format json]",
 		Description: "Prices each line item of a usage file (YAML: region and items, each a kind and its usage per hour)\n" +
 			"with the embedded, dated on-demand catalogue or AWS Price List offer files, and prints each item's\n" +
 			"usage, unit price, price status and source, USD per hour, share and USD per month, and the total.\n" +
 			"Prices whose status is unverified are named in the warnings. A usage may be a series of a Prometheus\n" +
-			"export (series: {file, unit, match, agg}) averaged over --window or the peak hold of the k6 run --run.",
+			"export (series: {file, unit, match, agg}) averaged over --window or the peak hold of the k6 run --run.\n" +
+			"Without --usage, lists the catalogue's prices for --region (and the regions it covers).",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "usage", Aliases: []string{"u"}, Required: true, Usage: "usage `FILE` (YAML)"},
+			&cli.StringFlag{Name: "usage", Aliases: []string{"u"}, Usage: "usage `FILE` (YAML); without it, list the catalogue's prices for --region"},
 			&cli.StringFlag{Name: "region", Usage: "AWS `REGION` code; overrides the usage file's region"},
-			&cli.GenericFlag{Name: "what-if", Value: &repeated{}, Usage: "scale item NAME's usage by FACTOR, `NAME=FACTOR` (repeatable)"},
+			&cli.GenericFlag{Name: "what-if", Value: &repeated{}, Usage: "multiply item NAME's usage (not its price) by FACTOR, `NAME=×FACTOR`: 'snapshots to Redis=×0.09' keeps 9 % of its usage (× may be written x or left out; repeatable)"},
 			&cli.StringFlag{Name: "project", Usage: "project from load FROM to load TO by each item's growth exponent, `FROM:TO`"},
 			&cli.GenericFlag{Name: "offer-file", Value: &repeated{}, Usage: "AWS Price List offer `FILE` (JSON) whose on-demand prices override the catalogue (repeatable)"},
 			&cli.Float64Flag{Name: "hours-per-month", Usage: "duty for the monthly figures, `HOURS` per month (default: the catalogue's 730)"},
@@ -56,210 +43,110 @@ func costCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "window", Usage: "average usage series over `START/END` (RFC 3339 or Unix seconds each)"},
 			&cli.GenericFlag{Name: "run", Value: &repeated{}, Usage: "average usage series over the peak hold (highest completed_rps) of the k6 run in `FILE` (CSV or JSON output; repeat for the files of one distributed run)"},
 		}, outputFlags()...),
-		Action: func(c *cli.Context) error {
-			opt, err := costFlags(c)
-			if err != nil {
-				return err
-			}
-			opt.env = e
-			rep, err := runCost(opt)
-			if err != nil {
-				return err
-			}
-			w, f, closeOut, err := e.output(c)
-			if err != nil {
-				return err
-			}
-			if err := writeCost(w, e.stderr, f, rep); err != nil {
-				closeOut()
-				return err
-			}
-			return closeOut()
-		},
+		Action: e.cost,
 	}
 }
 
-// costFlags turns the flags into costOptions; bad values are usage errors.
-func costFlags(c *cli.Context) (costOptions, error) {
-	opt := costOptions{usage: c.String("usage")}
-	opt.price.Region = c.String("region")
+func (e *env) cost(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageError{fmt.Errorf("cost: unexpected argument %q: give the usage file with --usage FILE", c.Args().First())}
+	}
+	offers := *c.Generic("offer-file").(*repeated)
+	if c.String("usage") == "" {
+		return e.priceList(c, offers)
+	}
+	opt := pipeline.CostOptions{UsagePath: c.String("usage"), OfferFiles: offers}
+	opt.Price.Region = c.String("region")
 	for _, s := range *c.Generic("what-if").(*repeated) {
-		w, err := cost.ParseWhatIf(s)
+		w, err := cost.ParseWhatIf(whatIfFactor(s))
 		if err != nil {
-			return opt, usageError{err}
+			return usageError{err}
 		}
-		opt.price.WhatIf = append(opt.price.WhatIf, w)
+		opt.Price.WhatIf = append(opt.Price.WhatIf, w)
 	}
 	if s := c.String("project"); s != "" {
 		p, err := cost.ParseProjection(s)
 		if err != nil {
-			return opt, usageError{err}
+			return usageError{err}
 		}
-		opt.price.Projection = &p
+		opt.Price.Projection = &p
 	}
-	opt.offerFiles = *c.Generic("offer-file").(*repeated)
 	if h := c.Float64("hours-per-month"); c.IsSet("hours-per-month") && !(h > 0 && h <= 744) {
-		return opt, usageError{fmt.Errorf("--hours-per-month %g: want hours in (0, 744]", h)}
+		return usageError{fmt.Errorf("--hours-per-month %g: want hours in (0, 744]", h)}
 	}
-	opt.price.HoursPerMonth = c.Float64("hours-per-month")
-	opt.runs = *c.Generic("run").(*repeated)
+	opt.Price.HoursPerMonth = c.Float64("hours-per-month")
+	if d := c.Duration("run-duration"); d < 0 {
+		return usageError{fmt.Errorf("--run-duration %v: want a positive duration", d)}
+	}
+	opt.Price.RunHours = c.Duration("run-duration").Hours()
+	runs := *c.Generic("run").(*repeated)
 	if s := c.String("window"); s != "" {
-		if len(opt.runs) > 0 {
-			return opt, usageError{fmt.Errorf("--window and --run both given: want one averaging window")}
+		if len(runs) > 0 {
+			return usageError{fmt.Errorf("--window and --run both given: want one averaging window")}
 		}
 		w, err := cost.ParseWindow(s)
 		if err != nil {
-			return opt, usageError{err}
+			return usageError{err}
 		}
-		opt.window = &w
+		opt.Price.Window = &w
 	}
-	if len(opt.runs) > 0 {
-		if err := pipeline.DistinctFiles(opt.runs); err != nil {
-			return opt, usageError{err}
+	if len(runs) > 0 {
+		if err := pipeline.DistinctFiles(runs); err != nil {
+			return usageError{err}
 		}
-	}
-	if d := c.Duration("run-duration"); d < 0 {
-		return opt, usageError{fmt.Errorf("--run-duration %v: want a positive duration", d)}
-	} else {
-		opt.price.RunHours = d.Hours()
-	}
-	return opt, nil
-}
-
-// runCost reads the usage file and offer files and prices the usage.
-func runCost(opt costOptions) (*cost.Report, error) {
-	u, err := cost.ReadUsageFile(opt.usage)
-	if err != nil {
-		return nil, err
-	}
-	if err := u.ResolveExponents(filepath.Dir(opt.usage)); err != nil {
-		return nil, err
-	}
-	win := opt.window
-	if len(opt.runs) > 0 {
-		if win, err = opt.env.peakHold(opt.runs); err != nil {
-			return nil, err
-		}
-	}
-	seriesNotes, err := u.ResolveSeries(filepath.Dir(opt.usage), win)
-	if err != nil {
-		return nil, err
-	}
-	opt.price.Window = win
-	cat, err := cost.DefaultCatalog()
-	if err != nil {
-		return nil, err
-	}
-	region := opt.price.Region
-	if region == "" {
-		region = u.Region
-	}
-	notes := seriesNotes
-	for _, path := range opt.offerFiles {
-		o, err := cost.ReadOfferFile(path, region)
+		an, err := e.analyze(runs, pipeline.Options{})
 		if err != nil {
-			return nil, err
+			return fmt.Errorf("--run: %w", err)
 		}
-		keys := cat.Override(o)
-		notes = append(notes, o.Warnings...)
-		notes = append(notes, fmt.Sprintf("offer file %s (%s, published %s) set %d prices for %s", path, o.OfferCode, o.PublicationDate, len(keys), region))
-	}
-	rep, err := cost.Compute(cat, u, opt.price)
-	if err != nil {
-		return nil, err
-	}
-	rep.Warnings = append(rep.Warnings, notes...)
-	return rep, nil
-}
-
-// peakHold reads the k6 run in paths as `knee` does (default options)
-// and returns its peak level (knee.Result.PeakLevel: the decision level
-// with the highest completed_rps) as the averaging window.
-func (e *env) peakHold(paths []string) (*cost.Window, error) {
-	an, err := e.analyze(paths, pipeline.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("--run: %w", err)
-	}
-	res := an.Knee
-	l, ok := res.PeakLevel()
-	if !ok {
-		return nil, fmt.Errorf("--run %s: no hold or ramp step with a completed rate: the run gives no peak to average usage over; give --window START/END", an.Name())
-	}
-	return &cost.Window{Start: l.Start, End: l.End,
-		Source: fmt.Sprintf("peak %s of %s (completed %.1f req/s, offered %.4g %s)", res.LevelNoun(), an.Name(), float64(l.CompletedRPS), float64(l.Offered), res.OfferedUnit)}, nil
-}
-
-// writeCost renders rep: JSON as the report itself; table, markdown and
-// CSV as one row per item plus the total, then (not for CSV) the summary
-// lines. CSV sends the warnings to stderr so the file stays one table.
-func writeCost(w, stderr io.Writer, f render.Format, rep *cost.Report) error {
-	if f == render.JSON {
-		return render.WriteJSON(w, rep)
-	}
-	usd := func(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
-	g := render.Grid{Header: []string{"item", "kind", "used per hour", "unit price (USD)", "USD/h", "share %", "USD/month", "price status", "price source"}}
-	for _, l := range rep.Items {
-		g.Rows = append(g.Rows, []string{l.Name, l.Kind, l.UsageText, l.PriceText, usd(l.USDPerHour),
-			strconv.FormatFloat(l.SharePct, 'f', 1, 64), strconv.FormatFloat(l.USDPerMonth, 'f', 2, 64), string(l.Status), l.Source})
-	}
-	g.Rows = append(g.Rows, []string{"total", "", "", "", usd(rep.TotalUSDPerHour), "100.0", strconv.FormatFloat(rep.TotalUSDPerMonth, 'f', 2, 64), "", ""})
-	if err := g.Write(w, f); err != nil {
-		return err
-	}
-	if f == render.CSV {
-		for _, s := range rep.Warnings {
-			fmt.Fprintln(stderr, "warning:", s)
-		}
-		return nil
-	}
-	bullet := ""
-	if f == render.Markdown {
-		bullet = "- "
-		fmt.Fprintln(w)
-	}
-	lines := []string{
-		fmt.Sprintf("region %s (%s), on-demand prices of the catalogue dated %s", rep.Region, rep.RegionName, rep.CatalogueDate),
-		fmt.Sprintf("total $%.2f per hour; dominant item: %s (%.1f%%)", rep.TotalUSDPerHour, rep.Dominant, rep.DominantSharePct),
-		fmt.Sprintf("per month at %g h: $%.2f", rep.HoursPerMonth, rep.TotalUSDPerMonth),
-	}
-	if win := rep.Window; win != nil {
-		lines = append(lines, fmt.Sprintf("usage series averaged over %s (%s, %s)", win, win.Source, win.End.Sub(win.Start)))
-		for _, l := range rep.Items {
-			for _, s := range l.Series {
-				q := ""
-				if s.Query != "" {
-					q = " query " + s.Query
-				}
-				lines = append(lines, fmt.Sprintf("%s: %s = %s(%s%s%s) mean %s %s over %d points of %d series",
-					l.Name, s.Field, s.Agg, s.File, q, s.Match, fmtSig(s.Mean), s.MeanUnit, s.Points, s.Series))
-			}
-		}
-	}
-	if rep.RunHours > 0 {
-		lines = append(lines, fmt.Sprintf("the test run itself (%.3g h): $%.2f", rep.RunHours, rep.RunUSD))
-	}
-	for _, wi := range rep.WhatIf {
-		lines = append(lines, fmt.Sprintf("what-if: %s × %g", wi.Name, wi.Factor))
-	}
-	if p := rep.Projection; p != nil {
-		lines = append(lines, fmt.Sprintf("projected from load %g to %g by each item's growth exponent", p.From, p.To))
-	}
-	for _, s := range rep.Warnings {
-		lines = append(lines, "warning: "+s)
-	}
-	for _, s := range lines {
-		if _, err := fmt.Fprintln(w, bullet+s); err != nil {
+		if opt.Price.Window, err = pipeline.PeakWindow(an); err != nil {
 			return err
 		}
 	}
-	return nil
+	rep, err := pipeline.Cost(opt)
+	if err != nil {
+		return err
+	}
+	e.warn(rep.Warnings...)
+	return e.emit(c, func(w io.Writer, f render.Format) error { return present.CostText(w, f, rep) })
 }
 
-// fmtSig formats a mean: 6 significant digits below a million, whole
-// numbers above (no exponent for byte rates).
-func fmtSig(v float64) string {
-	if math.Abs(v) >= 1e6 {
-		return strconv.FormatFloat(v, 'f', 0, 64)
+// priceList is `cost` without --usage: the catalogue's prices for
+// --region (with the offer files' put in), or the regions it covers.
+func (e *env) priceList(c *cli.Context, offers []string) error {
+	for _, f := range []string{"what-if", "project", "hours-per-month", "run-duration", "window", "run"} {
+		if c.IsSet(f) {
+			return usageError{fmt.Errorf("cost: --%s prices a usage file: give --usage FILE (without it, cost lists the catalogue's prices for --region)", f)}
+		}
 	}
-	return strconv.FormatFloat(v, 'g', 6, 64)
+	region := c.String("region")
+	if len(offers) > 0 && region == "" {
+		return usageError{fmt.Errorf("cost: --offer-file is read for one region: give --region")}
+	}
+	cat, notes, err := pipeline.Catalog(region, offers)
+	if err != nil {
+		return err
+	}
+	list, err := present.NewPriceList(cat, region, notes)
+	if err != nil {
+		return usageError{fmt.Errorf("--region: %w", err)}
+	}
+	e.warn(notes...)
+	return e.emit(c, func(w io.Writer, f render.Format) error { return list.Write(w, f) })
+}
+
+// whatIfFactor reads the factor of "NAME=×0.09" (× also written x, X or
+// *) as cost.ParseWhatIf's "NAME=0.09": the sign says it is a factor, not
+// a price.
+func whatIfFactor(s string) string {
+	i := strings.LastIndex(s, "=")
+	if i < 0 {
+		return s
+	}
+	v := strings.TrimSpace(s[i+1:])
+	for _, p := range []string{"×", "x", "X", "*"} {
+		if strings.HasPrefix(v, p) {
+			return s[:i+1] + strings.TrimSpace(v[len(p):])
+		}
+	}
+	return s
 }

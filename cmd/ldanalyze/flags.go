@@ -28,3 +28,11 @@ func runFlags(window time.Duration, windowUsage string) []cli.Flag {
 		&cli.StringFlag{Name: "generator-pod", Value: checks.DefaultGeneratorPods, Usage: "`REGEX` matching the whole name of the load generator's pods in --prom"},
 	}
 }
+
+// usageOrNil is err as a usage error (exit 2), nil for nil.
+func usageOrNil(err error) error {
+	if err == nil {
+		return nil
+	}
+	return usageError{err}
+}

@@ -3,10 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/ldanalyze/ldanalyze/internal/cliapp"
 	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/checks"
@@ -25,6 +24,7 @@ func kneeCommand(e *env) *cli.Command {
 		Flags: append(append(runFlags(30*time.Second, "window width (whole seconds, not finer than the file's time resolution)"),
 			&cli.StringSliceFlag{Name: "by", Usage: "split windows by these tags, e.g. --by name or --by name,status"},
 			&cli.IntFlag{Name: "by-limit", Value: window.DefaultMaxGroups, Usage: "with --by, rows for at most `N` tag values (the busiest); the rest are summed in (other) rows"},
+			&cli.BoolFlag{Name: "windows", Usage: "also print the table of every --window window in the table and markdown output (JSON and CSV always have them)"},
 		), outputFlags()...),
 		Action: func(c *cli.Context) error { return e.knee(c) },
 	}
@@ -39,7 +39,7 @@ func (e *env) knee(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	opt.By = splitList(c.StringSlice("by"))
+	opt.By = cliapp.List(c.StringSlice("by"))
 	if n := c.Int("by-limit"); n < 1 {
 		return usageError{fmt.Errorf("knee: --by-limit %d: want at least 1", n)}
 	}
@@ -56,7 +56,9 @@ func (e *env) knee(c *cli.Context) error {
 	}
 	res := an.Knee
 	pcts := opt.Knee.Percentiles
-	rep := present.KneeDoc{Result: res, Input: present.InputOf(paths, an.Input), Checks: an.Checks.Checks, Summary: an.SummaryRows, Attribution: an.Attribution}
+	e.warn(knee.Messages(res.Warnings)...)
+	rep := present.KneeDoc{Result: res, Input: present.InputOf(paths, an.Input), Checks: an.Checks.Checks, Summary: an.SummaryRows, Attribution: an.Attribution,
+		ShowWindows: c.Bool("windows")}
 	if len(opt.By) > 0 {
 		rep.Groups = present.GroupRows(an.Groups, opt.By, pcts)
 	}
@@ -64,8 +66,9 @@ func (e *env) knee(c *cli.Context) error {
 		switch format {
 		case render.JSON:
 			return render.WriteJSON(w, rep)
+		case render.GitHub:
+			return present.KneeGitHub(w, &rep, pcts)
 		case render.CSV:
-			csvWarnings(format, e.stderr, knee.Messages(res.Warnings))
 			if len(opt.By) > 0 {
 				return present.ByGrid(an.Groups, opt.By, pcts, true).Write(w, format)
 			}
@@ -89,38 +92,38 @@ func runOptions(c *cli.Context, defWindow time.Duration) (pipeline.Options, erro
 		}
 		opt.Knee.WindowNS = int64(win)
 	}
-	if has(c, "ramp-step") {
+	if cliapp.Defines(c, "ramp-step") {
 		step := c.Duration("ramp-step")
 		if step < time.Second {
 			return opt, usageError{fmt.Errorf("%s: --ramp-step must be at least 1s", c.Command.Name)}
 		}
 		opt.Knee.RampStepNS = int64(step)
 	}
-	if has(c, "percentiles") {
-		pcts, err := parsePercentiles(c.String("percentiles"))
+	if cliapp.Defines(c, "percentiles") {
+		pcts, err := cliapp.Percentiles(c.String("percentiles"))
 		if err != nil {
 			return opt, usageError{err}
 		}
 		opt.Knee.Percentiles = pcts
 	}
-	if s := c.String("slo"); has(c, "slo") && s != "" {
+	if s := c.String("slo"); cliapp.Defines(c, "slo") && s != "" {
 		slo, err := knee.ParseSLO(s)
 		if err != nil {
 			return opt, usageError{err}
 		}
 		opt.Knee.SLO = slo
 	}
-	if has(c, "summary") {
+	if cliapp.Defines(c, "summary") {
 		opt.SummaryPath = c.String("summary")
 	}
-	if has(c, "prom") {
+	if cliapp.Defines(c, "prom") {
 		opt.PromDir = c.String("prom")
 	}
-	if has(c, "link-mbps") {
+	if cliapp.Defines(c, "link-mbps") {
 		opt.LinkMbps = c.Float64("link-mbps")
 	}
-	if has(c, "threshold") {
-		for _, s := range splitThresholds(c.StringSlice("threshold")) {
+	if cliapp.Defines(c, "threshold") {
+		for _, s := range cliapp.Thresholds(c.StringSlice("threshold")) {
 			t, err := threshold.Parse(s)
 			if err != nil {
 				return opt, usageError{err}
@@ -128,7 +131,7 @@ func runOptions(c *cli.Context, defWindow time.Duration) (pipeline.Options, erro
 			opt.Thresholds = append(opt.Thresholds, t)
 		}
 	}
-	if has(c, "generator-pod") {
+	if cliapp.Defines(c, "generator-pod") {
 		pods, err := checks.GeneratorPods(c.String("generator-pod"))
 		if err != nil {
 			return opt, usageError{err}
@@ -136,30 +139,4 @@ func runOptions(c *cli.Context, defWindow time.Duration) (pipeline.Options, erro
 		opt.GeneratorPods = pods
 	}
 	return opt, nil
-}
-
-// has reports whether the command defines flag name.
-func has(c *cli.Context, name string) bool {
-	for _, f := range c.Command.Flags {
-		for _, n := range f.Names() {
-			if n == name {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// parsePercentiles reads "50,90,95,99" (also "p95", "p(99.9)").
-func parsePercentiles(s string) ([]float64, error) {
-	var out []float64
-	for _, f := range splitList([]string{s}) {
-		f = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(f, "p"), "("), ")")
-		v, err := strconv.ParseFloat(f, 64)
-		if err != nil || !(v > 0 && v <= 100) { // NaN is no percentile
-			return nil, fmt.Errorf("--percentiles: %q is not a percentile in (0, 100]", f)
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }

@@ -106,6 +106,7 @@ func runOutputs(ctx context.Context, outs *outfile.Set, args []string, stdin io.
 		Commands:        commands(e),
 	}
 	checkOutputsFirst(app.Commands)
+	configure(app, e)
 	err := app.RunContext(ctx, flagsAnywhere(app.Commands, args))
 	var f errFinding
 	if err != nil && !errors.As(err, &f) {
@@ -139,39 +140,6 @@ func checkOutputsFirst(cmds []*cli.Command) {
 			return nil
 		}
 	}
-}
-
-// flagsAnywhere lets a command's flags follow its files, as users type
-// them (`ldanalyze knee run.csv --window 10s`): urfave/cli stops parsing
-// flags at the first positional argument, so the flags of the (sub)command
-// named in args are moved before its positional arguments. Commands that
-// parse their own arguments (SkipFlagParsing) are left alone.
-func flagsAnywhere(cmds []*cli.Command, args []string) []string {
-	if len(args) < 2 {
-		return args
-	}
-	find := func(cs []*cli.Command, name string) *cli.Command {
-		for _, c := range cs {
-			if c.HasName(name) {
-				return c
-			}
-		}
-		return nil
-	}
-	i := 1
-	cmd := find(cmds, args[i])
-	for cmd != nil && len(cmd.Subcommands) > 0 && i+1 < len(args) {
-		sub := find(cmd.Subcommands, args[i+1])
-		if sub == nil {
-			break
-		}
-		cmd, i = sub, i+1
-	}
-	if cmd == nil || cmd.SkipFlagParsing {
-		return args
-	}
-	out := append([]string{}, args[:i+1]...)
-	return append(out, flagsFirst(cmd.Flags, args[i+1:])...)
 }
 
 // commands lists every subcommand; each is built in its own file.

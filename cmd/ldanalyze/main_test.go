@@ -7,7 +7,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -148,37 +147,6 @@ func TestMalformedLinesReported(t *testing.T) {
 	json.Unmarshal([]byte(out), &doc)
 	if doc.Overall.Count != 2 || doc.Input.Skipped != 1 {
 		t.Errorf("count %d skipped %d", doc.Overall.Count, doc.Input.Skipped)
-	}
-}
-
-// TestREADMECommands runs the README's first command in-process (the
-// second, go test ./..., is this test run).
-func TestREADMECommands(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile("(?s)```sh\n(.*?)```").FindSubmatch(b)
-	if m == nil {
-		t.Fatal("README has no sh block")
-	}
-	lines := strings.Split(strings.TrimSpace(string(m[1])), "\n")
-	if len(lines) < 2 || !strings.HasPrefix(lines[1], "go test ./...") {
-		t.Fatalf("README's second command is not the test command: %q", lines)
-	}
-	first := strings.Fields(strings.SplitN(lines[0], "#", 2)[0])
-	if len(first) < 4 || strings.Join(first[:3], " ") != "go run ./cmd/ldanalyze" {
-		t.Fatalf("README's first command: %q", lines[0])
-	}
-	args := first[3:]
-	for i, a := range args {
-		if strings.HasPrefix(a, "testdata/") {
-			args[i] = "../../" + a
-		}
-	}
-	out, errOut, code := runCLI(t, "", args...)
-	if code != 0 || !strings.Contains(out, "Knee: ") || !strings.Contains(out, "Ceiling: ") {
-		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
 	}
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"strings"
 
@@ -135,17 +134,4 @@ func (e *env) emit(c *cli.Context, write func(w io.Writer, f render.Format) erro
 		return err
 	}
 	return closeOut()
-}
-
-// csvWarnings, for CSV output, writes the warnings to stderr (the file
-// stays one table) and reports true: the caller is done. For other formats
-// it does nothing and reports false.
-func csvWarnings(f render.Format, stderr io.Writer, warnings []string) bool {
-	if f != render.CSV {
-		return false
-	}
-	for _, s := range warnings {
-		fmt.Fprintln(stderr, "warning:", s)
-	}
-	return true
 }

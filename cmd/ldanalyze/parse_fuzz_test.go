@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ldanalyze/ldanalyze/internal/cliapp"
+	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 )
 
 // FuzzParsePercentiles: every parsed percentile is in (0, 100], one per
@@ -16,11 +19,11 @@ func FuzzParsePercentiles(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		ps, err := parsePercentiles(s)
+		ps, err := cliapp.Percentiles(s)
 		if err != nil {
 			return
 		}
-		if len(ps) != len(splitList([]string{s})) {
+		if len(ps) != len(cliapp.List([]string{s})) {
 			t.Fatalf("%q → %v: not one per field", s, ps)
 		}
 		var again []string
@@ -30,7 +33,7 @@ func FuzzParsePercentiles(f *testing.F) {
 			}
 			again = append(again, "p("+strconv.FormatFloat(p, 'g', -1, 64)+")")
 		}
-		if ps2, err := parsePercentiles(strings.Join(again, ",")); err != nil || !slices.Equal(ps2, ps) {
+		if ps2, err := cliapp.Percentiles(strings.Join(again, ",")); err != nil || !slices.Equal(ps2, ps) {
 			t.Fatalf("%q → %v → %v, %v", s, ps, ps2, err)
 		}
 	})
@@ -67,18 +70,18 @@ func FuzzParseRuns(f *testing.F) {
 	f.Add("1k=x\n1000=y\n=z\nq=")
 	f.Fuzz(func(t *testing.T, s string) {
 		vals := strings.Split(s, "\n")
-		runs, err := parseRuns(vals)
+		runs, err := pipeline.ParseSweepRuns(vals)
 		if err != nil {
 			return
 		}
 		var files []string
 		for i, r := range runs {
 			for _, o := range runs[:i] {
-				if o.x == r.x {
-					t.Fatalf("%q: x %v twice", s, r.x)
+				if o.X == r.X {
+					t.Fatalf("%q: x %v twice", s, r.X)
 				}
 			}
-			files = append(files, r.files...)
+			files = append(files, r.Files...)
 		}
 		if len(files) != len(vals) {
 			t.Fatalf("%q → %d files, want %d", s, len(files), len(vals))

@@ -90,7 +90,7 @@ func TestQueueUsageErrors(t *testing.T) {
 		{[]string{"queue", "mmc", "--rate", "600", "--service", "20ms"}, "queue mmc: give --servers, or --target to solve for them"},
 		{[]string{"queue", "mmc", "--rate", "600", "--service", "20ms", "--target", "50ms"}, "queueing: target 0.05 s is at or below what any number of servers gives (0.05991 s)"},
 		{[]string{"queue", "mmc", "--rate", "600", "--servers", "3"}, "queue mmc: give --service, or --run to estimate it from a k6 run"},
-		{[]string{"queue", "mm1", "--rate", "600"}, `Required flag "service" not set`},
+		{[]string{"queue", "mm1", "--rate", "600"}, `required flag "service" not set`},
 		{[]string{"queue", "little", "--run", "../../testdata/scale/vus8.csv", "--rate", "600"}, "queue little: --run measures the quantities; drop --rate"},
 		{[]string{"queue", "mmc", "--run", "../../testdata/scale/vus8.csv", "--rates", "1,2"}, "queue mmc: --run takes the rates from the run; drop --rates"},
 		{[]string{"queue", "mmc", "--run", "../../testdata/scale/vus8.csv", "--servers", "0"}, "--servers 0: want at least 1"},
@@ -179,13 +179,17 @@ func TestQueueMMcRun(t *testing.T) {
 	if m["servers_exact"] != nil || m["service_estimated"] != false {
 		t.Errorf("servers_exact %v, estimated %v", m["servers_exact"], m["service_estimated"])
 	}
-	out, _, code = scaleRun(t, "", "queue", "mmc", "--run", "../../testdata/k6/closed_ramp.csv.gz")
+	out, errOut, code := scaleRun(t, "", "queue", "mmc", "--run", "../../testdata/k6/closed_ramp.csv.gz")
 	if code != 0 {
 		t.Fatal(code)
 	}
-	for _, want := range []string{"servers c = 2 (X_max·S = 164.6/s × 12.51 ms = 2.06, rounded; utilisation law at the ceiling)", "no steady state", "warning: closed model"} {
+	for _, want := range []string{"servers c = 2 (X_max·S = 164.6/s × 12.51 ms = 2.06, rounded; utilisation law at the ceiling)", "no steady state"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	// Warnings go to stderr, not into the table on stdout.
+	if !strings.Contains(errOut, "ldanalyze: warning: closed model") || strings.Contains(out, "warning:") {
+		t.Errorf("the closed-model warning is not on stderr alone:\nstdout:\n%s\nstderr:\n%s", out, errOut)
 	}
 }

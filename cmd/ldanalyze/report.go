@@ -12,59 +12,8 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// reportCommand is `report`. Its flags may also follow the files
-// (`report run.csv -o report.md`), see interspersed.
-func reportCommand(e *env) *cli.Command { return interspersed(e, reportParsed(e)) }
-
-// interspersed wraps parsed so that its flags may follow the positional
-// arguments: the wrapper takes its arguments unparsed, moves the flags
-// first and runs parsed on them.
-func interspersed(e *env, parsed *cli.Command) *cli.Command {
-	outer := *parsed
-	outer.SkipFlagParsing = true
-	outer.Action = func(c *cli.Context) error {
-		app := &cli.App{
-			Name: "ldanalyze", Writer: e.stdout, ErrWriter: e.stderr, Reader: e.stdin,
-			ExitErrHandler: func(*cli.Context, error) {}, HideHelpCommand: true,
-			Commands: []*cli.Command{parsed},
-		}
-		return app.RunContext(c.Context, append([]string{"ldanalyze", parsed.Name}, flagsFirst(parsed.Flags, c.Args().Slice())...))
-	}
-	return &outer
-}
-
-// flagsFirst moves the flags of args (with their values) before the
-// positional arguments, which follow a "--". Everything after a "--" in
-// args stays positional.
-func flagsFirst(flags []cli.Flag, args []string) []string {
-	takesValue := map[string]bool{}
-	for _, f := range flags {
-		_, isBool := f.(*cli.BoolFlag)
-		for _, n := range f.Names() {
-			takesValue[n] = !isBool
-		}
-	}
-	var fl, pos []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			pos = append(pos, args[i+1:]...)
-			break
-		}
-		if len(a) > 1 && a[0] == '-' {
-			fl = append(fl, a)
-			if name := strings.TrimLeft(a, "-"); !strings.Contains(name, "=") && takesValue[name] && i+1 < len(args) {
-				fl = append(fl, args[i+1])
-				i++
-			}
-			continue
-		}
-		pos = append(pos, a)
-	}
-	return append(append(fl, "--"), pos...)
-}
-
-func reportParsed(e *env) *cli.Command {
+// reportCommand is `report`.
+func reportCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "report",
 		Usage: "write a shareable report: markdown with PNG/SVG plots next to it, and a self-contained HTML page",

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/ldanalyze/ldanalyze/internal/cliapp"
 )
 
 // TestReportGolden runs `report` the way the acceptance script does (flags
@@ -116,8 +118,8 @@ func TestReportErrors(t *testing.T) {
 // TestFlagsFirst: flags after the files are moved before them, with their
 // values; "--" ends the flags.
 func TestFlagsFirst(t *testing.T) {
-	cmd := reportParsed(&env{})
-	got := strings.Join(flagsFirst(cmd.Flags, []string{"a.csv", "-o", "r.md", "b.csv", "--slo=p95<1s", "--html", "r.html", "--", "-o"}), " ")
+	cmd := reportCommand(&env{})
+	got := strings.Join(cliapp.FlagsFirst(cmd.Flags, []string{"a.csv", "-o", "r.md", "b.csv", "--slo=p95<1s", "--html", "r.html", "--", "-o"}), " ")
 	if want := "-o r.md --slo=p95<1s --html r.html -- a.csv b.csv -o"; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

@@ -4,15 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"slices"
-	"strconv"
 	"strings"
-	"time"
 
-	"github.com/ldanalyze/ldanalyze/internal/render"
-	"github.com/ldanalyze/ldanalyze/pkg/jsonnum"
+	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 	"github.com/ldanalyze/ldanalyze/pkg/queueing"
@@ -79,65 +74,12 @@ func uslFlags() []cli.Flag {
 	}
 }
 
-// scaleRunInput is one run of --run: its label and its files.
-type scaleRunInput struct {
-	label string
-	x     scale.Quantity
-	files []string
-}
-
-// parseRuns groups --run X=FILE values by X, in order of first appearance.
-func parseRuns(vals []string) ([]scaleRunInput, error) {
-	var runs []scaleRunInput
-	for _, v := range vals {
-		xs, file, ok := strings.Cut(v, "=")
-		xs, file = strings.TrimSpace(xs), strings.TrimSpace(file)
-		if !ok || file == "" {
-			return nil, usageError{fmt.Errorf("--run %q: want X=FILE, e.g. 100=room100.csv", v)}
-		}
-		x, err := scale.ParseQuantity(xs)
-		if err != nil {
-			return nil, usageError{fmt.Errorf("--run %q: x: %w", v, err)}
-		}
-		i := slices.IndexFunc(runs, func(r scaleRunInput) bool { return r.x == x })
-		if i < 0 {
-			runs = append(runs, scaleRunInput{label: xs, x: x})
-			i = len(runs) - 1
-		}
-		runs[i].files = append(runs[i].files, file)
-	}
-	return runs, nil
-}
-
-// scaleRunRow is one --run in the JSON of `scale` and `queue usl`: its
-// label x (N for --usl), its files and the y (X for --usl) it gave, in
-// y_unit. --fit fills samples and duration_s; --usl the span it measured.
-type scaleRunRow struct {
-	X         float64    `json:"x"`
-	Files     []string   `json:"files"`
-	Y         float64    `json:"y"`
-	YUnit     string     `json:"y_unit"`
-	Selector  string     `json:"selector"`
-	Samples   uint64     `json:"samples,omitempty"`
-	DurationS float64    `json:"duration_s,omitempty"`
-	Span      string     `json:"span,omitempty"`
-	Start     *time.Time `json:"start,omitempty"`
-	End       *time.Time `json:"end,omitempty"`
-	Seconds   float64    `json:"seconds,omitempty"`
-	VUs       *float64   `json:"vus,omitempty"`
-	ErrorRate *float64   `json:"error_rate,omitempty"`
-}
-
-// uslSelector names what --usl takes from a run.
-const uslSelector = "successful requests/s over the longest hold"
-
 // runPoints reads each run and adds its point: for --fit the --y selector
-// of the whole run (scale.RunAggregator), for --usl the completed rate of
-// its longest hold (knee.Analyze, then scale.SteadyThroughput).
-func (e *env) runPoints(c *cli.Context, p *scale.Points, usl bool) ([]scaleRunRow, []string, error) {
-	runs, err := parseRuns(c.StringSlice("run"))
+// of the whole run, for --usl the completed rate of its longest hold.
+func (e *env) runPoints(c *cli.Context, p *scale.Points, usl bool) ([]present.RunPoint, []string, error) {
+	runs, err := pipeline.ParseSweepRuns(c.StringSlice("run"))
 	if err != nil || len(runs) == 0 {
-		return nil, nil, err
+		return nil, nil, usageOrNil(err)
 	}
 	var sel scale.Selector
 	if usl {
@@ -147,56 +89,40 @@ func (e *env) runPoints(c *cli.Context, p *scale.Points, usl bool) ([]scaleRunRo
 	} else if sel, err = scale.ParseSelector(c.String("y")); err != nil {
 		return nil, nil, usageError{fmt.Errorf("--y %w", err)}
 	}
-	var rows []scaleRunRow
+	var rows []present.RunPoint
 	var warn []string
 	for _, r := range runs {
-		name := fmt.Sprintf("--run %s=%s", r.label, strings.Join(r.files, ","))
-		row := scaleRunRow{X: r.x.Value, Files: r.files}
-		var y scale.Quantity
+		name := fmt.Sprintf("--run %s=%s", r.Label, strings.Join(r.Files, ","))
+		var row present.RunPoint
 		if usl {
-			an, err := e.analyze(r.files, pipeline.Options{Metric: "iteration_duration"})
+			an, err := e.analyze(r.Files, pipeline.Options{Metric: "iteration_duration"})
 			if err != nil {
 				if errors.Is(err, knee.ErrNoSamples) {
 					return nil, nil, usageError{fmt.Errorf("%s: no iteration_duration samples: the run has no completed iterations to measure", name)}
 				}
 				return nil, nil, fmt.Errorf("%s: %w", name, err)
 			}
-			levels, err := pipeline.RunLevels(an)
+			t, err := pipeline.SteadyThroughput(an, r.X.Value)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", name, err)
 			}
-			t, err := scale.SteadyThroughput(levels, r.x.Value)
-			if err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", name, err)
-			}
-			y = scale.Quantity{Value: t.PerSecond, Unit: scale.PerSecond}
-			row.Selector, row.Span, row.Start, row.End, row.Seconds = uslSelector, t.Span, &t.Start, &t.End, t.Seconds
-			row.ErrorRate = &t.ErrorRate
-			if t.HasVUs {
-				row.VUs = &t.VUs
-			}
+			row = present.USLRunPoint(r.X.Value, r.Files, t)
 			warn = append(warn, t.Warnings...)
 		} else {
-			q := timeline.Query{Metric: sel.Metric}
-			for _, m := range sel.Tags {
-				q.Filter = append(q.Filter, [2]string{m.Key, m.Value})
-			}
-			an, err := e.analyze(r.files, pipeline.Options{Queries: []timeline.Query{q}, AllowNoMetric: true})
+			an, err := e.analyze(r.Files, pipeline.Options{Queries: []timeline.Query{pipeline.SelectorQuery(sel)}, AllowNoMetric: true})
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", name, err)
 			}
-			v, err := sel.Value(pipeline.QueryStats(an, 0))
+			v, err := pipeline.SelectorValue(an, 0, sel)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", name, err)
 			}
-			y = scale.Quantity{Value: v.Value, Unit: v.Unit}
-			row.Selector, row.Samples, row.DurationS = sel.String(), v.Samples, v.DurationSeconds
+			row = present.FitRunPoint(r.X.Value, r.Files, sel, v)
 			if !v.Exact {
 				warn = append(warn, fmt.Sprintf("%s: %s comes from a histogram (relative error ≤ %.2f%%)", name, sel, 100*sketch.RelativeError))
 			}
 		}
-		row.Y, row.YUnit = y.Value, string(y.Unit)
-		if err := p.Add(r.x, y); err != nil {
+		if err := p.Add(r.X, scale.Quantity{Value: row.Y, Unit: scale.Unit(row.YUnit)}); err != nil {
 			return nil, nil, usageError{fmt.Errorf("%s: %w", name, err)}
 		}
 		rows = append(rows, row)
@@ -214,7 +140,7 @@ func (e *env) runPoints(c *cli.Context, p *scale.Points, usl bool) ([]scaleRunRo
 // scalePoints gathers the points of the CSV files (arguments), the
 // --point flags and the --run k6 runs, in that order. Skipped CSV lines
 // and caveats about the runs come back as warnings.
-func (e *env) scalePoints(c *cli.Context, usl bool) (scale.Points, []string, []scaleRunRow, error) {
+func (e *env) scalePoints(c *cli.Context, usl bool) (scale.Points, []string, []present.RunPoint, error) {
 	var p scale.Points
 	var warn []string
 	for _, path := range c.Args().Slice() {
@@ -251,52 +177,6 @@ func (e *env) scalePoints(c *cli.Context, usl bool) (scale.Points, []string, []s
 	return p, warn, runs, nil
 }
 
-// scaleFitReport is the JSON document of `scale --fit` (issue 7 contract:
-// exponent, exponent_low, exponent_high, coefficient, r2, n,
-// local_exponents, projection). Values are in base units: bytes, seconds,
-// counts; x_unit and y_unit name them.
-type scaleFitReport struct {
-	Exponent       float64         `json:"exponent"`
-	ExponentLow    jsonnum.Float   `json:"exponent_low"`
-	ExponentHigh   jsonnum.Float   `json:"exponent_high"`
-	StdErr         jsonnum.Float   `json:"std_err"`
-	Level          float64         `json:"level"`
-	Coefficient    float64         `json:"coefficient"`
-	R2             float64         `json:"r2"`
-	N              int             `json:"n"`
-	DF             int             `json:"df"`
-	LocalExponents []scaleLocal    `json:"local_exponents"`
-	Projection     *scaleProj      `json:"projection"`
-	Interpretation string          `json:"interpretation"`
-	XName          string          `json:"x_name,omitempty"`
-	YName          string          `json:"y_name,omitempty"`
-	XUnit          string          `json:"x_unit"`
-	YUnit          string          `json:"y_unit"`
-	Points         []scaleFitPoint `json:"points"`
-	Runs           []scaleRunRow   `json:"runs,omitempty"`
-	Warnings       []string        `json:"warnings"`
-}
-
-type scaleLocal struct {
-	From     float64 `json:"from"`
-	To       float64 `json:"to"`
-	Exponent float64 `json:"exponent"`
-}
-
-type scaleProj struct {
-	X    float64       `json:"x"`
-	Y    float64       `json:"y"`
-	Low  jsonnum.Float `json:"low"`
-	High jsonnum.Float `json:"high"`
-}
-
-type scaleFitPoint struct {
-	X           float64 `json:"x"`
-	Y           float64 `json:"y"`
-	Fitted      float64 `json:"fitted"`
-	LogResidual float64 `json:"log_residual"`
-}
-
 func (e *env) scaleFitAction(c *cli.Context) error {
 	pts, warn, runs, err := e.scalePoints(c, false)
 	if err != nil {
@@ -317,161 +197,15 @@ func (e *env) scaleFitAction(c *cli.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
-	rep := scaleFitReport{
-		Exponent: p.Exponent, ExponentLow: jsonnum.Float(math.NaN()), ExponentHigh: jsonnum.Float(math.NaN()), StdErr: jsonnum.Float(math.NaN()),
-		Level: p.Level, Coefficient: p.Coefficient, R2: p.R2, N: p.N, DF: p.DF,
-		LocalExponents: []scaleLocal{}, Interpretation: p.Interpretation,
-		XName: pts.XName, YName: pts.YName, XUnit: string(pts.XUnit), YUnit: string(pts.YUnit),
-		Runs:     runs,
-		Warnings: append(warn, p.Warnings...),
-	}
-	if p.HasInterval {
-		rep.ExponentLow, rep.ExponentHigh, rep.StdErr = jsonnum.Float(p.ExponentLow), jsonnum.Float(p.ExponentHigh), jsonnum.Float(p.StdErr)
-	}
-	for _, l := range p.Local {
-		rep.LocalExponents = append(rep.LocalExponents, scaleLocal{l.X0, l.X1, l.Exponent})
-	}
-	for i := range pts.X {
-		rep.Points = append(rep.Points, scaleFitPoint{X: pts.X[i], Y: pts.Y[i], Fitted: pts.Y[i] / math.Exp(p.Residuals[i]), LogResidual: p.Residuals[i]})
-	}
+	rep := present.NewScaleFitDoc(pts, p, runs, warn)
 	if at != nil {
 		pr, err := p.Project(at.Value)
 		if err != nil {
 			return usageError{err}
 		}
-		rep.Projection = &scaleProj{X: pr.X, Y: pr.Y, Low: jsonnum.Float(math.NaN()), High: jsonnum.Float(math.NaN())}
-		if pr.HasInterval {
-			rep.Projection.Low, rep.Projection.High = jsonnum.Float(pr.Low), jsonnum.Float(pr.High)
-		}
-		rep.Warnings = append(rep.Warnings, pr.Warnings...)
+		rep.SetProjection(pr)
 	}
-	if rep.Warnings == nil {
-		rep.Warnings = []string{}
-	}
-	return e.emit(c, func(w io.Writer, f render.Format) error { return writeScaleFit(w, e.stderr, f, &rep) })
-}
-
-// writeScaleFit renders the fit: JSON as the report; table, markdown and
-// CSV as one row per point, then (not for CSV) the summary lines. CSV sends
-// the warnings to stderr so the file stays one table.
-func writeScaleFit(w, stderr io.Writer, f render.Format, r *scaleFitReport) error {
-	if f == render.JSON {
-		return render.WriteJSON(w, r)
-	}
-	xu, yu := scale.Unit(r.XUnit), scale.Unit(r.YUnit)
-	xn, yn := orDefault(r.XName, "x"), orDefault(r.YName, "y")
-	g := render.Grid{Header: []string{xn, yn, "fitted " + yn, "log residual", "local exponent to next"}}
-	local := map[float64]float64{}
-	for _, l := range r.LocalExponents {
-		local[l.From] = l.Exponent
-	}
-	for _, pt := range r.Points {
-		row := []string{xu.Format(pt.X), yu.Format(pt.Y), yu.Format(pt.Fitted), strconv.FormatFloat(pt.LogResidual, 'f', 4, 64), ""}
-		if f == render.CSV {
-			row = []string{scaleCSV(pt.X), scaleCSV(pt.Y), scaleCSV(pt.Fitted), scaleCSV(pt.LogResidual), ""}
-		}
-		if b, ok := local[pt.X]; ok {
-			row[4] = strconv.FormatFloat(b, 'f', 3, 64)
-			if f == render.CSV {
-				row[4] = scaleCSV(b)
-			}
-			delete(local, pt.X)
-		}
-		g.Rows = append(g.Rows, row)
-	}
-	if err := g.Write(w, f); err != nil {
-		return err
-	}
-	if csvWarnings(f, stderr, r.Warnings) {
-		return nil
-	}
-	ci := "no interval (2 points)"
-	if r.ExponentLow.Valid() {
-		ci = fmt.Sprintf("%g%% CI %.2f–%.2f", r.Level*100, float64(r.ExponentLow), float64(r.ExponentHigh))
-	}
-	lines := []string{
-		fmt.Sprintf("%s ∝ %s^%.3f (%s, n=%d, R²=%.4f)", yn, xn, r.Exponent, ci, r.N, r.R2),
-		fmt.Sprintf("%s = %s · %s^%.3f", yn, yu.Format(r.Coefficient), xn, r.Exponent),
-		"meaning: " + r.Interpretation,
-	}
-	if p := r.Projection; p != nil {
-		s := fmt.Sprintf("at %s = %s: %s = %s", xn, xu.Format(p.X), yn, yu.Format(p.Y))
-		if p.Low.Valid() {
-			s += fmt.Sprintf(" (%g%% CI of the mean %s – %s)", r.Level*100, yu.Format(float64(p.Low)), yu.Format(float64(p.High)))
-		}
-		lines = append(lines, s)
-	}
-	lines = append(lines, runLines(r.Runs, xn)...)
-	return writeLines(w, f, lines, r.Warnings)
-}
-
-// runLines says where each --run's point came from.
-func runLines(runs []scaleRunRow, xn string) []string {
-	var out []string
-	for _, r := range runs {
-		yu := scale.Unit(r.YUnit)
-		s := fmt.Sprintf("run %s = %g: %s = %s (%s", xn, r.X, r.Selector, yu.Format(r.Y), strings.Join(r.Files, ", "))
-		switch {
-		case r.Span == scale.SpanHold:
-			s += fmt.Sprintf("; hold %s–%s, %.0f s", r.Start.Format(time.TimeOnly), r.End.Format(time.TimeOnly), r.Seconds)
-		case r.Span == scale.SpanRun:
-			s += fmt.Sprintf("; no hold: whole run, %.0f s", r.Seconds)
-		default:
-			s += fmt.Sprintf("; %d samples over %s", r.Samples, scale.Seconds.Format(r.DurationS))
-		}
-		if r.VUs != nil {
-			s += fmt.Sprintf(", %.1f VUs", *r.VUs)
-		}
-		out = append(out, s+")")
-	}
-	return out
-}
-
-// uslReport is the JSON document of `scale --usl` and `queue usl` (issue 7
-// contract: sigma, kappa, lambda, n_star, x_max, r2). n_star and x_max are
-// null when κ = 0 (no peak).
-type uslReport struct {
-	Sigma             float64       `json:"sigma"`
-	Kappa             float64       `json:"kappa"`
-	Lambda            float64       `json:"lambda"`
-	NStar             jsonnum.Float `json:"n_star"`
-	XMax              jsonnum.Float `json:"x_max"`
-	R2                float64       `json:"r2"`
-	N                 int           `json:"n"`
-	Level             float64       `json:"level"`
-	SigmaStdErr       jsonnum.Float `json:"sigma_std_err"`
-	KappaStdErr       jsonnum.Float `json:"kappa_std_err"`
-	LambdaStdErr      jsonnum.Float `json:"lambda_std_err"`
-	SigmaInterval     [2]float64    `json:"sigma_interval"`
-	KappaInterval     [2]float64    `json:"kappa_interval"`
-	LambdaInterval    [2]float64    `json:"lambda_interval"`
-	KappaIncludesZero bool          `json:"kappa_interval_includes_zero"`
-	Amdahl            uslAmdahl     `json:"amdahl"`
-	XUnit             string        `json:"x_unit"`
-	Prediction        *uslPredict   `json:"prediction,omitempty"`
-	Points            []uslPoint    `json:"points"`
-	Runs              []scaleRunRow `json:"runs,omitempty"`
-	Warnings          []string      `json:"warnings"`
-}
-
-type uslAmdahl struct {
-	Sigma   float64       `json:"sigma"`
-	Lambda  float64       `json:"lambda"`
-	Ceiling jsonnum.Float `json:"ceiling"`
-	R2      float64       `json:"r2"`
-}
-
-type uslPredict struct {
-	N float64 `json:"n"`
-	X float64 `json:"x"`
-}
-
-type uslPoint struct {
-	N          float64 `json:"n"`
-	X          float64 `json:"x"`
-	Fitted     float64 `json:"fitted"`
-	Residual   float64 `json:"residual"`
-	Efficiency float64 `json:"efficiency"`
+	return e.render(c, rep.Warnings, rep.Write)
 }
 
 func (e *env) uslAction(c *cli.Context) error {
@@ -486,126 +220,13 @@ func (e *env) uslAction(c *cli.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
-	nan := jsonnum.Float(math.NaN())
-	rep := uslReport{
-		Sigma: f.Sigma, Kappa: f.Kappa, Lambda: f.Lambda, NStar: nan, XMax: nan, R2: f.R2, N: f.N, Level: f.Level,
-		SigmaStdErr: nan, KappaStdErr: nan, LambdaStdErr: nan,
-		SigmaInterval: [2]float64{f.Low.Sigma, f.High.Sigma}, KappaInterval: [2]float64{f.Low.Kappa, f.High.Kappa},
-		LambdaInterval: [2]float64{f.Low.Lambda, f.High.Lambda}, KappaIncludesZero: f.KappaIncludesZero,
-		Amdahl:   uslAmdahl{Sigma: f.Amdahl.Sigma, Lambda: f.Amdahl.Lambda, Ceiling: nan, R2: f.Amdahl.R2},
-		XUnit:    string(pts.YUnit),
-		Runs:     runs,
-		Warnings: append(warn, f.Warnings...),
-	}
-	if f.HasPeak {
-		rep.NStar, rep.XMax = jsonnum.Float(f.NStar), jsonnum.Float(f.XMax)
-	}
-	if f.HasStdErr {
-		rep.SigmaStdErr, rep.KappaStdErr, rep.LambdaStdErr = jsonnum.Float(f.StdErr.Sigma), jsonnum.Float(f.StdErr.Kappa), jsonnum.Float(f.StdErr.Lambda)
-	}
-	if f.Amdahl.HasCeiling {
-		rep.Amdahl.Ceiling = jsonnum.Float(f.Amdahl.Ceiling)
-	}
-	for i := range pts.X {
-		rep.Points = append(rep.Points, uslPoint{N: pts.X[i], X: pts.Y[i], Fitted: f.Fitted[i], Residual: f.Residuals[i], Efficiency: f.Efficiency[i]})
-	}
+	rep := present.NewUSLDoc(pts, f, runs, warn)
 	if s := c.String("at"); s != "" {
 		q, err := scale.ParseQuantity(s)
 		if err != nil || q.Unit != scale.Count || !(q.Value > 0) {
 			return usageError{fmt.Errorf("--at %q: want a concurrency > 0", s)}
 		}
-		rep.Prediction = &uslPredict{N: q.Value, X: f.Throughput(q.Value)}
+		rep.Prediction = &present.USLPrediction{N: q.Value, X: f.Throughput(q.Value)}
 	}
-	if rep.Warnings == nil {
-		rep.Warnings = []string{}
-	}
-	w, format, closeOut, err := e.output(c)
-	if err != nil {
-		return err
-	}
-	if err := writeUSL(w, e.stderr, format, &rep); err != nil {
-		closeOut()
-		return err
-	}
-	return closeOut()
-}
-
-// writeUSL renders a USL fit like writeScaleFit: a row per point, then the
-// coefficients as lines.
-func writeUSL(w, stderr io.Writer, f render.Format, r *uslReport) error {
-	if f == render.JSON {
-		return render.WriteJSON(w, r)
-	}
-	xu := scale.Unit(r.XUnit)
-	g := render.Grid{Header: []string{"N", "X", "fitted X", "residual", "efficiency"}}
-	for _, p := range r.Points {
-		row := []string{strconv.FormatFloat(p.N, 'g', -1, 64), xu.Format(p.X), xu.Format(p.Fitted), xu.Format(p.Residual), strconv.FormatFloat(p.Efficiency, 'f', 3, 64)}
-		if f == render.CSV {
-			row = []string{scaleCSV(p.N), scaleCSV(p.X), scaleCSV(p.Fitted), scaleCSV(p.Residual), scaleCSV(p.Efficiency)}
-		}
-		g.Rows = append(g.Rows, row)
-	}
-	if err := g.Write(w, f); err != nil {
-		return err
-	}
-	if csvWarnings(f, stderr, r.Warnings) {
-		return nil
-	}
-	pm := func(name string, v float64, se jsonnum.Float, iv [2]float64) string {
-		s := fmt.Sprintf("%s = %.4g", name, v)
-		if se.Valid() {
-			s += fmt.Sprintf(" ± %.2g (%g%% CI %.4g – %.4g)", float64(se), r.Level*100, iv[0], iv[1])
-		}
-		return s
-	}
-	lines := []string{
-		pm("σ (contention)", r.Sigma, r.SigmaStdErr, r.SigmaInterval),
-		pm("κ (coherency)", r.Kappa, r.KappaStdErr, r.KappaInterval),
-		pm("λ (X at N=1)", r.Lambda, r.LambdaStdErr, r.LambdaInterval),
-	}
-	if r.NStar.Valid() {
-		lines = append(lines, fmt.Sprintf("peak: X(N*) = %s at N* = %.1f", xu.Format(float64(r.XMax)), float64(r.NStar)))
-	} else {
-		lines = append(lines, "no peak: κ = 0, throughput rises towards λ/σ")
-	}
-	lines = append(lines, fmt.Sprintf("R² = %.4f", r.R2))
-	am := fmt.Sprintf("Amdahl (κ = 0): σ = %.4g, λ = %.4g, R² = %.4f", r.Amdahl.Sigma, r.Amdahl.Lambda, r.Amdahl.R2)
-	if r.Amdahl.Ceiling.Valid() {
-		am += ", ceiling λ/σ = " + xu.Format(float64(r.Amdahl.Ceiling))
-	}
-	lines = append(lines, am)
-	if p := r.Prediction; p != nil {
-		lines = append(lines, fmt.Sprintf("at N = %g: X = %s", p.N, xu.Format(p.X)))
-	}
-	lines = append(lines, runLines(r.Runs, "N")...)
-	return writeLines(w, f, lines, r.Warnings)
-}
-
-// writeLines writes summary lines and warnings after a table; markdown
-// gets a blank line and bullets.
-func writeLines(w io.Writer, f render.Format, lines, warnings []string) error {
-	bullet := ""
-	if f == render.Markdown {
-		bullet = "- "
-		fmt.Fprintln(w)
-	}
-	for _, s := range warnings {
-		lines = append(lines, "warning: "+s)
-	}
-	for _, s := range lines {
-		if _, err := fmt.Fprintln(w, bullet+s); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// scaleCSV writes a number for CSV output at full precision.
-func scaleCSV(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
+	return e.render(c, rep.Warnings, rep.Write)
 }

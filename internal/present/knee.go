@@ -31,6 +31,8 @@ type KneeDoc struct {
 	Input   Input                 `json:"input"`
 	// Attribution (with --prom) adds saturated, imbalance, invalid_holds.
 	*saturation.Attribution
+	// ShowWindows adds the windows table to the text (knee --windows).
+	ShowWindows bool `json:"-"`
 }
 
 // GroupRow is one window of one tag set of the --by table: count, rate per
@@ -118,10 +120,17 @@ func KneeText(w io.Writer, f render.Format, rep *KneeDoc, rows []window.Row, by 
 			b.WriteString(line + "\n")
 		}
 	}
-	for _, wn := range r.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", wn)
+	if f == render.Markdown { // a terminal gets them on stderr
+		for _, wn := range r.Warnings {
+			fmt.Fprintf(&b, "warning: %s\n", wn)
+		}
 	}
 	CheckLines(&b, rep.Checks)
+	if rep.ShowWindows && len(r.Windows) > 0 {
+		if err := windowsText(w, f, &b, r, pcts); err != nil {
+			return err
+		}
+	}
 	if len(rows) > 0 {
 		h(fmt.Sprintf("%s per %s window by %s", r.Metric, time.Duration(r.WindowS*1e9), strings.Join(by, ",")))
 		if err := flush(w, &b); err != nil {
@@ -225,6 +234,7 @@ func ByGrid(rows []window.Row, by []string, pcts []float64, machine bool) *rende
 		g.Header = append(g.Header, "failed", "rate", "mean", "min", "max")
 	} else {
 		g.Header = append(g.Header, "failed", "per s", "mean ms", "min ms", "max ms")
+		g.Drop = byDrop
 	}
 	for _, r := range rows {
 		w := strconv.FormatInt(r.StartNS/1e9, 10)
@@ -269,6 +279,7 @@ func LevelGrid(ls []knee.Level, res *knee.Result, pcts []float64, machine bool) 
 		g.Header = append(g.Header, h)
 	}
 	g.Header = append(g.Header, "verdict")
+	g.Drop = levelDrop
 	for _, l := range ls {
 		start := l.Start.Format(time.RFC3339)
 		if !machine {

@@ -25,13 +25,18 @@ const (
 	Markdown Format = "markdown"
 	JSON     Format = "json"
 	CSV      Format = "csv"
+	// JUnit is JUnit XML for CI test reporters (check).
+	JUnit Format = "junit"
+	// GitHub is markdown for a GitHub Actions job summary
+	// ($GITHUB_STEP_SUMMARY): check, knee, compare.
+	GitHub Format = "github"
 )
 
 // ParseFormat checks a --format value; it returns an error naming the
 // accepted values.
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(strings.ToLower(s)); f {
-	case Table, Markdown, JSON, CSV:
+	case Table, Markdown, JSON, CSV, JUnit, GitHub:
 		return f, nil
 	case "md":
 		return Markdown, nil
@@ -43,6 +48,10 @@ func ParseFormat(s string) (Format, error) {
 type Grid struct {
 	Header []string
 	Rows   [][]string
+	// Drop names the columns (by header) a terminal table may leave out,
+	// first to last, when it is wider than the terminal (see Fit). Names
+	// not in Header are ignored.
+	Drop []string
 }
 
 // Write renders g in format f (Table, Markdown or CSV; JSON is refused, use
@@ -59,29 +68,38 @@ func (g *Grid) Write(w io.Writer, f Format) error {
 			return err
 		}
 		return cw.Error()
-	case Markdown:
+	case Markdown, GitHub:
 		return g.markdown(w)
 	case Table:
-		t := tablewriter.NewTable(w,
-			tablewriter.WithHeaderAutoFormat(tw.Off),
-			tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: tw.AlignRight, PerColumn: g.alignments()}),
-			tablewriter.WithHeaderAlignment(tw.AlignCenter),
-			tablewriter.WithRenderer(renderer.NewBlueprint()),
-			// Long sentences (a check's meaning, a reason) wrap at word
-			// boundaries instead of making the table hundreds of columns
-			// wide; numbers are never that long.
-			tablewriter.WithRowAutoWrap(tw.WrapNormal),
-			tablewriter.WithRowMaxWidth(60),
-		)
-		t.Header(toAny(g.Header)...)
-		for _, r := range g.Rows {
-			if err := t.Append(r); err != nil {
-				return err
-			}
+		if width := widthOf(w); width > 0 {
+			return g.fit(w, width)
 		}
-		return t.Render()
+		return g.table(w, 60)
 	}
 	return fmt.Errorf("render: grid cannot be written as %q", f)
+}
+
+// table writes g as a terminal table whose text cells wrap at wrap
+// columns.
+func (g *Grid) table(w io.Writer, wrap int) error {
+	t := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: tw.AlignRight, PerColumn: g.alignments()}),
+		tablewriter.WithHeaderAlignment(tw.AlignCenter),
+		tablewriter.WithRenderer(renderer.NewBlueprint()),
+		// Long sentences (a check's meaning, a reason) wrap at word
+		// boundaries instead of making the table hundreds of columns
+		// wide; numbers are never that long.
+		tablewriter.WithRowAutoWrap(tw.WrapNormal),
+		tablewriter.WithRowMaxWidth(wrap),
+	)
+	t.Header(toAny(g.Header)...)
+	for _, r := range g.Rows {
+		if err := t.Append(r); err != nil {
+			return err
+		}
+	}
+	return t.Render()
 }
 
 // alignments right-aligns the columns whose cells all read as numbers

@@ -110,3 +110,40 @@ func TestAlignments(t *testing.T) {
 		}
 	}
 }
+
+// TestFit: a table wider than the terminal wraps its text cells and then
+// leaves out its Drop columns, with a note naming them; every line fits.
+// Fit(w, 0) (piped output) writes the table as it is.
+func TestFit(t *testing.T) {
+	g := &Grid{Header: []string{"id", "status", "evidence", "meaning", "extra"}, Drop: []string{"extra", "evidence"}}
+	for i := 0; i < 3; i++ {
+		g.Rows = append(g.Rows, []string{"dropped-iterations", "warn", "dropped=47, offered=23279, peak=8, vus_max=87",
+			"47 iterations were never started, from +73 s to +124 s: their latency was never measured", "a column of little value here"})
+	}
+	var plain, piped bytes.Buffer
+	if err := g.Write(&plain, Table); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Write(Fit(&piped, 0), Table); err != nil {
+		t.Fatal(err)
+	}
+	if plain.String() != piped.String() {
+		t.Errorf("Fit(w, 0) changed the table")
+	}
+	if maxWidth(plain.Bytes()) <= 80 {
+		t.Fatalf("test table is only %d columns wide", maxWidth(plain.Bytes()))
+	}
+	for _, width := range []int{100, 80, 60} {
+		var b bytes.Buffer
+		if err := g.Write(Fit(&b, width), Table); err != nil {
+			t.Fatal(err)
+		}
+		table, _, _ := bytes.Cut(b.Bytes(), []byte("\n("))
+		if got := maxWidth(table); got > width {
+			t.Errorf("width %d: table is %d columns wide:\n%s", width, got, b.String())
+		}
+		if width == 60 && !bytes.Contains(b.Bytes(), []byte("(not shown, to fit 60 columns: extra")) {
+			t.Errorf("width 60: no note of the columns left out:\n%s", b.String())
+		}
+	}
+}

@@ -358,7 +358,10 @@ func writeForeignParquet(t testing.TB, w *bytes.Buffer) {
 	}
 	for start := 0; start < len(rows); start += 2 {
 		rs := rows[start:min(start+2, len(rows))]
-		rgw := pw.AppendRowGroup()
+		rgw, err := pw.AppendRowGroupChecked()
+		if err != nil {
+			t.Fatal(err)
+		}
 		defs := func(f func(r row) bool) []int16 {
 			var d []int16
 			for _, r := range rs {

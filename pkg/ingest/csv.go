@@ -417,16 +417,15 @@ type csvWorker struct {
 	// last time: k6 writes the samples of a request or an iteration in a
 	// fixed metric order, so the guess is nearly always right and costs one
 	// comparison instead of a map lookup.
-	lastID   int32
-	mNames   []string
-	mIDs     map[string]int32
-	mNextID  []int32
-	lastTS   []byte
-	lastNS   int64
-	lastRes  int64
-	lastRFC  bool
-	sp       splitter
-	tmpField [][]byte
+	lastID  int32
+	mNames  []string
+	mIDs    map[string]int32
+	mNextID []int32
+	lastTS  []byte
+	lastNS  int64
+	lastRes int64
+	lastRFC bool
+	sp      splitter
 
 	// Drain mode: the sink, the worker's own sample and tag decoder.
 	sink func(*Sample)

@@ -6,25 +6,6 @@ import (
 	"testing"
 )
 
-// poisson draws a Poisson count of mean m (Knuth's method for small m, a
-// rounded normal above 50).
-func poisson(r *rand.Rand, m float64) float64 {
-	if m <= 0 {
-		return 0
-	}
-	if m > 50 {
-		return math.Max(0, math.Round(m+math.Sqrt(m)*r.NormFloat64()))
-	}
-	l, k, p := math.Exp(-m), 0.0, 1.0
-	for {
-		p *= r.Float64()
-		if p <= l {
-			return k
-		}
-		k++
-	}
-}
-
 // k6counts builds the per-second offered load of a k6 arrival-rate
 // executor: iteration i starts when the integral of the rate reaches i
 // (lib/executor/ramping_arrival_rate.go), so a second counts the whole
@@ -61,24 +42,6 @@ func jitter(x []float64, seed uint64, frac float64) []float64 {
 		k := math.Round(frac * x[i] * r.Float64())
 		x[i] -= k
 		x[i-1] += k
-	}
-	return x
-}
-
-// schedule builds a per-second offered load from stages (duration s,
-// target at the end, linear from the previous target, as k6 stages are)
-// with Poisson noise.
-func schedule(seed uint64, start float64, stages ...[2]float64) []float64 {
-	r := rand.New(rand.NewPCG(seed, 1))
-	var x []float64
-	prev := start
-	for _, st := range stages {
-		d := int(st[0])
-		for i := range d {
-			m := prev + (st[1]-prev)*(float64(i)+0.5)/float64(d)
-			x = append(x, poisson(r, m))
-		}
-		prev = st[1]
 	}
 	return x
 }

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-
-	"github.com/prometheus/common/model"
 )
 
 // Data is what a reader produced from one input: the series, the
@@ -65,14 +63,6 @@ func ReadAPI(r io.Reader, file string) (*Data, error) {
 // ParseAPI is ReadAPI on a byte slice.
 func ParseAPI(buf []byte, file string) (*Data, error) {
 	return ReadAPI(bytes.NewReader(buf), file)
-}
-
-func metricLabels(m model.Metric) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[string(k)] = string(v)
-	}
-	return out
 }
 
 // jsonError turns an encoding/json error into a SyntaxError at its line

@@ -29,7 +29,6 @@ type APIReader struct {
 	lc    *lineCounter
 	file  string
 	state int
-	depth int // data object entered
 
 	status, errorType, errMsg string
 	resultType                string

@@ -162,15 +162,6 @@ func Span(ss []Series) (firstNS, lastNS int64, ok bool) {
 	return firstNS, lastNS, ok
 }
 
-// cloneLabels copies a label map.
-func cloneLabels(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
 // Mean is the time-weighted mean of the series over [startNS, endNS): each
 // point at t stands for (t − step, t], step being the distance to the
 // previous point (defStepNS for the first), as a Prometheus range query's

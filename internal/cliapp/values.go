@@ -1,0 +1,80 @@
+package cliapp
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// List splits repeated and comma-separated flag values ("--by name,status
+// --by scenario"), dropping empty ones.
+func List(vals []string) []string {
+	var out []string
+	for _, v := range vals {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// Thresholds splits repeated --threshold values. Commas separate
+// thresholds only outside braces, so "m{a:1,b:2}:p(95)<5" stays whole.
+func Thresholds(vals []string) []string {
+	var out []string
+	for _, v := range vals {
+		depth, start := 0, 0
+		for i, r := range v {
+			switch r {
+			case '{':
+				depth++
+			case '}':
+				depth--
+			case ',':
+				if depth == 0 {
+					if s := strings.TrimSpace(v[start:i]); s != "" {
+						out = append(out, s)
+					}
+					start = i + 1
+				}
+			}
+		}
+		if s := strings.TrimSpace(v[start:]); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Percentiles reads --percentiles "50,90,95,99" (also "p95", "p(99.9)"):
+// percentiles in (0, 100]. The error names the flag and the bad value.
+func Percentiles(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range List([]string{s}) {
+		f = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(f, "p"), "("), ")")
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(v > 0 && v <= 100) { // NaN is no percentile
+			return nil, fmt.Errorf("--percentiles: %q is not a percentile in (0, 100]", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// Label reads a run given as "label=a.csv,b.csv" (benchstat's label
+// syntax; without a label, or when what precedes '=' looks like a path,
+// the label is def) into the label and the files of the run.
+func Label(arg, def string) (label string, files []string) {
+	label, rest := def, arg
+	if i := strings.IndexByte(arg, '='); i > 0 && !strings.ContainsAny(arg[:i], "/\\.") {
+		label, rest = arg[:i], arg[i+1:]
+	}
+	return label, List([]string{rest})
+}
+
+// Defines reports whether the command of c defines the flag name.
+func Defines(c *cli.Context, name string) bool { return hasFlag(c.Command.Flags, name) }

@@ -1,0 +1,147 @@
+package present
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ldanalyze/ldanalyze/internal/render"
+	"github.com/ldanalyze/ldanalyze/pkg/jsonnum"
+	"github.com/ldanalyze/ldanalyze/pkg/ledger"
+)
+
+// LedgerAdded is the line `ledger add` prints for the entry it appended
+// (the last of rows, the ledger at path with it): its number, label and
+// ceiling, and the change from the entry before.
+func LedgerAdded(path string, rows []ledger.Row) string {
+	r := rows[len(rows)-1]
+	msg := fmt.Sprintf("%s: entry %d, %q: ceiling %s req/s", path, r.N, r.Label, LedgerCeiling(r.Entry))
+	if r.N > 1 {
+		msg += " (" + LedgerChange(r.CeilingChangeRatio) + " from the entry before)"
+	}
+	return msg
+}
+
+// LedgerGrid is the ledger table: one row per run. machine gives the CSV
+// form, full-precision numbers with units in the column names.
+func LedgerGrid(rows []ledger.Row, machine bool) *render.Grid {
+	if machine {
+		g := &render.Grid{Header: []string{"n", "date", "label", "files", "model", "offered_unit", "knee", "knee_p95_ms",
+			"ceiling_rps", "ceiling_low_rps", "ceiling_high_rps", "ceiling_reached", "ceiling_change_ratio", "slo", "slo_capacity",
+			"requests", "error_rate", "saturated", "busiest", "failed_checks", "warned_checks"}}
+		for _, r := range rows {
+			var sat, busiest []string
+			if s := r.Saturation; s != nil {
+				for _, x := range s.Saturated {
+					sat = append(sat, x.Name+"="+CSVNum(float64(x.Utilisation)))
+				}
+				if s.Busiest != nil {
+					busiest = append(busiest, s.Busiest.Name+"="+CSVNum(float64(s.Busiest.Utilisation)))
+				}
+			}
+			slo := ""
+			if r.SLO != "" {
+				slo = CSVNum(float64(r.SLOCapacity))
+			}
+			g.Rows = append(g.Rows, []string{strconv.Itoa(r.N), r.Date.Format(time.RFC3339), r.Label, strings.Join(r.Files, ";"),
+				r.Model, r.OfferedUnit, CSVNum(float64(r.Knee)), CSVNum(float64(r.KneeP95MS)),
+				CSVNum(float64(r.CeilingRPS)), CSVNum(float64(r.CeilingLowRPS)), CSVNum(float64(r.CeilingHighRPS)),
+				strconv.FormatBool(r.CeilingReached), CSVNum(float64(r.CeilingChangeRatio)), r.SLO, slo,
+				strconv.FormatUint(r.Requests, 10), CSVNum(float64(r.ErrorRate)), strings.Join(sat, ";"), strings.Join(busiest, ";"),
+				strings.Join(r.FailedChecks, ";"), strings.Join(r.WarnedChecks, ";")})
+		}
+		return g
+	}
+	withSLO := false
+	for _, r := range rows {
+		withSLO = withSLO || r.SLO != ""
+	}
+	g := &render.Grid{Header: []string{"#", "date (UTC)", "label", "knee", "p95 at knee ms", "ceiling req/s", "vs previous"}, Drop: ledgerDrop}
+	if withSLO {
+		g.Header = append(g.Header, "SLO capacity")
+	}
+	g.Header = append(g.Header, "errors", "what saturated", "validity")
+	for _, r := range rows {
+		row := []string{strconv.Itoa(r.N), r.Date.Format("2006-01-02 15:04"), r.Label, offeredText(r.Knee, r.OfferedUnit),
+			Num(float64(r.KneeP95MS)), LedgerCeiling(r.Entry), LedgerChange(r.CeilingChangeRatio)}
+		if r.N == 1 {
+			row[6] = ""
+		}
+		if withSLO {
+			s := ""
+			if r.SLO != "" {
+				s = r.SLO + ": " + offeredText(r.SLOCapacity, r.OfferedUnit)
+			}
+			row = append(row, s)
+		}
+		row = append(row, Pct(float64(r.ErrorRate)), saturationText(r.Saturation), validityText(r.Entry))
+		g.Rows = append(g.Rows, row)
+	}
+	return g
+}
+
+// offeredText is an offered load with its unit, "-" when missing.
+func offeredText(v jsonnum.Float, unit string) string {
+	if !v.Valid() {
+		return "-"
+	}
+	return Num(float64(v)) + " " + unit
+}
+
+// LedgerCeiling is the ceiling, "≥ x" when it was not reached.
+func LedgerCeiling(e ledger.Entry) string {
+	s := Num(float64(e.CeilingRPS))
+	if !e.CeilingReached && e.CeilingRPS.Valid() {
+		s = "≥ " + s
+	}
+	return s
+}
+
+// LedgerChange is a signed percentage, "-" when unknown.
+func LedgerChange(r jsonnum.Float) string {
+	if !r.Valid() {
+		return "-"
+	}
+	v := 100 * float64(r)
+	if math.Abs(v) < 0.05 {
+		return "0.0%"
+	}
+	return fmt.Sprintf("%+.1f%%", v)
+}
+
+// saturationText names the saturated resources, or the busiest one when
+// nothing reached the threshold; "-" without Prometheus data.
+func saturationText(s *ledger.Saturation) string {
+	if s == nil {
+		return "-"
+	}
+	var parts []string
+	for _, r := range s.Saturated {
+		parts = append(parts, r.Name+" "+Pct(float64(r.Utilisation)))
+	}
+	if len(parts) > 0 {
+		return strings.Join(parts, "; ")
+	}
+	out := "nothing ≥ " + strconv.FormatFloat(100*s.ThresholdRatio, 'f', -1, 64) + "%"
+	if s.Busiest != nil {
+		out += " (busiest: " + s.Busiest.Name + " " + Pct(float64(s.Busiest.Utilisation)) + ")"
+	}
+	return out
+}
+
+// validityText lists the failed and warned checks, "ok" when none.
+func validityText(e ledger.Entry) string {
+	var parts []string
+	if len(e.FailedChecks) > 0 {
+		parts = append(parts, "fail: "+strings.Join(e.FailedChecks, ", "))
+	}
+	if len(e.WarnedChecks) > 0 {
+		parts = append(parts, "warn: "+strings.Join(e.WarnedChecks, ", "))
+	}
+	if len(parts) == 0 {
+		return "ok"
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,71 @@
+package pipeline
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ldanalyze/ldanalyze/pkg/scale"
+	"github.com/ldanalyze/ldanalyze/pkg/timeline"
+)
+
+// SelectorQuery is the timeline query that keeps the samples a scale
+// selector (`scale --fit --run --y METRIC{TAG:VALUE}:STAT`) reads: pass it
+// in Options.Queries and read the value back with SelectorValue.
+func SelectorQuery(sel scale.Selector) timeline.Query {
+	q := timeline.Query{Metric: sel.Metric}
+	for _, m := range sel.Tags {
+		q.Filter = append(q.Filter, [2]string{m.Key, m.Value})
+	}
+	return q
+}
+
+// SelectorValue is the selected number of a run analysed with
+// SelectorQuery(sel) as its query i.
+func SelectorValue(an *Analysis, i int, sel scale.Selector) (scale.RunValue, error) {
+	return sel.Value(QueryStats(an, i))
+}
+
+// SteadyThroughput is the completed rate of an analysed run over its
+// longest hold (scale.SteadyThroughput), the X of a USL point whose
+// concurrency is n.
+func SteadyThroughput(an *Analysis, n float64) (scale.Throughput, error) {
+	levels, err := RunLevels(an)
+	if err != nil {
+		return scale.Throughput{}, err
+	}
+	return scale.SteadyThroughput(levels, n)
+}
+
+// SweepRun is one run of a sweep (`scale --run X=FILE`): its label as
+// given, its x and its files (several for a distributed run).
+type SweepRun struct {
+	Label string
+	X     scale.Quantity
+	Files []string
+}
+
+// ParseSweepRuns groups --run X=FILE values by X, in order of first
+// appearance. It returns an error naming the value that is not X=FILE or
+// whose X is not a quantity.
+func ParseSweepRuns(vals []string) ([]SweepRun, error) {
+	var runs []SweepRun
+	for _, v := range vals {
+		xs, file, ok := strings.Cut(v, "=")
+		xs, file = strings.TrimSpace(xs), strings.TrimSpace(file)
+		if !ok || file == "" {
+			return nil, fmt.Errorf("--run %q: want X=FILE, e.g. 100=room100.csv", v)
+		}
+		x, err := scale.ParseQuantity(xs)
+		if err != nil {
+			return nil, fmt.Errorf("--run %q: x: %w", v, err)
+		}
+		i := slices.IndexFunc(runs, func(r SweepRun) bool { return r.X == x })
+		if i < 0 {
+			runs = append(runs, SweepRun{Label: xs, X: x})
+			i = len(runs) - 1
+		}
+		runs[i].Files = append(runs[i].Files, file)
+	}
+	return runs, nil
+}
