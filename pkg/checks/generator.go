@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
-	"github.com/ldanalyze/ldanalyze/pkg/prom"
 )
 
 // Generator limits (issue 5): a load generator past either measured its own
@@ -26,28 +25,77 @@ const (
 	DefaultGeneratorPods = "k6.*"
 )
 
-// GeneratorData is the load generator's resource data, from a Prometheus
-// export (`ldanalyze prom pull`), already narrowed to the generator's pods.
-// Times are Unix ns on the k6 clock.
+// GeneratorData is the load generator's resource data, already narrowed
+// to the generator's pods (pkg/pipeline builds it from a `prom pull`
+// export; any other source of per-pod CPU figures can fill it). Times are
+// Unix ns on the k6 clock.
 type GeneratorData struct {
 	// CPUCores is CPU used per generator pod, cores (CPU seconds per
-	// second), labelled namespace and pod.
-	CPUCores []prom.Series
+	// second).
+	CPUCores []PodSeries
 	// CPULimitCores is the CPU limit per generator pod, cores.
-	CPULimitCores []prom.Series
+	CPULimitCores []PodSeries
 	// ThrottleRatio is throttled ÷ all CFS periods per container of a
-	// generator pod, a 0–1 ratio (labelled namespace, pod, container).
-	ThrottleRatio []prom.Series
-	// StepNS is the export's query step, ns: the span a series' first
+	// generator pod, a 0–1 ratio.
+	ThrottleRatio []PodSeries
+	// StepNS is the series' sampling step, ns: the span a series' first
 	// point stands for (a point at t covers (t − step, t]).
 	StepNS int64
 	// Pattern is the pod-name pattern the pods were chosen by.
 	Pattern string
 	// Pods are the generator pods, "namespace/pod", sorted.
 	Pods []string
-	// OtherPods are the export's pods that did not match, sorted (for the
+	// OtherPods are the source's pods that did not match, sorted (for the
 	// hint when none matched).
 	OtherPods []string
+}
+
+// PodSeries is one time series of a generator pod (or of one of its
+// containers): points in time order, each point at t standing for
+// (t − step, t], step being the distance to the previous point (the
+// data's StepNS for the first), as a Prometheus range query's samples do.
+type PodSeries struct {
+	// Pod is "namespace/pod" ("pod" when the source has no namespace).
+	Pod string
+	// Container is the container's name, "" for a whole-pod series.
+	Container string
+	// Points are the series' points in time order.
+	Points []Point
+}
+
+// Point is one point of a PodSeries: a time, Unix ns, and its value in the
+// series' unit (cores, or a 0–1 ratio).
+type Point struct {
+	TimeNS int64
+	Value  float64
+}
+
+// Mean is the time-weighted mean of the series over [startNS, endNS): each
+// point at t stands for (t − step, t], step being the distance to the
+// previous point (defStepNS for the first; 1 s when that is not positive).
+// NaN and ±Inf points are skipped; the result is NaN when no finite point
+// overlaps the span. Times in ns since the epoch.
+func (s PodSeries) Mean(startNS, endNS, defStepNS int64) float64 {
+	var sum, w float64
+	for i, p := range s.Points {
+		st := defStepNS
+		if i > 0 {
+			st = p.TimeNS - s.Points[i-1].TimeNS
+		}
+		if st <= 0 {
+			st = int64(time.Second)
+		}
+		lo, hi := max(p.TimeNS-st, startNS), min(p.TimeNS, endNS)
+		if hi <= lo || math.IsNaN(p.Value) || math.IsInf(p.Value, 0) {
+			continue
+		}
+		sum += p.Value * float64(hi-lo)
+		w += float64(hi - lo)
+	}
+	if w == 0 {
+		return math.NaN()
+	}
+	return sum / w
 }
 
 // GeneratorPods compiles a --generator-pod pattern. Like a PromQL
@@ -60,69 +108,10 @@ func GeneratorPods(pattern string) (*regexp.Regexp, error) {
 	return re, nil
 }
 
-// GeneratorFromExport picks the series of the pods whose name matches pods
-// (nil: DefaultGeneratorPods) from the export's queries of roles
-// pod_cpu_cores, pod_cpu_limit_cores and cpu_throttle_ratio (the `prom
-// pull` presets). Raw counters (Counter queries) are turned into rates,
-// as prom.Attribute does. A nil export gives nil.
-func GeneratorFromExport(e *prom.Export, pods *regexp.Regexp) *GeneratorData {
-	if e == nil {
-		return nil
-	}
-	if pods == nil {
-		pods, _ = GeneratorPods(DefaultGeneratorPods)
-	}
-	pat := strings.TrimSuffix(strings.TrimPrefix(pods.String(), "^(?:"), ")$")
-	g := &GeneratorData{StepNS: int64(e.Manifest.StepS * 1e9), Pattern: pat}
-	gen, other := map[string]bool{}, map[string]bool{}
-	for i, q := range e.Manifest.Queries {
-		if i >= len(e.Data) || e.Data[i] == nil {
-			continue
-		}
-		var dst *[]prom.Series
-		switch q.Role {
-		case prom.RolePodCPUCores:
-			dst = &g.CPUCores
-		case prom.RolePodCPULimitCores:
-			dst = &g.CPULimitCores
-		case prom.RoleCPUThrottleRatio:
-			dst = &g.ThrottleRatio
-		default:
-			continue
-		}
-		for _, s := range e.Data[i].Series {
-			pod := s.Labels["pod"]
-			if pod == "" {
-				continue
-			}
-			key := podKey(s.Labels)
-			if !pods.MatchString(pod) {
-				other[key] = true
-				continue
-			}
-			gen[key] = true
-			if q.Counter {
-				s = prom.Series{Labels: s.Labels, Points: prom.Rate(s.Points)}
-			}
-			*dst = append(*dst, s)
-		}
-	}
-	for k := range gen {
-		g.Pods = append(g.Pods, k)
-	}
-	for k := range other {
-		g.OtherPods = append(g.OtherPods, k)
-	}
-	slices.Sort(g.Pods)
-	slices.Sort(g.OtherPods)
-	return g
-}
-
-func podKey(ls map[string]string) string {
-	if ns := ls["namespace"]; ns != "" {
-		return ns + "/" + ls["pod"]
-	}
-	return ls["pod"]
+// PodPattern is the --generator-pod pattern a regexp of GeneratorPods was
+// compiled from.
+func PodPattern(re *regexp.Regexp) string {
+	return strings.TrimSuffix(strings.TrimPrefix(re.String(), "^(?:"), ")$")
 }
 
 // genSpan is a time range the generator is judged over, [A, B) ns; Offered
@@ -181,9 +170,9 @@ func GeneratorCheck(g *GeneratorData, levels []knee.Level, runA, runB int64) Che
 	for i := range levels {
 		spans = append(spans, genSpan{levels[i].Start.UnixNano(), levels[i].End.UnixNano(), float64(levels[i].Offered)})
 	}
-	limits := map[string]prom.Series{}
+	limits := map[string]PodSeries{}
 	for _, s := range g.CPULimitCores {
-		limits[podKey(s.Labels)] = s
+		limits[s.Pod] = s
 	}
 	thrRun, thrPeak := genPeak{v: math.NaN()}, genPeak{v: math.NaN()}
 	cpuRun, cpuPeak := genPeak{v: math.NaN()}, genPeak{v: math.NaN()}
@@ -193,8 +182,8 @@ func GeneratorCheck(g *GeneratorData, levels []knee.Level, runA, runB int64) Che
 		perPod := map[string]float64{}
 		for _, s := range g.ThrottleRatio {
 			v := s.Mean(sp.A, sp.B, g.StepNS)
-			if p, ok := perPod[podKey(s.Labels)]; !math.IsNaN(v) && (!ok || math.IsNaN(p) || v > p) {
-				perPod[podKey(s.Labels)] = v
+			if p, ok := perPod[s.Pod]; !math.IsNaN(v) && (!ok || math.IsNaN(p) || v > p) {
+				perPod[s.Pod] = v
 			}
 		}
 		for pod, v := range perPod {
@@ -205,7 +194,7 @@ func GeneratorCheck(g *GeneratorData, levels []knee.Level, runA, runB int64) Che
 			}
 		}
 		for _, s := range g.CPUCores {
-			pod := podKey(s.Labels)
+			pod := s.Pod
 			lim, ok := limits[pod]
 			if !ok {
 				continue
@@ -228,7 +217,7 @@ func GeneratorCheck(g *GeneratorData, levels []knee.Level, runA, runB int64) Che
 	if len(spans) == 1 { // no levels: the run is the only span
 		thrPeak, cpuPeak = thrRun, cpuRun
 		for _, s := range g.CPUCores {
-			if podKey(s.Labels) == cpuRun.pod {
+			if s.Pod == cpuRun.pod {
 				peakCores = s.Mean(runA, runB, g.StepNS)
 				peakLimit = limits[cpuRun.pod].Mean(runA, runB, g.StepNS)
 			}

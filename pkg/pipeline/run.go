@@ -220,7 +220,7 @@ func Run(paths []string, opt Options) (*Analysis, error) {
 	}
 	copt := opt.Checks
 	if exp != nil && copt.Generator == nil {
-		copt.Generator = checks.GeneratorFromExport(exp, opt.GeneratorPods)
+		copt.Generator = GeneratorFromExport(exp, opt.GeneratorPods)
 	}
 	an.Checks = checks.Evaluate(tl, res, copt)
 	if exp != nil && res != nil && opt.Attribution {
