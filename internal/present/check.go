@@ -16,7 +16,7 @@ func FailedChecks(rep *checks.Report) []string {
 	var ids []string
 	for _, ch := range rep.Checks {
 		if ch.Status == checks.Fail {
-			ids = append(ids, ch.ID)
+			ids = append(ids, string(ch.ID))
 		}
 	}
 	return ids

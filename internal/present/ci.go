@@ -75,7 +75,7 @@ func NewJUnit(d *CheckDoc) *JUnitSuites {
 		{Name: "skipped_lines", Value: fmt.Sprint(d.Input.Skipped)},
 	}}
 	for _, c := range d.Checks {
-		tc := JUnitCase{Name: c.ID, Classname: "ldanalyze.check"}
+		tc := JUnitCase{Name: string(c.ID), Classname: "ldanalyze.check"}
 		ev := evidenceText(c.Evidence)
 		switch c.Status {
 		case checks.Fail:
@@ -148,7 +148,7 @@ func CheckGitHub(w io.Writer, d *CheckDoc) error {
 	fmt.Fprintf(w, "### ldanalyze check: %s\n\n%d rows of %s.\n\n", head, d.Input.Rows, codeList(d.Input.Files))
 	g := &render.Grid{Header: []string{"status", "check", "evidence", "meaning"}}
 	for _, c := range d.Checks {
-		g.Rows = append(g.Rows, []string{statusMark(c.Status), c.ID, evidenceText(c.Evidence), c.Message})
+		g.Rows = append(g.Rows, []string{statusMark(c.Status), string(c.ID), evidenceText(c.Evidence), c.Message})
 	}
 	return g.Write(w, render.Markdown)
 }

@@ -317,7 +317,7 @@ func CheckGrid(rep *checks.Report, machine bool) *render.Grid {
 		for i, v := range ch.Evidence {
 			ev[i] = v.Name + "=" + f(v.Value)
 		}
-		g.Rows = append(g.Rows, []string{ch.ID, string(ch.Status), strings.Join(ev, sep), ch.Message})
+		g.Rows = append(g.Rows, []string{string(ch.ID), string(ch.Status), strings.Join(ev, sep), ch.Message})
 	}
 	return g
 }

@@ -38,20 +38,29 @@ const (
 	NA Status = "n/a"
 )
 
-// Check ids, stable across versions: scripts and CI match on them.
+// ID names a check. Its text is the check's stable code, the same across
+// versions: scripts, CI (JUnit test cases, `ledger` entries) and the JSON
+// output match on it.
+type ID string
+
+// The checks, in the order Evaluate reports them (IDs).
 const (
-	IDModel               = "model"
-	IDDuration            = "duration"
-	IDResolution          = "resolution"
-	IDCoordinatedOmission = "coordinated-omission"
-	IDDroppedIterations   = "dropped-iterations"
-	IDChecks              = "checks"
-	IDErrors              = "errors"
-	IDRateLimited         = "rate-limited"
-	IDSummaryVsKnee       = "summary-vs-knee"
-	IDGenerator           = "generator"
-	IDCardinality         = "cardinality"
+	IDModel               ID = "model"
+	IDDuration            ID = "duration"
+	IDResolution          ID = "resolution"
+	IDCoordinatedOmission ID = "coordinated-omission"
+	IDDroppedIterations   ID = "dropped-iterations"
+	IDChecks              ID = "checks"
+	IDErrors              ID = "errors"
+	IDRateLimited         ID = "rate-limited"
+	IDSummaryVsKnee       ID = "summary-vs-knee"
+	IDGenerator           ID = "generator"
+	IDCardinality         ID = "cardinality"
 )
+
+// IDs lists every check in report order. The caller may not modify it.
+var IDs = []ID{IDModel, IDDuration, IDResolution, IDCoordinatedOmission, IDDroppedIterations, IDChecks,
+	IDErrors, IDRateLimited, IDSummaryVsKnee, IDGenerator, IDCardinality}
 
 // Value is one named number of a check's evidence. Units are in the name
 // (…_ms milliseconds, …_s seconds, …_per_s per second, …_rate or …_share a
@@ -101,7 +110,7 @@ func (e *Evidence) add(name string, v float64) { *e = append(*e, Value{name, v})
 // Check is one validity verdict.
 type Check struct {
 	// ID is one of the ID… constants.
-	ID string `json:"id"`
+	ID ID `json:"id"`
 	// Status is ok, warn, fail or n/a.
 	Status Status `json:"status"`
 	// Evidence holds the numbers the status was decided on.
@@ -126,7 +135,7 @@ func (r *Report) Failed() bool {
 }
 
 // Find returns the check with the given id, or nil.
-func (r *Report) Find(id string) *Check {
+func (r *Report) Find(id ID) *Check {
 	for i := range r.Checks {
 		if r.Checks[i].ID == id {
 			return &r.Checks[i]

@@ -99,7 +99,7 @@ func openRun(rate, secs int) *run {
 	return r
 }
 
-func get(t *testing.T, rep *Report, id string) *Check {
+func get(t *testing.T, rep *Report, id ID) *Check {
 	t.Helper()
 	c := rep.Find(id)
 	if c == nil {
@@ -123,14 +123,17 @@ func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 // no drops, vus 1 of 5. Every check is ok except generator (no data: n/a).
 func TestHealthyRun(t *testing.T) {
 	rep := openRun(20, 60).evaluate(t, Options{})
-	want := map[string]Status{
+	want := map[ID]Status{
 		IDModel: OK, IDDuration: OK, IDResolution: OK, IDCoordinatedOmission: OK, IDDroppedIterations: OK,
 		IDChecks: OK, IDErrors: OK, IDRateLimited: OK, IDSummaryVsKnee: OK, IDGenerator: NA, IDCardinality: OK,
 	}
-	if len(rep.Checks) != len(want) {
-		t.Errorf("%d checks, want %d", len(rep.Checks), len(want))
+	if len(rep.Checks) != len(want) || len(IDs) != len(want) {
+		t.Errorf("%d checks, %d IDs, want %d", len(rep.Checks), len(IDs), len(want))
 	}
-	for _, c := range rep.Checks {
+	for i, c := range rep.Checks {
+		if i < len(IDs) && c.ID != IDs[i] {
+			t.Errorf("check %d is %s, want %s (IDs is the report order)", i, c.ID, IDs[i])
+		}
 		if c.Status != want[c.ID] {
 			t.Errorf("%s: status %s, want %s (%s)", c.ID, c.Status, want[c.ID], c.Message)
 		}

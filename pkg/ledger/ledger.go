@@ -122,9 +122,9 @@ func NewEntry(label string, files []string, res *knee.Result, cs []checks.Check,
 	for _, c := range cs {
 		switch c.Status {
 		case checks.Fail:
-			e.FailedChecks = append(e.FailedChecks, c.ID)
+			e.FailedChecks = append(e.FailedChecks, string(c.ID))
 		case checks.Warn:
-			e.WarnedChecks = append(e.WarnedChecks, c.ID)
+			e.WarnedChecks = append(e.WarnedChecks, string(c.ID))
 		}
 	}
 	if attr != nil {

@@ -205,9 +205,9 @@ func verdict(res *knee.Result, cks *checks.Report) []string {
 	for _, c := range cks.Checks {
 		switch c.Status {
 		case checks.Fail:
-			fail = append(fail, c.ID)
+			fail = append(fail, string(c.ID))
 		case checks.Warn:
-			warn = append(warn, c.ID)
+			warn = append(warn, string(c.ID))
 		}
 	}
 	switch {
