@@ -3,15 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
+	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ldanalyze/ldanalyze/internal/cliapp"
 	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/internal/render"
-	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 	"github.com/ldanalyze/ldanalyze/pkg/prom"
 	"github.com/urfave/cli/v2"
@@ -27,7 +27,7 @@ func promCommand(e *env) *cli.Command {
 				Usage: "run the preset (and custom) queries as query_range over the run and save them as a directory for knee --prom",
 				Description: "The bearer token or password, if any, comes from a file or an environment variable, never from a flag value; credentials are never printed or saved.\n" +
 					"Presets: " + presetNames(),
-				Flags: append(promClientFlags(),
+				Flags: append(cliapp.PromClientFlags(),
 					&cli.StringFlag{Name: "start", Usage: "range start, RFC 3339 or Unix seconds"},
 					&cli.StringFlag{Name: "end", Usage: "range end, RFC 3339 or Unix seconds"},
 					&cli.StringSliceFlag{Name: "run", Usage: "k6 output `FILE` whose first and last sample give the range (instead of --start/--end)"},
@@ -62,26 +62,12 @@ func presetNames() string {
 	return strings.Join(n, ", ")
 }
 
-// parseTime reads RFC 3339 or Unix seconds.
-func parseTime(flag, s string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC(), nil
-	}
-	// Within ±10^11 s (year 5138) so the seconds fit; NaN and Inf are not
-	// times.
-	if f, err := strconv.ParseFloat(s, 64); err == nil && math.Abs(f) <= 1e11 {
-		sec, frac := math.Modf(f)
-		return time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC(), nil
-	}
-	return time.Time{}, usageError{fmt.Errorf("--%s %q: want RFC 3339 (2026-11-30T02:07:09Z) or Unix seconds", flag, s)}
-}
-
 func (e *env) promPull(c *cli.Context) error {
-	copt, secrets, err := promClientOptions(c, "prom pull")
+	copt, secrets, err := cliapp.PromClientOptions(c, "prom pull", os.Getenv)
 	if err != nil {
-		return scrubbed(err, secrets)
+		return cliapp.Scrub(err, secrets)
 	}
-	return scrubbed(e.promPullWith(c, copt), secrets)
+	return cliapp.Scrub(e.promPullWith(c, copt), secrets)
 }
 
 func (e *env) promPullWith(c *cli.Context, copt prom.ClientOptions) error {
@@ -90,31 +76,22 @@ func (e *env) promPullWith(c *cli.Context, copt prom.ClientOptions) error {
 		return usageError{fmt.Errorf("prom pull: --step and --rate-window must be at least 1s")}
 	}
 	runs := c.StringSlice("run")
+	var err error
 	switch {
 	case len(runs) > 0 && (c.IsSet("start") || c.IsSet("end")):
 		return usageError{fmt.Errorf("prom pull: give --run or --start/--end, not both")}
 	case len(runs) > 0:
-		first, last, seen, st, err := pipeline.Span(runs, e.stdin)
+		var st ingest.Stats
+		opt.Start, opt.End, st, err = pipeline.PullRange(runs, e.stdin, opt.Step)
 		reportStats(e.stderr, st)
 		if err != nil {
-			return err
-		}
-		if !seen {
-			return usageError{fmt.Errorf("prom pull: --run %s: no samples", strings.Join(runs, ", "))}
-		}
-		opt.Start, opt.End = time.Unix(0, first).UTC(), time.Unix(0, last+max(st.ResolutionNS, 0)).UTC()
-		// Points at whole steps, so that a series scraped at that interval
-		// comes back sample for sample.
-		opt.Start = opt.Start.Truncate(opt.Step)
-		if t := opt.End.Truncate(opt.Step); t.Before(opt.End) {
-			opt.End = t.Add(opt.Step)
+			return fmt.Errorf("prom pull: --run %w", err)
 		}
 	case c.IsSet("start") && c.IsSet("end"):
-		var err error
-		if opt.Start, err = parseTime("start", c.String("start")); err != nil {
+		if opt.Start, err = cliapp.ParseTime("start", c.String("start")); err != nil {
 			return err
 		}
-		if opt.End, err = parseTime("end", c.String("end")); err != nil {
+		if opt.End, err = cliapp.ParseTime("end", c.String("end")); err != nil {
 			return err
 		}
 	default:
@@ -128,12 +105,12 @@ func (e *env) promPullWith(c *cli.Context, copt prom.ClientOptions) error {
 	if f := c.String("queries"); f != "" {
 		r, err := os.Open(f)
 		if err != nil {
-			return usageError{err}
+			return err
 		}
 		opt.Queries, err = prom.ReadQueries(r, f)
 		r.Close()
 		if err != nil {
-			return usageError{err}
+			return err
 		}
 	}
 	ctx, cancel := context.WithTimeout(c.Context, c.Duration("deadline"))
@@ -153,24 +130,7 @@ func (e *env) promPullWith(c *cli.Context, copt prom.ClientOptions) error {
 	}
 	fmt.Fprintf(e.stdout, "%s: %d queries, %s to %s at %s steps\n", dir, len(exp.Manifest.Queries),
 		opt.Start.Format(time.RFC3339), opt.End.Format(time.RFC3339), opt.Step)
-	g := &render.Grid{Header: []string{"query", "role", "unit", "series", "points"}}
-	for _, q := range exp.Manifest.Queries {
-		g.Rows = append(g.Rows, []string{q.Name, string(q.Role), q.Unit, strconv.Itoa(q.Series), strconv.Itoa(q.Points)})
-	}
-	return g.Write(e.stdout, render.Table)
-}
-
-// seriesRow is the JSON form of one series of `prom read`.
-type seriesRow struct {
-	Source string            `json:"source"`
-	Labels map[string]string `json:"labels"`
-	Points []pointRow        `json:"points"`
-}
-
-// pointRow is one point of `prom read --format json`: NaN and ±Inf are null.
-type pointRow struct {
-	Time  time.Time `json:"t"`
-	Value knee.F    `json:"v"`
+	return present.PullGrid(exp).Write(e.stdout, render.Table)
 }
 
 func (e *env) promRead(c *cli.Context) error {
@@ -178,113 +138,68 @@ func (e *env) promRead(c *cli.Context) error {
 	if len(paths) == 0 {
 		return usageError{fmt.Errorf("prom read: no input files")}
 	}
-	loc, err := time.LoadLocation(c.String("tz"))
-	if err != nil {
+	gopt := prom.GrafanaOptions{}
+	var err error
+	if gopt.Location, err = time.LoadLocation(c.String("tz")); err != nil {
 		return usageError{fmt.Errorf("--tz: %w", err)}
 	}
-	w, format, closeOut, err := e.output(c)
+	format, err := render.ParseFormat(c.String("format"))
 	if err != nil {
-		return err
+		return usageError{err}
 	}
-	if format != render.JSON && !c.Bool("rate") {
-		// The table needs counts and extremes only: streamed, so listing
-		// a file of any size takes the memory of its largest series.
-		g := &render.Grid{Header: []string{"source", "series", "points", "first", "last", "min", "max"}}
-		for _, p := range paths {
-			var sums []prom.SeriesSummary
-			var warns []string
-			var skipped []*prom.SyntaxError
-			if p == "-" {
-				sums, warns, skipped, err = prom.Summaries(e.stdin, "-", prom.GrafanaOptions{Location: loc})
-			} else {
-				var f *os.File
-				if f, err = os.Open(p); err == nil {
-					sums, warns, skipped, err = prom.Summaries(f, p, prom.GrafanaOptions{Location: loc})
-					f.Close()
-				}
-			}
-			if err != nil {
-				closeOut()
-				return err
-			}
-			for _, s := range skipped {
-				fmt.Fprintf(e.stderr, "ldanalyze: skipped: %v\n", s)
-			}
-			for _, wn := range warns {
-				fmt.Fprintf(e.stderr, "ldanalyze: warning: %s\n", wn)
-			}
-			for _, s := range sums {
-				src := p
-				if s.Section != "" {
-					src += " " + s.Section
-				}
-				row := []string{src, prom.LabelsKey(s.Labels), strconv.Itoa(s.Points), "", "", present.CSVNum(s.Min), present.CSVNum(s.Max)}
-				if s.Points > 0 {
-					row[3] = time.Unix(0, s.FirstNS).UTC().Format(time.RFC3339)
-					row[4] = time.Unix(0, s.LastNS).UTC().Format(time.RFC3339)
-				}
-				g.Rows = append(g.Rows, row)
-			}
-		}
-		err = g.Write(w, format)
-		if cerr := closeOut(); err == nil {
-			err = cerr
-		}
-		return err
-	}
-	var rows []seriesRow
+	g := present.NewPromReadGrid()
+	var rows []present.PromSeries
 	for _, p := range paths {
-		var d *prom.Data
-		if p == "-" {
-			d, err = prom.Read(e.stdin, "-", prom.GrafanaOptions{Location: loc})
-		} else {
-			d, err = prom.ReadFile(p, prom.GrafanaOptions{Location: loc})
-		}
+		r, err := e.open(p)
 		if err != nil {
-			closeOut()
 			return err
 		}
-		for _, s := range d.Skipped {
+		var warns []string
+		var skipped []*prom.SyntaxError
+		if format != render.JSON && !c.Bool("rate") {
+			// The table needs counts and extremes only: streamed, so
+			// listing a file of any size takes the memory of its largest
+			// series.
+			var sums []prom.SeriesSummary
+			sums, warns, skipped, err = prom.Summaries(r, p, gopt)
+			for _, s := range sums {
+				g.AddSummary(p, s)
+			}
+		} else {
+			var d *prom.Data
+			if d, err = prom.Read(r, p, gopt); err == nil {
+				warns, skipped = d.Warnings, d.Skipped
+				for _, s := range d.Series {
+					if c.Bool("rate") {
+						s.Points = prom.Rate(s.Points)
+					}
+					rows = append(rows, present.NewPromSeries(p, s))
+					g.AddSeries(rows[len(rows)-1])
+				}
+			}
+		}
+		r.Close()
+		if err != nil {
+			return err
+		}
+		for _, s := range skipped {
 			fmt.Fprintf(e.stderr, "ldanalyze: skipped: %v\n", s)
 		}
-		for _, wn := range d.Warnings {
-			fmt.Fprintf(e.stderr, "ldanalyze: warning: %s\n", wn)
-		}
-		for _, s := range d.Series {
-			pts := s.Points
-			if c.Bool("rate") {
-				pts = prom.Rate(pts)
-			}
-			r := seriesRow{Source: p, Labels: s.Labels, Points: make([]pointRow, len(pts))}
-			for i, pt := range pts {
-				r.Points[i] = pointRow{time.Unix(0, pt.TimeNS).UTC(), knee.F(pt.Value)}
-			}
-			rows = append(rows, r)
-		}
+		e.warn(warns...)
 	}
-	if format == render.JSON {
-		err = render.WriteJSON(w, rows)
-	} else {
-		g := &render.Grid{Header: []string{"source", "series", "points", "first", "last", "min", "max"}}
-		for _, r := range rows {
-			row := []string{r.Source, prom.LabelsKey(r.Labels), strconv.Itoa(len(r.Points)), "", "", "", ""}
-			if n := len(r.Points); n > 0 {
-				lo, hi := math.Inf(1), math.Inf(-1)
-				for _, p := range r.Points {
-					if p.Value.Valid() {
-						lo, hi = min(lo, float64(p.Value)), max(hi, float64(p.Value))
-					}
-				}
-				row[3] = r.Points[0].Time.Format(time.RFC3339)
-				row[4] = r.Points[n-1].Time.Format(time.RFC3339)
-				row[5], row[6] = present.CSVNum(lo), present.CSVNum(hi)
-			}
-			g.Rows = append(g.Rows, row)
+	return e.emit(c, func(w io.Writer, f render.Format) error {
+		if f == render.JSON {
+			return render.WriteJSON(w, rows)
 		}
-		err = g.Write(w, format)
+		return g.Write(w, f)
+	}, format)
+}
+
+// open opens the input path, standard input for "-" (whose Close does
+// nothing).
+func (e *env) open(path string) (io.ReadCloser, error) {
+	if path == "-" {
+		return io.NopCloser(e.stdin), nil
 	}
-	if cerr := closeOut(); err == nil {
-		err = cerr
-	}
-	return err
+	return os.Open(path)
 }

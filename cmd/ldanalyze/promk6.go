@@ -3,10 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
-	"strconv"
 	"time"
 
+	"github.com/ldanalyze/ldanalyze/internal/cliapp"
 	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/prom"
@@ -16,7 +17,7 @@ import (
 // promK6Command reads a k6 run streamed with -o experimental-prometheus-rw,
 // live or from saved query_range JSON, and prints it step by step.
 func promK6Command(e *env) *cli.Command {
-	flags := promClientFlags()
+	flags := cliapp.PromClientFlags()
 	flags[0] = &cli.StringFlag{Name: "url", Usage: "Prometheus base `URL` to read the run from live (else the FILE arguments: saved API JSON)"}
 	return &cli.Command{
 		Name:      "k6",
@@ -29,11 +30,11 @@ func promK6Command(e *env) *cli.Command {
 			&cli.DurationFlag{Name: "step", Usage: "resolution (default: k6's push interval found in the data)"},
 		), outputFlags()...),
 		Action: func(c *cli.Context) error {
-			copt, secrets, err := promClientOptions(c, "prom k6")
+			copt, secrets, err := cliapp.PromClientOptions(c, "prom k6", os.Getenv)
 			if err != nil && c.String("url") != "" {
-				return scrubbed(err, secrets)
+				return cliapp.Scrub(err, secrets)
 			}
-			return scrubbed(e.promK6(c, copt), secrets)
+			return cliapp.Scrub(e.promK6(c, copt), secrets)
 		},
 	}
 }
@@ -49,7 +50,7 @@ func (e *env) promK6(c *cli.Context, copt prom.ClientOptions) error {
 		dst  *time.Time
 	}{{"start", &opt.Start}, {"end", &opt.End}} {
 		if c.IsSet(f.name) {
-			if *f.dst, err = parseTime(f.name, c.String(f.name)); err != nil {
+			if *f.dst, err = cliapp.ParseTime(f.name, c.String(f.name)); err != nil {
 				return err
 			}
 		}
@@ -65,9 +66,9 @@ func (e *env) promK6(c *cli.Context, copt prom.ClientOptions) error {
 	case c.NArg() > 0:
 		var rs []prom.Response
 		for _, p := range c.Args().Slice() {
-			f, err := os.Open(p)
+			f, err := e.open(p)
 			if err != nil {
-				return usageError{err}
+				return err
 			}
 			r, err := prom.ReadResponsesAuto(f, p)
 			f.Close()
@@ -89,31 +90,5 @@ func (e *env) promK6(c *cli.Context, copt prom.ClientOptions) error {
 	for _, w := range run.Warnings {
 		fmt.Fprintf(e.stderr, "ldanalyze: warning: %s\n", w)
 	}
-	w, format, closeOut, err := e.output(c)
-	if err != nil {
-		return err
-	}
-	if format == render.JSON {
-		err = render.WriteJSON(w, run)
-	} else {
-		fmt.Fprintf(w, "%s to %s at %s steps; model %s (%s); latency: %s\n", run.Start.Format(time.RFC3339), run.End.Format(time.RFC3339), run.Step, run.Model, run.ModelEvidence, orNone(run.LatencySource))
-		g := &render.Grid{Header: []string{"end", "offered", "completed_rps", "requests", "errors", "dropped", "vus", "p50_ms", "p95_ms", "p99_ms", "mean_ms"}}
-		for i, s := range run.Steps {
-			g.Rows = append(g.Rows, []string{s.End.Format("15:04:05"), present.Num(run.Offered(i)), present.Num(run.CompletedRPS(i)),
-				strconv.FormatFloat(s.Requests, 'f', 0, 64), strconv.FormatFloat(s.Requests-s.OK, 'f', 0, 64), strconv.FormatFloat(s.DroppedIterations, 'f', 0, 64),
-				present.Num(s.VUs), present.Num(s.P50MS), present.Num(s.P95MS), present.Num(s.P99MS), present.Num(s.MeanMS)})
-		}
-		err = g.Write(w, format)
-	}
-	if cerr := closeOut(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
+	return e.emit(c, func(w io.Writer, f render.Format) error { return present.K6RunText(w, f, run) })
 }

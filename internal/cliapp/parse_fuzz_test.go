@@ -1,4 +1,4 @@
-package main
+package cliapp
 
 import (
 	"math"
@@ -7,9 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/ldanalyze/ldanalyze/internal/cliapp"
-	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 )
 
 // FuzzParsePercentiles: every parsed percentile is in (0, 100], one per
@@ -19,11 +16,11 @@ func FuzzParsePercentiles(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		ps, err := cliapp.Percentiles(s)
+		ps, err := Percentiles(s)
 		if err != nil {
 			return
 		}
-		if len(ps) != len(cliapp.List([]string{s})) {
+		if len(ps) != len(List([]string{s})) {
 			t.Fatalf("%q → %v: not one per field", s, ps)
 		}
 		var again []string
@@ -33,7 +30,7 @@ func FuzzParsePercentiles(f *testing.F) {
 			}
 			again = append(again, "p("+strconv.FormatFloat(p, 'g', -1, 64)+")")
 		}
-		if ps2, err := cliapp.Percentiles(strings.Join(again, ",")); err != nil || !slices.Equal(ps2, ps) {
+		if ps2, err := Percentiles(strings.Join(again, ",")); err != nil || !slices.Equal(ps2, ps) {
 			t.Fatalf("%q → %v → %v, %v", s, ps, ps2, err)
 		}
 	})
@@ -47,7 +44,7 @@ func FuzzParseTime(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		tm, err := parseTime("start", s)
+		tm, err := ParseTime("start", s)
 		if err != nil {
 			return
 		}
@@ -56,40 +53,9 @@ func FuzzParseTime(f *testing.F) {
 				t.Fatalf("%q → %v (%v s)", s, tm, got)
 			}
 		}
-		again, err := parseTime("start", tm.Format(time.RFC3339Nano))
+		again, err := ParseTime("start", tm.Format(time.RFC3339Nano))
 		if err != nil || !again.Equal(tm) {
 			t.Fatalf("%q → %v → %v, %v", s, tm, again, err)
-		}
-	})
-}
-
-// FuzzParseRuns: the runs of --run X=FILE hold every file given, once, in
-// order, under distinct x values.
-func FuzzParseRuns(f *testing.F) {
-	f.Add("100=room100.csv\n250=a.csv\n250=b.csv")
-	f.Add("1k=x\n1000=y\n=z\nq=")
-	f.Fuzz(func(t *testing.T, s string) {
-		vals := strings.Split(s, "\n")
-		runs, err := pipeline.ParseSweepRuns(vals)
-		if err != nil {
-			return
-		}
-		var files []string
-		for i, r := range runs {
-			for _, o := range runs[:i] {
-				if o.X == r.X {
-					t.Fatalf("%q: x %v twice", s, r.X)
-				}
-			}
-			files = append(files, r.Files...)
-		}
-		if len(files) != len(vals) {
-			t.Fatalf("%q → %d files, want %d", s, len(files), len(vals))
-		}
-		for _, fl := range files {
-			if fl == "" || fl != strings.TrimSpace(fl) {
-				t.Fatalf("%q: file %q", s, fl)
-			}
 		}
 	})
 }

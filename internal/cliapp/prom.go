@@ -1,0 +1,154 @@
+package cliapp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ldanalyze/ldanalyze/internal/readcap"
+	"github.com/ldanalyze/ldanalyze/pkg/prom"
+)
+
+// MaxSecretBytes caps a --token-file or --password-file, 1 MiB.
+const MaxSecretBytes = 1 << 20
+
+// PromClientFlags are the flags of every command that talks to a live
+// Prometheus: where, how to authenticate (secrets from files or the
+// environment, never from a flag value) and the bounds. PromClientOptions
+// reads them.
+func PromClientFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "url", Required: true, Usage: "Prometheus base `URL`, e.g. http://prometheus:9090 (a user:password in it is used as basic auth and never printed; prefer --user/--password-file)"},
+		&cli.StringFlag{Name: "token-env", Usage: "name of the environment `VAR` holding a bearer token"},
+		&cli.StringFlag{Name: "token-file", Usage: "`FILE` holding a bearer token"},
+		&cli.StringFlag{Name: "user", Usage: "basic-auth `USER`"},
+		&cli.StringFlag{Name: "password-file", Usage: "`FILE` holding the basic-auth password"},
+		&cli.StringFlag{Name: "password-env", Usage: "name of the environment `VAR` holding the basic-auth password"},
+		&cli.DurationFlag{Name: "timeout", Value: prom.DefaultTimeout, Usage: "bound on each request, the whole answer included"},
+		&cli.DurationFlag{Name: "deadline", Value: 30 * time.Minute, Usage: "bound on the whole command's traffic"},
+		&cli.Int64Flag{Name: "max-response-bytes", Value: prom.DefaultMaxResponseBytes, Usage: "cap on one response body, bytes"},
+		&cli.IntFlag{Name: "retries", Value: prom.DefaultRetries, Usage: "retries of a 5xx or 429 answer (exponential backoff); 0 for none"},
+	}
+}
+
+// PromClientOptions reads the flags of PromClientFlags for the command cmd
+// (named in messages), taking environment variables from getenv
+// (os.Getenv) and secret files through a MaxSecretBytes cap, both trimmed
+// of surrounding white space. secrets are the credential strings (the
+// token, the password, a password in the URL) to Scrub from any message.
+// Errors name the flag: a token and basic auth together, a password
+// without --user, both the -env and the -file form of one secret, an
+// empty or unset variable, an empty or unreadable file, a timeout that is
+// not positive.
+func PromClientOptions(c *cli.Context, cmd string, getenv func(string) string) (opt prom.ClientOptions, secrets []string, err error) {
+	opt = prom.ClientOptions{URL: c.String("url"), Timeout: c.Duration("timeout"), MaxResponseBytes: c.Int64("max-response-bytes"), Retries: c.Int("retries")}
+	if opt.Retries == 0 {
+		opt.Retries = -1
+	}
+	if opt.Timeout <= 0 {
+		return opt, nil, fmt.Errorf("%s: --timeout must be positive", cmd)
+	}
+	if pw := URLPassword(opt.URL); pw != "" {
+		secrets = append(secrets, pw)
+	}
+	readSecret := func(flagEnv, flagFile string) (string, error) {
+		env, file := c.String(flagEnv), c.String(flagFile)
+		switch {
+		case env != "" && file != "":
+			return "", fmt.Errorf("%s: give --%s or --%s, not both", cmd, flagEnv, flagFile)
+		case env != "":
+			v := strings.TrimSpace(getenv(env))
+			if v == "" {
+				return "", fmt.Errorf("%s: --%s %s: the variable is empty or unset", cmd, flagEnv, env)
+			}
+			return v, nil
+		case file != "":
+			b, err := readcap.ReadFile(file, MaxSecretBytes, "a secret file")
+			if err != nil {
+				return "", fmt.Errorf("%s: --%s: %w", cmd, flagFile, err)
+			}
+			v := strings.TrimSpace(string(b))
+			if v == "" {
+				return "", fmt.Errorf("%s: --%s %s is empty", cmd, flagFile, file)
+			}
+			return v, nil
+		}
+		return "", nil
+	}
+	if opt.BearerToken, err = readSecret("token-env", "token-file"); err != nil {
+		return opt, nil, err
+	}
+	if opt.Password, err = readSecret("password-env", "password-file"); err != nil {
+		return opt, nil, err
+	}
+	opt.Username = c.String("user")
+	if opt.Password != "" && opt.Username == "" {
+		return opt, nil, fmt.Errorf("%s: a password without --user", cmd)
+	}
+	if opt.BearerToken != "" && opt.Username != "" {
+		return opt, nil, fmt.Errorf("%s: give a bearer token or basic auth, not both", cmd)
+	}
+	secrets = append(secrets, opt.BearerToken, opt.Password)
+	return opt, secrets, nil
+}
+
+// URLPassword is the password in a URL's user info
+// (scheme://user:password@host/…), "" if none.
+func URLPassword(u string) string {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return ""
+	}
+	rest := u[i+3:]
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return ""
+	}
+	if slash := strings.IndexAny(rest, "/?#"); slash >= 0 && slash < at {
+		return ""
+	}
+	if _, pw, ok := strings.Cut(rest[:at], ":"); ok {
+		return pw
+	}
+	return ""
+}
+
+// Scrub is err with every non-empty secret in its message replaced by
+// "xxxxx"; err itself when its message holds none (nil for nil).
+func Scrub(err error, secrets []string) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	changed := false
+	for _, s := range secrets {
+		if len(s) > 0 && strings.Contains(msg, s) {
+			msg, changed = strings.ReplaceAll(msg, s, "xxxxx"), true
+		}
+	}
+	if !changed {
+		return err
+	}
+	return errors.New(msg)
+}
+
+// ParseTime reads the value s of the time flag --flag (named in the
+// error): RFC 3339 (2026-11-30T02:07:09Z, fractions allowed) or Unix
+// seconds (fractions allowed, within ±10^11 s), as UTC.
+func ParseTime(flag, s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC(), nil
+	}
+	// Within ±10^11 s (year 5138) so the seconds fit; NaN and Inf are not
+	// times.
+	if f, err := strconv.ParseFloat(s, 64); err == nil && math.Abs(f) <= 1e11 {
+		sec, frac := math.Modf(f)
+		return time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC(), nil
+	}
+	return time.Time{}, fmt.Errorf("--%s %q: want RFC 3339 (2026-11-30T02:07:09Z) or Unix seconds", flag, s)
+}
