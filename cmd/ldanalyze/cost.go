@@ -5,20 +5,13 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ldanalyze/ldanalyze/internal/cliapp"
 	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/cost"
 	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 	"github.com/urfave/cli/v2"
 )
-
-// repeated is a flag value that may be given several times; unlike
-// cli.StringSliceFlag it does not split on commas (item names and paths
-// may hold them).
-type repeated []string
-
-func (r *repeated) Set(s string) error { *r = append(*r, s); return nil }
-func (r *repeated) String() string     { return strings.Join(*r, "; ") }
 
 func costCommand(e *env) *cli.Command {
 	return &cli.Command{
@@ -35,13 +28,13 @@ func costCommand(e *env) *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "usage", Aliases: []string{"u"}, Usage: "usage `FILE` (YAML); without it, list the catalogue's prices for --region"},
 			&cli.StringFlag{Name: "region", Usage: "AWS `REGION` code; overrides the usage file's region"},
-			&cli.GenericFlag{Name: "what-if", Value: &repeated{}, Usage: "multiply item NAME's usage (not its price) by FACTOR, `NAME=×FACTOR`: 'snapshots to Redis=×0.09' keeps 9 % of its usage (× may be written x or left out; repeatable)"},
+			&cli.GenericFlag{Name: "what-if", Value: &cliapp.Repeated{}, Usage: "multiply item NAME's usage (not its price) by FACTOR, `NAME=×FACTOR`: 'snapshots to Redis=×0.09' keeps 9 % of its usage (× may be written x or left out; repeatable)"},
 			&cli.StringFlag{Name: "project", Usage: "project from load FROM to load TO by each item's growth exponent, `FROM:TO`"},
-			&cli.GenericFlag{Name: "offer-file", Value: &repeated{}, Usage: "AWS Price List offer `FILE` (JSON) whose on-demand prices override the catalogue (repeatable)"},
+			&cli.GenericFlag{Name: "offer-file", Value: &cliapp.Repeated{}, Usage: "AWS Price List offer `FILE` (JSON) whose on-demand prices override the catalogue (repeatable)"},
 			&cli.Float64Flag{Name: "hours-per-month", Usage: "duty for the monthly figures, `HOURS` per month (default: the catalogue's 730)"},
 			&cli.DurationFlag{Name: "run-duration", Usage: "duration of the load test, to price the run itself, e.g. `6m`"},
 			&cli.StringFlag{Name: "window", Usage: "average usage series over `START/END` (RFC 3339 or Unix seconds each)"},
-			&cli.GenericFlag{Name: "run", Value: &repeated{}, Usage: "average usage series over the peak hold (highest completed_rps) of the k6 run in `FILE` (CSV or JSON output; repeat for the files of one distributed run)"},
+			&cli.GenericFlag{Name: "run", Value: &cliapp.Repeated{}, Usage: "average usage series over the peak hold (highest completed_rps) of the k6 run in `FILE` (CSV or JSON output; repeat for the files of one distributed run)"},
 		}, outputFlags()...),
 		Action: e.cost,
 	}
@@ -51,13 +44,13 @@ func (e *env) cost(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usageError{fmt.Errorf("cost: unexpected argument %q: give the usage file with --usage FILE", c.Args().First())}
 	}
-	offers := *c.Generic("offer-file").(*repeated)
+	offers := cliapp.Values(c, "offer-file")
 	if c.String("usage") == "" {
 		return e.priceList(c, offers)
 	}
 	opt := pipeline.CostOptions{UsagePath: c.String("usage"), OfferFiles: offers}
 	opt.Price.Region = c.String("region")
-	for _, s := range *c.Generic("what-if").(*repeated) {
+	for _, s := range cliapp.Values(c, "what-if") {
 		w, err := cost.ParseWhatIf(whatIfFactor(s))
 		if err != nil {
 			return usageError{err}
@@ -79,7 +72,7 @@ func (e *env) cost(c *cli.Context) error {
 		return usageError{fmt.Errorf("--run-duration %v: want a positive duration", d)}
 	}
 	opt.Price.RunHours = c.Duration("run-duration").Hours()
-	runs := *c.Generic("run").(*repeated)
+	runs := cliapp.Values(c, "run")
 	if s := c.String("window"); s != "" {
 		if len(runs) > 0 {
 			return usageError{fmt.Errorf("--window and --run both given: want one averaging window")}

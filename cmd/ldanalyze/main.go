@@ -16,6 +16,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/ldanalyze/ldanalyze/internal/cliapp"
 	"github.com/ldanalyze/ldanalyze/internal/outfile"
 	"github.com/urfave/cli/v2"
 )
@@ -105,7 +106,7 @@ func runOutputs(ctx context.Context, outs *outfile.Set, args []string, stdin io.
 		HideHelpCommand: true,
 		Commands:        commands(e),
 	}
-	checkOutputsFirst(app.Commands)
+	cliapp.CheckOutputsFirst(app.Commands)
 	configure(app, e)
 	err := app.RunContext(ctx, flagsAnywhere(app.Commands, args))
 	var f errFinding
@@ -117,29 +118,6 @@ func runOutputs(ctx context.Context, outs *outfile.Set, args []string, stdin io.
 		return cerr
 	}
 	return err
-}
-
-// checkOutputsFirst makes every command with -o refuse, before any
-// analysis, an output that is one of its inputs (outfile.Check).
-func checkOutputsFirst(cmds []*cli.Command) {
-	for _, c := range cmds {
-		checkOutputsFirst(c.Subcommands)
-		has := false
-		for _, f := range c.Flags {
-			has = has || f.Names()[0] == "output"
-		}
-		if !has || c.Before != nil {
-			continue
-		}
-		c.Before = func(c *cli.Context) error {
-			if p := c.String("output"); p != "" && p != "-" {
-				if err := outfile.Check(p, outfile.Options{Inputs: inputsOf(c)}); err != nil {
-					return usageError{err}
-				}
-			}
-			return nil
-		}
-	}
 }
 
 // commands lists every subcommand; each is built in its own file.

@@ -2,8 +2,8 @@ package main
 
 import (
 	"io"
-	"strings"
 
+	"github.com/ldanalyze/ldanalyze/internal/cliapp"
 	"github.com/ldanalyze/ldanalyze/internal/outfile"
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/urfave/cli/v2"
@@ -36,79 +36,12 @@ func (e *env) output(c *cli.Context) (io.Writer, render.Format, func() error, er
 	if path == "" || path == "-" {
 		return e.stdout, f, func() error { return nil }, nil
 	}
-	opt := outfile.Options{Inputs: inputsOf(c)}
+	opt := outfile.Options{Inputs: cliapp.Inputs(c)}
 	if err := outfile.Check(path, opt); err != nil {
 		return nil, "", nil, usageError{err}
 	}
-	out := &lazyOut{outs: e.outs, path: path, opt: opt}
-	return out, f, out.close, nil
-}
-
-// lazyOut creates its output file of the set at the first write.
-type lazyOut struct {
-	outs *outfile.Set
-	path string
-	opt  outfile.Options
-	f    *outfile.File
-	err  error
-}
-
-func (o *lazyOut) open() error {
-	if o.f == nil && o.err == nil {
-		o.f, o.err = o.outs.Create(o.path, o.opt)
-	}
-	return o.err
-}
-
-func (o *lazyOut) Write(p []byte) (int, error) {
-	if err := o.open(); err != nil {
-		return 0, err
-	}
-	return o.f.Write(p)
-}
-
-// close ends the writing; the file is put in place when the command
-// succeeds. An output nothing was written to is an empty file.
-func (o *lazyOut) close() error {
-	if err := o.open(); err != nil {
-		return err
-	}
-	return o.f.Close()
-}
-
-// inputsOf lists the files the command of c may read, for the check that
-// no output replaces one: its arguments and the values of its flags (the
-// FILE of an X=FILE value too). Values that are not files are ignored by
-// the check.
-func inputsOf(c *cli.Context) []string {
-	in := c.Args().Slice()
-	add := func(v string) {
-		in = append(in, v)
-		if _, file, ok := strings.Cut(v, "="); ok {
-			in = append(in, file)
-		}
-	}
-	for _, fl := range c.Command.Flags {
-		name := fl.Names()[0]
-		if name == "output" || name == "html" || !c.IsSet(name) {
-			continue
-		}
-		switch fl := fl.(type) {
-		case *cli.StringFlag:
-			add(c.String(name))
-		case *cli.StringSliceFlag:
-			for _, v := range c.StringSlice(name) {
-				add(v)
-			}
-		case *cli.GenericFlag:
-			if r, ok := fl.Value.(*repeated); ok {
-				for _, v := range *r {
-					add(v)
-				}
-			}
-		}
-	}
-	return in
+	out := e.outs.Lazy(path, opt)
+	return out, f, out.Close, nil
 }
 
 // usageError marks a bad flag or argument (exit code 2).

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ldanalyze/ldanalyze/internal/cliapp"
 	"github.com/ldanalyze/ldanalyze/internal/outfile"
 	"github.com/ldanalyze/ldanalyze/pkg/report"
 	"github.com/urfave/cli/v2"
@@ -44,7 +45,7 @@ func (e *env) report(c *cli.Context) error {
 	}
 	for _, out := range []string{c.String("output"), c.String("html")} {
 		if out != "" && out != "-" {
-			if err := outfile.Check(out, outfile.Options{Inputs: inputsOf(c)}); err != nil {
+			if err := outfile.Check(out, outfile.Options{Inputs: cliapp.Inputs(c)}); err != nil {
 				return usageError{err}
 			}
 		}
@@ -78,60 +79,22 @@ func (e *env) report(c *cli.Context) error {
 	}
 	dir := filepath.Dir(md)
 	mopt.ImagePrefix = strings.TrimSuffix(filepath.Base(md), filepath.Ext(md)) + "-"
+	oopt := outfile.Options{Inputs: cliapp.Inputs(c)}
 	for _, p := range rep.Plots() {
-		if err := e.writeFile(c, filepath.Join(dir, p.File(mopt.ImagePrefix, "png")), p.PNG()); err != nil {
-			return err
-		}
-		if err := e.writeFile(c, filepath.Join(dir, p.File(mopt.ImagePrefix, "svg")), p.SVG()); err != nil {
-			return err
+		for _, f := range []struct {
+			ext string
+			src io.WriterTo
+		}{{"png", p.PNG()}, {"svg", p.SVG()}} {
+			if err := e.outs.WriteFile(filepath.Join(dir, p.File(mopt.ImagePrefix, f.ext)), oopt, func(w io.Writer) error { _, err := f.src.WriteTo(w); return err }); err != nil {
+				return err
+			}
 		}
 	}
-	if err := e.writeFile(c, md, writerFunc(func(w io.Writer) error { return rep.WriteMarkdown(w, mopt) })); err != nil {
+	if err := e.outs.WriteFile(md, oopt, func(w io.Writer) error { return rep.WriteMarkdown(w, mopt) }); err != nil {
 		return err
 	}
 	if h := c.String("html"); h != "" {
-		if err := e.writeFile(c, h, writerFunc(rep.WriteHTML)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// writerFunc adapts a renderer to io.WriterTo.
-type writerFunc func(io.Writer) error
-
-func (f writerFunc) WriteTo(w io.Writer) (int64, error) {
-	cw := &countWriter{w: w}
-	err := f(cw)
-	return cw.n, err
-}
-
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
-}
-
-// writeFile writes src to path as an output of the command (see
-// env.output): the file replaces path only when the whole command
-// succeeds. Errors name the path.
-func (e *env) writeFile(c *cli.Context, path string, src io.WriterTo) error {
-	f, err := e.outs.Create(path, outfile.Options{Inputs: inputsOf(c)})
-	if err != nil {
-		return err
-	}
-	_, werr := src.WriteTo(f)
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if werr != nil {
-		f.Abort()
-		return fmt.Errorf("writing %s: %w", path, werr)
+		return e.outs.WriteFile(h, oopt, rep.WriteHTML)
 	}
 	return nil
 }

@@ -445,3 +445,63 @@ func (s *Set) Abort() {
 	}
 	s.files = nil
 }
+
+// WriteFile writes the output path of the set with write and closes it;
+// the file is put in place by the set's Commit. When write fails the file
+// is abandoned and the error names the path.
+func (s *Set) WriteFile(path string, opt Options, write func(w io.Writer) error) error {
+	f, err := s.Create(path, opt)
+	if err != nil {
+		return err
+	}
+	werr := write(f)
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if werr != nil {
+		f.Abort()
+		return fmt.Errorf("writing %s: %w", path, werr)
+	}
+	return nil
+}
+
+// Lazy is an output of a Set that is created at its first Write (or at
+// Close, as an empty file, when nothing was written): a command that fails
+// before it writes leaves no file. Close must be called; the file is put
+// in place by the set's Commit.
+type Lazy struct {
+	set  *Set
+	path string
+	opt  Options
+	f    *File
+	err  error
+}
+
+// Lazy returns the output path of the set, created when first written.
+func (s *Set) Lazy(path string, opt Options) *Lazy {
+	return &Lazy{set: s, path: path, opt: opt}
+}
+
+func (o *Lazy) open() error {
+	if o.f == nil && o.err == nil {
+		o.f, o.err = o.set.Create(o.path, o.opt)
+	}
+	return o.err
+}
+
+// Write creates the file at the first call and writes p to it.
+func (o *Lazy) Write(p []byte) (int, error) {
+	if err := o.open(); err != nil {
+		return 0, err
+	}
+	return o.f.Write(p)
+}
+
+// Close ends the writing (see File.Close); an output nothing was written
+// to is created empty.
+func (o *Lazy) Close() error {
+	if err := o.open(); err != nil {
+		return err
+	}
+	return o.f.Close()
+}
