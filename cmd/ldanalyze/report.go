@@ -73,13 +73,19 @@ func (e *env) report(c *cli.Context) error {
 		}
 	}
 	var mopt report.MarkdownOptions
+	oopt := outfile.Options{Inputs: cliapp.Inputs(c)}
+	h := c.String("html")
 	if md == "" || md == "-" {
+		// The markdown on standard output, without images (there is
+		// nowhere to put them); the HTML page holds its own.
 		mopt.NoImages = true
-		return rep.WriteMarkdown(e.stdout, mopt)
+		if err := rep.WriteMarkdown(e.stdout, mopt); err != nil || h == "" {
+			return err
+		}
+		return e.outs.WriteFile(h, oopt, rep.WriteHTML)
 	}
 	dir := filepath.Dir(md)
 	mopt.ImagePrefix = strings.TrimSuffix(filepath.Base(md), filepath.Ext(md)) + "-"
-	oopt := outfile.Options{Inputs: cliapp.Inputs(c)}
 	for _, p := range rep.Plots() {
 		for _, f := range []struct {
 			ext string
@@ -93,7 +99,7 @@ func (e *env) report(c *cli.Context) error {
 	if err := e.outs.WriteFile(md, oopt, func(w io.Writer) error { return rep.WriteMarkdown(w, mopt) }); err != nil {
 		return err
 	}
-	if h := c.String("html"); h != "" {
+	if h != "" {
 		return e.outs.WriteFile(h, oopt, rep.WriteHTML)
 	}
 	return nil

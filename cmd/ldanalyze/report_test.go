@@ -124,3 +124,25 @@ func TestFlagsFirst(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// TestReportHTMLWithoutMarkdownFile: --html without -o writes the page
+// (its 4 plots inline: the levels', load and latency over time, the
+// endpoints'; no errors plot, the run has no failed response) while the
+// markdown
+// goes to standard output as TestReportStdout's golden; before, the page
+// was silently not written.
+func TestReportHTMLWithoutMarkdownFile(t *testing.T) {
+	html := filepath.Join(t.TempDir(), "r.html")
+	out, errOut, code := runCLI(t, "", "report", "--window", "2s", td+"timefmt_rfc3339_nano.csv", "--html", html)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	golden(t, "report_rfc3339.md", out)
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(page, []byte("<svg")); !bytes.Contains(page, []byte("<h1>Load-test report: ")) || n != 4 {
+		t.Errorf("the HTML page: %d inline SVGs, want 4, and the title (%d bytes)", n, len(page))
+	}
+}
