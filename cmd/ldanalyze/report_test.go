@@ -128,9 +128,8 @@ func TestFlagsFirst(t *testing.T) {
 // TestReportHTMLWithoutMarkdownFile: --html without -o writes the page
 // (its 4 plots inline: the levels', load and latency over time, the
 // endpoints'; no errors plot, the run has no failed response) while the
-// markdown
-// goes to standard output as TestReportStdout's golden; before, the page
-// was silently not written.
+// markdown goes to standard output as TestReportStdout's golden; before,
+// the page was silently not written.
 func TestReportHTMLWithoutMarkdownFile(t *testing.T) {
 	html := filepath.Join(t.TempDir(), "r.html")
 	out, errOut, code := runCLI(t, "", "report", "--window", "2s", td+"timefmt_rfc3339_nano.csv", "--html", html)
