@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/urfave/cli/v2"
@@ -30,66 +28,20 @@ func convertCommand(e *env) *cli.Command {
 	}
 }
 
-// convertOptions are the flags of convert, which may also follow the
-// inputs (urfave/cli stops at the first argument; `convert IN -o OUT` is
-// the documented form).
-type convertOptions struct {
-	inputs               []string
-	output, to, timeUnit string
-	batchRows            int
-}
-
-func parseConvertArgs(c *cli.Context) (convertOptions, error) {
-	o := convertOptions{output: c.String("output"), to: c.String("to"), timeUnit: c.String("time-unit"), batchRows: c.Int("batch-rows")}
-	args := c.Args().Slice()
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "-" || !strings.HasPrefix(a, "-") {
-			o.inputs = append(o.inputs, a)
-			continue
-		}
-		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !hasVal {
-			if i+1 >= len(args) {
-				return o, fmt.Errorf("convert: flag %s needs a value", a)
-			}
-			i++
-			val = args[i]
-		}
-		switch name {
-		case "o", "output":
-			o.output = val
-		case "to":
-			o.to = val
-		case "time-unit":
-			o.timeUnit = val
-		case "batch-rows":
-			n, err := strconv.Atoi(val)
-			if err != nil || n <= 0 {
-				return o, fmt.Errorf("convert: --batch-rows %q: want a positive integer", val)
-			}
-			o.batchRows = n
-		default:
-			return o, fmt.Errorf("convert: unknown flag %s", a)
-		}
-	}
-	if len(o.inputs) == 0 {
-		return o, fmt.Errorf("convert: want one or more input files (or - for standard input)")
-	}
-	if o.output == "" {
-		return o, fmt.Errorf("convert: want -o FILE (.parquet or .arrow)")
-	}
-	return o, nil
-}
-
 func (e *env) convertAction(c *cli.Context) error {
-	opts, err := parseConvertArgs(c)
-	if err != nil {
-		return usageError{err}
+	// The flags may follow the inputs (cliapp.Args moved them first).
+	inputs, out := c.Args().Slice(), c.String("output")
+	if len(inputs) == 0 {
+		return usageError{fmt.Errorf("convert: want one or more input files (or - for standard input)")}
 	}
-	out := opts.output
+	if out == "" {
+		return usageError{fmt.Errorf("convert: want -o FILE (.parquet or .arrow)")}
+	}
+	if n := c.Int("batch-rows"); n <= 0 {
+		return usageError{fmt.Errorf("convert: --batch-rows %d: want a positive integer", n)}
+	}
 	var format ingest.Format
-	switch to := opts.to; to {
+	switch to := c.String("to"); to {
 	case "":
 		f, err := ingest.ColumnarFormatFor(out)
 		if err != nil {
@@ -103,12 +55,12 @@ func (e *env) convertAction(c *cli.Context) error {
 	default:
 		return usageError{fmt.Errorf("unknown --to %q: want parquet or arrow", to)}
 	}
-	switch u := opts.timeUnit; u {
+	switch u := c.String("time-unit"); u {
 	case "", "s", "ms", "us", "ns":
 	default:
 		return usageError{fmt.Errorf("unknown --time-unit %q: want s, ms, us or ns", u)}
 	}
-	r, err := ingest.OpenAll(opts.inputs, e.stdin)
+	r, err := ingest.OpenAll(inputs, e.stdin)
 	if err != nil {
 		return err
 	}
@@ -121,7 +73,7 @@ func (e *env) convertAction(c *cli.Context) error {
 	}
 	defer os.Remove(tmp.Name())
 	res, err := ingest.WriteColumnar(tmp, r, ingest.ColumnarOptions{
-		Format: format, TimeUnit: opts.timeUnit, BatchRows: opts.batchRows,
+		Format: format, TimeUnit: c.String("time-unit"), BatchRows: c.Int("batch-rows"),
 	})
 	if cerr := tmp.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("writing %s: %w", out, cerr)
