@@ -100,23 +100,6 @@ func queueModelFlags(multi bool) []cli.Flag {
 	return fl
 }
 
-// queueQuantity parses a flag value as a rate (per second) or a duration
-// (seconds); a bare number is taken in the base unit.
-func queueQuantity(name, s string, want scale.Unit) (float64, error) {
-	q, err := scale.ParseQuantity(s)
-	if err != nil {
-		return 0, usageError{fmt.Errorf("--%s: %w", name, err)}
-	}
-	ok := q.Unit == want || q.Unit == scale.Count
-	if want == scale.Count {
-		ok = q.Unit == scale.Count
-	}
-	if !ok {
-		return 0, usageError{fmt.Errorf("--%s %s: want %s, got a value in %q", name, s, map[scale.Unit]string{scale.PerSecond: "a rate per second", scale.Seconds: "a duration", scale.Count: "a number"}[want], q.Unit)}
-	}
-	return q.Value, nil
-}
-
 func (e *env) queueLittle(c *cli.Context) error {
 	if len(c.StringSlice("run")) > 0 {
 		return e.queueLittleRun(c)
@@ -135,17 +118,17 @@ func (e *env) queueLittle(c *cli.Context) error {
 	var rep present.LittleDoc
 	var err error
 	if has["rate"] {
-		if rep.RatePerSecond, err = queueQuantity("rate", c.String("rate"), scale.PerSecond); err != nil {
+		if rep.RatePerSecond, err = cliapp.Quantity("rate", c.String("rate"), scale.PerSecond); err != nil {
 			return err
 		}
 	}
 	if has["latency"] {
-		if rep.LatencySeconds, err = queueQuantity("latency", c.String("latency"), scale.Seconds); err != nil {
+		if rep.LatencySeconds, err = cliapp.Quantity("latency", c.String("latency"), scale.Seconds); err != nil {
 			return err
 		}
 	}
 	if has["in-flight"] {
-		if rep.InFlight, err = queueQuantity("in-flight", c.String("in-flight"), scale.Count); err != nil {
+		if rep.InFlight, err = cliapp.Quantity("in-flight", c.String("in-flight"), scale.Count); err != nil {
 			return err
 		}
 	}
@@ -182,7 +165,7 @@ func (e *env) queueModel(multi bool) cli.ActionFunc {
 		if c.String("service") == "" {
 			return usageError{errors.New("queue mmc: give --service, or --run to estimate it from a k6 run")}
 		}
-		svc, err := queueQuantity("service", c.String("service"), scale.Seconds)
+		svc, err := cliapp.Quantity("service", c.String("service"), scale.Seconds)
 		if err != nil {
 			return err
 		}
@@ -195,7 +178,7 @@ func (e *env) queueModel(multi bool) cli.ActionFunc {
 		if multi {
 			rep.Model = "M/M/c"
 			for _, s := range cliapp.List(c.StringSlice("rates")) {
-				r, err := queueQuantity("rates", s, scale.PerSecond)
+				r, err := cliapp.Quantity("rates", s, scale.PerSecond)
 				if err != nil {
 					return err
 				}
@@ -203,7 +186,7 @@ func (e *env) queueModel(multi bool) cli.ActionFunc {
 			}
 		}
 		if c.String("rate") != "" {
-			r, err := queueQuantity("rate", c.String("rate"), scale.PerSecond)
+			r, err := cliapp.Quantity("rate", c.String("rate"), scale.PerSecond)
 			if err != nil {
 				return err
 			}
@@ -217,7 +200,7 @@ func (e *env) queueModel(multi bool) cli.ActionFunc {
 			if c.IsSet("servers") || len(rates) != 1 {
 				return usageError{errors.New("queue mmc: --target solves for the servers: give one --rate and no --servers")}
 			}
-			if req.TargetSeconds, err = queueQuantity("target", c.String("target"), scale.Seconds); err != nil {
+			if req.TargetSeconds, err = cliapp.Quantity("target", c.String("target"), scale.Seconds); err != nil {
 				return err
 			}
 			tq := p
@@ -296,7 +279,7 @@ func (e *env) queueMMcRun(c *cli.Context) error {
 	}
 	var opt queueing.EstimateOptions
 	if s := c.String("service"); s != "" {
-		v, err := queueQuantity("service", s, scale.Seconds)
+		v, err := cliapp.Quantity("service", s, scale.Seconds)
 		if err != nil {
 			return err
 		}

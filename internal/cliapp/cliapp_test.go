@@ -1,12 +1,14 @@
 package cliapp
 
 import (
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ldanalyze/ldanalyze/pkg/scale"
 	"github.com/urfave/cli/v2"
 )
 
@@ -60,5 +62,36 @@ printf '%s\n' "${COMPREPLY[@]}"
 	}
 	if got := string(out); got != "knee\nkneecap\n" {
 		t.Errorf("COMPREPLY = %q, want knee and kneecap", got)
+	}
+}
+
+// TestQuantity: values in the wanted unit or bare numbers are taken in the
+// base unit (350ms = 0.35 s, 1.5k/s = 1500/s); another unit is refused
+// with the flag named (exact messages).
+func TestQuantity(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		want scale.Unit
+		v    float64
+		err  string
+	}{
+		{"350ms", scale.Seconds, 0.35, ""},
+		{"2", scale.Seconds, 2, ""},
+		{"1.5k/s", scale.PerSecond, 1500, ""},
+		{"12", scale.Count, 12, ""},
+		{"2.8MB", scale.Seconds, 0, `--x 2.8MB: want a duration, got a value in "B"`},
+		{"3s", scale.Count, 0, `--x 3s: want a number, got a value in "s"`},
+		{"5ms", scale.PerSecond, 0, `--x 5ms: want a rate per second, got a value in "s"`},
+	} {
+		v, err := Quantity("x", c.s, c.want)
+		if c.err != "" {
+			if err == nil || err.Error() != c.err {
+				t.Errorf("%q: %v, want %q", c.s, err, c.err)
+			}
+			continue
+		}
+		if err != nil || math.Abs(v-c.v) > 1e-12 {
+			t.Errorf("%q: %v, %v; want %v", c.s, v, err, c.v)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ldanalyze/ldanalyze/pkg/scale"
 	"github.com/urfave/cli/v2"
 )
 
@@ -78,3 +79,23 @@ func Label(arg, def string) (label string, files []string) {
 
 // Defines reports whether the command of c defines the flag name.
 func Defines(c *cli.Context, name string) bool { return hasFlag(c.Command.Flags, name) }
+
+// Quantity reads the value s of the flag --flag (named in errors) as a
+// number in the unit want (scale.PerSecond: a rate such as 600/s or 1.5k;
+// scale.Seconds: a duration such as 2.8s or 350ms; scale.Count: a plain
+// number) and returns it in that base unit (per second, seconds). A bare
+// number is taken in the base unit; a value in another unit is an error.
+func Quantity(flag, s string, want scale.Unit) (float64, error) {
+	q, err := scale.ParseQuantity(s)
+	if err != nil {
+		return 0, fmt.Errorf("--%s: %w", flag, err)
+	}
+	ok := q.Unit == want || q.Unit == scale.Count
+	if want == scale.Count {
+		ok = q.Unit == scale.Count
+	}
+	if !ok {
+		return 0, fmt.Errorf("--%s %s: want %s, got a value in %q", flag, s, map[scale.Unit]string{scale.PerSecond: "a rate per second", scale.Seconds: "a duration", scale.Count: "a number"}[want], q.Unit)
+	}
+	return q.Value, nil
+}
