@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -49,17 +48,7 @@ func (e *env) check(c *cli.Context) error {
 	warnSpans(e.stderr, an.Name(), an.Knee)
 	rep := an.Checks
 	doc := &present.CheckDoc{Report: rep, Input: present.InputOf(paths, an.Input)}
-	if err := e.emit(c, func(w io.Writer, format render.Format) error {
-		switch format {
-		case render.JSON:
-			return render.WriteJSON(w, doc)
-		case render.JUnit:
-			return present.NewJUnit(doc).Write(w)
-		case render.GitHub:
-			return present.CheckGitHub(w, doc)
-		}
-		return present.CheckGrid(rep, format == render.CSV).Write(w, format)
-	}, format); err != nil {
+	if err := e.emit(c, doc.Write, format); err != nil {
 		return err
 	}
 	if rep.Failed() {

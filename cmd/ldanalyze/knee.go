@@ -62,19 +62,8 @@ func (e *env) knee(c *cli.Context) error {
 	if len(opt.By) > 0 {
 		rep.Groups = present.GroupRows(an.Groups, opt.By, pcts)
 	}
-	return e.emit(c, func(w io.Writer, format render.Format) error {
-		switch format {
-		case render.JSON:
-			return render.WriteJSON(w, rep)
-		case render.GitHub:
-			return present.KneeGitHub(w, &rep, pcts)
-		case render.CSV:
-			if len(opt.By) > 0 {
-				return present.ByGrid(an.Groups, opt.By, pcts, true).Write(w, format)
-			}
-			return present.LevelGrid(res.Windows, res, pcts, true).Write(w, format)
-		}
-		return present.KneeText(w, format, &rep, an.Groups, opt.By, pcts)
+	return e.emit(c, func(w io.Writer, f render.Format) error {
+		return present.WriteKnee(w, f, &rep, an.Groups, opt.By, pcts)
 	}, format)
 }
 

@@ -1,6 +1,9 @@
 package present
 
 import (
+	"io"
+
+	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/checks"
 )
 
@@ -20,4 +23,19 @@ func FailedChecks(rep *checks.Report) []string {
 		}
 	}
 	return ids
+}
+
+// Write renders the document of `check` in format f: JSON (the document),
+// JUnit XML (one test case per check), GitHub job-summary markdown, or the
+// checks table (CSV with machine-readable evidence).
+func (d *CheckDoc) Write(w io.Writer, f render.Format) error {
+	switch f {
+	case render.JSON:
+		return render.WriteJSON(w, d)
+	case render.JUnit:
+		return NewJUnit(d).Write(w)
+	case render.GitHub:
+		return CheckGitHub(w, d)
+	}
+	return CheckGrid(d.Report, f == render.CSV).Write(w, f)
 }

@@ -69,6 +69,26 @@ func GroupRows(rows []window.Row, by []string, pcts []float64) []GroupRow {
 	return out
 }
 
+// WriteKnee renders the document of `knee` in format f: JSON (the
+// document), GitHub job-summary markdown, CSV (the --by rows when by is
+// set, else the levels and windows table) or the text/markdown report
+// (KneeText). rows are the --by rows (window.Aggregator), pcts the
+// percentile columns.
+func WriteKnee(w io.Writer, f render.Format, rep *KneeDoc, rows []window.Row, by []string, pcts []float64) error {
+	switch f {
+	case render.JSON:
+		return render.WriteJSON(w, rep)
+	case render.GitHub:
+		return KneeGitHub(w, rep, pcts)
+	case render.CSV:
+		if len(by) > 0 {
+			return ByGrid(rows, by, pcts, true).Write(w, f)
+		}
+		return LevelGrid(rep.Result.Windows, rep.Result, pcts, true).Write(w, f)
+	}
+	return KneeText(w, f, rep, rows, by, pcts)
+}
+
 // KneeText renders the knee report as a terminal or markdown document:
 // run facts, the levels table, then the knee, ceiling and SLO in words.
 func KneeText(w io.Writer, f render.Format, rep *KneeDoc, rows []window.Row, by []string, pcts []float64) error {
