@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/ldanalyze/ldanalyze/internal/cliapp"
 	"github.com/ldanalyze/ldanalyze/internal/present"
@@ -51,7 +50,7 @@ func (e *env) cost(c *cli.Context) error {
 	opt := pipeline.CostOptions{UsagePath: c.String("usage"), OfferFiles: offers}
 	opt.Price.Region = c.String("region")
 	for _, s := range cliapp.Values(c, "what-if") {
-		w, err := cost.ParseWhatIf(whatIfFactor(s))
+		w, err := cost.ParseWhatIf(s)
 		if err != nil {
 			return usageError{err}
 		}
@@ -125,21 +124,4 @@ func (e *env) priceList(c *cli.Context, offers []string) error {
 	}
 	e.warn(notes...)
 	return e.emit(c, func(w io.Writer, f render.Format) error { return list.Write(w, f) })
-}
-
-// whatIfFactor reads the factor of "NAME=×0.09" (× also written x, X or
-// *) as cost.ParseWhatIf's "NAME=0.09": the sign says it is a factor, not
-// a price.
-func whatIfFactor(s string) string {
-	i := strings.LastIndex(s, "=")
-	if i < 0 {
-		return s
-	}
-	v := strings.TrimSpace(s[i+1:])
-	for _, p := range []string{"×", "x", "X", "*"} {
-		if strings.HasPrefix(v, p) {
-			return s[:i+1] + strings.TrimSpace(v[len(p):])
-		}
-	}
-	return s
 }

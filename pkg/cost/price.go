@@ -44,14 +44,23 @@ type WhatIf struct {
 }
 
 // ParseWhatIf reads "NAME=FACTOR" (the last '=' splits, so names may hold
-// '='). It returns an error for a missing name or a factor that is not a
-// finite number ≥ 0.
+// '='). The factor may be written with a multiplication sign, "NAME=×0.09"
+// (also x, X or *), to say it scales the usage rather than sets a price.
+// It returns an error for a missing name or a factor that is not a finite
+// number ≥ 0.
 func ParseWhatIf(s string) (WhatIf, error) {
 	i := strings.LastIndex(s, "=")
 	if i < 0 || strings.TrimSpace(s[:i]) == "" {
 		return WhatIf{}, fmt.Errorf("--what-if %q: want NAME=FACTOR, e.g. 'snapshots to Redis=0.09'", s)
 	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(s[i+1:]), 64)
+	v := strings.TrimSpace(s[i+1:])
+	for _, p := range []string{"×", "x", "X", "*"} {
+		if strings.HasPrefix(v, p) {
+			v = strings.TrimSpace(v[len(p):])
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(v, 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
 		return WhatIf{}, fmt.Errorf("--what-if %q: factor %q: want a finite number ≥ 0", s, s[i+1:])
 	}

@@ -331,3 +331,35 @@ func hasWarning(rep *Report, sub string) bool {
 }
 
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// TestParseWhatIf: NAME=FACTOR, the factor optionally after a
+// multiplication sign (×, x, X or *); the last '=' splits; bad factors are
+// refused with the value as written (exact messages).
+func TestParseWhatIf(t *testing.T) {
+	for _, c := range []struct {
+		in, name string
+		factor   float64
+		err      string
+	}{
+		{"snapshots to Redis=0.09", "snapshots to Redis", 0.09, ""},
+		{"snapshots to Redis=×0.09", "snapshots to Redis", 0.09, ""},
+		{"a=b= x 2", "a=b", 2, ""},
+		{"nat=*0", "nat", 0, ""},
+		{"nat=X1.5", "nat", 1.5, ""},
+		{"snapshots", "", 0, `--what-if "snapshots": want NAME=FACTOR, e.g. 'snapshots to Redis=0.09'`},
+		{"=0.5", "", 0, `--what-if "=0.5": want NAME=FACTOR, e.g. 'snapshots to Redis=0.09'`},
+		{"nat=×-1", "", 0, `--what-if "nat=×-1": factor "×-1": want a finite number ≥ 0`},
+		{"nat=xNaN", "", 0, `--what-if "nat=xNaN": factor "xNaN": want a finite number ≥ 0`},
+	} {
+		w, err := ParseWhatIf(c.in)
+		if c.err != "" {
+			if err == nil || err.Error() != c.err {
+				t.Errorf("%q: %v, want %q", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil || w.Name != c.name || w.Factor != c.factor {
+			t.Errorf("%q: %+v, %v; want %s × %v", c.in, w, err, c.name, c.factor)
+		}
+	}
+}
