@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/ldanalyze/ldanalyze/internal/present"
@@ -144,22 +142,18 @@ func (e *env) scalePoints(c *cli.Context, usl bool) (scale.Points, []string, []p
 	var p scale.Points
 	var warn []string
 	for _, path := range c.Args().Slice() {
-		var r io.Reader = e.stdin
-		if path != "-" {
-			f, err := os.Open(path)
-			if err != nil {
-				return p, nil, nil, err
-			}
-			defer f.Close()
-			r = f
-		}
-		n := len(p.Errors)
-		if err := p.ReadCSV(r, path); err != nil {
+		r, err := e.open(path)
+		if err != nil {
 			return p, nil, nil, err
 		}
-		for _, se := range p.Errors[n:] {
-			warn = append(warn, "skipped "+se.Error())
+		err = p.ReadCSV(r, path)
+		r.Close()
+		if err != nil {
+			return p, nil, nil, err
 		}
+	}
+	for _, se := range p.Errors {
+		warn = append(warn, "skipped "+se.Error())
 	}
 	for _, s := range c.StringSlice("point") {
 		if err := p.AddString(s); err != nil {
