@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -104,48 +105,35 @@ func (e *env) queueLittle(c *cli.Context) error {
 	if len(c.StringSlice("run")) > 0 {
 		return e.queueLittleRun(c)
 	}
-	has := map[string]bool{}
 	n := 0
 	for _, k := range []string{"rate", "latency", "in-flight"} {
 		if c.String(k) != "" {
-			has[k] = true
 			n++
 		}
 	}
 	if n != 2 {
 		return usageError{errors.New("queue little: give exactly two of --rate, --latency and --in-flight")}
 	}
-	var rep present.LittleDoc
-	var err error
-	if has["rate"] {
-		if rep.RatePerSecond, err = cliapp.Quantity("rate", c.String("rate"), scale.PerSecond); err != nil {
-			return err
+	// The quantity not given is NaN: SolveLittle finds it.
+	l := queueing.Little{InFlight: math.NaN(), RatePerSecond: math.NaN(), LatencySeconds: math.NaN()}
+	for _, q := range []struct {
+		flag string
+		unit scale.Unit
+		dst  *float64
+	}{{"rate", scale.PerSecond, &l.RatePerSecond}, {"latency", scale.Seconds, &l.LatencySeconds}, {"in-flight", scale.Count, &l.InFlight}} {
+		if s := c.String(q.flag); s != "" {
+			v, err := cliapp.Quantity(q.flag, s, q.unit)
+			if err != nil {
+				return err
+			}
+			*q.dst = v
 		}
 	}
-	if has["latency"] {
-		if rep.LatencySeconds, err = cliapp.Quantity("latency", c.String("latency"), scale.Seconds); err != nil {
-			return err
-		}
-	}
-	if has["in-flight"] {
-		if rep.InFlight, err = cliapp.Quantity("in-flight", c.String("in-flight"), scale.Count); err != nil {
-			return err
-		}
-	}
-	switch {
-	case !has["in-flight"]:
-		rep.Solved = "in_flight"
-		rep.InFlight, err = queueing.InFlight(rep.RatePerSecond, rep.LatencySeconds)
-	case !has["rate"]:
-		rep.Solved = "rate_per_second"
-		rep.RatePerSecond, err = queueing.Rate(rep.InFlight, rep.LatencySeconds)
-	default:
-		rep.Solved = "latency_seconds"
-		rep.LatencySeconds, err = queueing.Latency(rep.InFlight, rep.RatePerSecond)
-	}
+	l, solved, err := queueing.SolveLittle(l)
 	if err != nil {
 		return usageError{err}
 	}
+	rep := present.LittleDoc{Solved: solved, InFlight: l.InFlight, RatePerSecond: l.RatePerSecond, LatencySeconds: l.LatencySeconds}
 	rep.Warnings = []string{}
 	if c.IsSet("max-vus") {
 		v, err := queueing.CheckVUs(rep.RatePerSecond, rep.LatencySeconds, c.Int("max-vus"))

@@ -6,9 +6,10 @@
 // Units: rates are per second, times in seconds, utilisations are 0–1
 // ratios (not percent). Functions take plain values or slices and return
 // named results with an error for bad input; nothing panics or prints, and
-// no result holds a NaN. Two helpers work on k6 runs: IterationCollector
-// streams a run's iterations for CheckLittle (Little's law per hold), and
-// EstimateMMc fits service time and servers to a run's measured levels.
+// no result holds a NaN. Two work on a k6 run's measured levels, given as
+// plain values (pkg/pipeline adapts a run to them): CheckLittle (Little's
+// law per hold) and EstimateMMc (service time and servers fitted to the
+// levels).
 //
 // References: Little, "A Proof for the Queuing Formula L = λW", Operations
 // Research 9(3), 1961; Lazowska, Zahorjan, Graham & Sevcik, Quantitative
@@ -42,6 +43,33 @@ func InFlight(ratePerSecond, latencySeconds float64) (inFlight float64, err erro
 		return 0, err
 	}
 	return ratePerSecond * latencySeconds, nil
+}
+
+// Little is L = λW with every quantity: the mean number in the system,
+// the completed rate per second and the mean time in the system, seconds.
+type Little struct {
+	InFlight, RatePerSecond, LatencySeconds float64
+}
+
+// SolveLittle completes l from the two of its quantities that are given
+// (not NaN) by InFlight, Rate or Latency, and names the one it solved:
+// "in_flight", "rate_per_second" or "latency_seconds". It returns an error
+// unless exactly one quantity is NaN, or when the given ones are out of
+// the solver's range.
+func SolveLittle(l Little) (Little, string, error) {
+	var err error
+	switch nan := [3]bool{math.IsNaN(l.InFlight), math.IsNaN(l.RatePerSecond), math.IsNaN(l.LatencySeconds)}; nan {
+	case [3]bool{true, false, false}:
+		l.InFlight, err = InFlight(l.RatePerSecond, l.LatencySeconds)
+		return l, "in_flight", err
+	case [3]bool{false, true, false}:
+		l.RatePerSecond, err = Rate(l.InFlight, l.LatencySeconds)
+		return l, "rate_per_second", err
+	case [3]bool{false, false, true}:
+		l.LatencySeconds, err = Latency(l.InFlight, l.RatePerSecond)
+		return l, "latency_seconds", err
+	}
+	return l, "", errors.New("queueing: Little's law needs exactly two of in-flight, rate and latency")
 }
 
 // Rate returns λ = L/W, the throughput in per second that keeps inFlight
