@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/ldanalyze/ldanalyze/internal/cliapp"
 	"github.com/ldanalyze/ldanalyze/internal/present"
@@ -40,20 +39,9 @@ func promK6Command(e *env) *cli.Command {
 }
 
 func (e *env) promK6(c *cli.Context, copt prom.ClientOptions) error {
-	opt := prom.K6Options{Step: c.Duration("step")}
-	var err error
-	if opt.Selector, err = prom.ParseSelector(c.String("match")); err != nil {
-		return usageError{fmt.Errorf("prom k6: --match: %w", err)}
-	}
-	for _, f := range []struct {
-		name string
-		dst  *time.Time
-	}{{"start", &opt.Start}, {"end", &opt.End}} {
-		if c.IsSet(f.name) {
-			if *f.dst, err = cliapp.ParseTime(f.name, c.String(f.name)); err != nil {
-				return err
-			}
-		}
+	opt, err := cliapp.K6Options(c, "prom k6")
+	if err != nil {
+		return err
 	}
 	var src prom.Source
 	switch {

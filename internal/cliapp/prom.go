@@ -152,3 +152,26 @@ func ParseTime(flag, s string) (time.Time, error) {
 	}
 	return time.Time{}, fmt.Errorf("--%s %q: want RFC 3339 (2026-11-30T02:07:09Z) or Unix seconds", flag, s)
 }
+
+// K6Options reads the flags that choose a k6 run in Prometheus: --match
+// (a label selector), --start and --end (ParseTime; unset: found from the
+// data) and --step (0: k6's push interval found in the data). cmd names
+// the command in errors.
+func K6Options(c *cli.Context, cmd string) (prom.K6Options, error) {
+	opt := prom.K6Options{Step: c.Duration("step")}
+	var err error
+	if opt.Selector, err = prom.ParseSelector(c.String("match")); err != nil {
+		return opt, fmt.Errorf("%s: --match: %w", cmd, err)
+	}
+	for _, f := range []struct {
+		name string
+		dst  *time.Time
+	}{{"start", &opt.Start}, {"end", &opt.End}} {
+		if c.IsSet(f.name) {
+			if *f.dst, err = ParseTime(f.name, c.String(f.name)); err != nil {
+				return opt, err
+			}
+		}
+	}
+	return opt, nil
+}

@@ -106,3 +106,30 @@ func TestScrub(t *testing.T) {
 		t.Error("nil error")
 	}
 }
+
+// TestK6Options: --match, --start (RFC 3339), --end (Unix seconds) and
+// --step reach prom.K6Options; unset times stay zero; a bad selector names
+// the command and the flag.
+func TestK6Options(t *testing.T) {
+	run := func(args ...string) (prom.K6Options, error) {
+		var opt prom.K6Options
+		var err error
+		app := &cli.App{Name: "x", Writer: &strings.Builder{}, ErrWriter: &strings.Builder{}, Flags: []cli.Flag{
+			&cli.StringFlag{Name: "match"}, &cli.StringFlag{Name: "start"}, &cli.StringFlag{Name: "end"}, &cli.DurationFlag{Name: "step"},
+		}, Action: func(c *cli.Context) error { opt, err = K6Options(c, "knee"); return nil }}
+		if rerr := app.Run(append([]string{"x"}, args...)); rerr != nil {
+			t.Fatal(rerr)
+		}
+		return opt, err
+	}
+	opt, err := run("--match", `{testid="run-42"}`, "--start", "2026-11-30T02:07:09Z", "--end", "1796004559", "--step", "5s")
+	if err != nil || opt.Start.Unix() != 1796004429 || opt.End.Unix() != 1796004559 || opt.Step != 5e9 || opt.Selector == nil {
+		t.Errorf("%+v, %v", opt, err)
+	}
+	if opt, err := run(); err != nil || !opt.Start.IsZero() || !opt.End.IsZero() || opt.Step != 0 {
+		t.Errorf("no flags: %+v, %v", opt, err)
+	}
+	if _, err := run("--match", "{bad"); err == nil || !strings.HasPrefix(err.Error(), "knee: --match: ") {
+		t.Errorf("bad selector: %v", err)
+	}
+}
