@@ -79,7 +79,7 @@ func Evaluate(tl *timeline.Timeline, res *knee.Result, opt Options) *Report {
 	r := &Report{}
 	r.Checks = append(r.Checks,
 		e.model(), e.duration(), e.resolution(), e.coordinatedOmission(), e.droppedIterations(),
-		e.checksMetric(), e.errors(), e.rateLimited(), e.summaryVsKnee(), e.generator(), e.cardinality())
+		e.checksMetric(), e.errors(), e.rateLimited(), e.summaryVsKnee(), e.generator(), e.cardinality(), e.backlog())
 	return r
 }
 

@@ -190,6 +190,9 @@ type Second struct {
 	// BytesSent and BytesReceived are the data_sent and data_received
 	// counters, bytes.
 	BytesSent, BytesReceived float64
+	// MessagesSent and MessagesReceived are the ws_msgs_sent and
+	// ws_msgs_received counters: WebSocket messages.
+	MessagesSent, MessagesReceived float64
 	// MetricSamples counts the analysed Trend's samples.
 	MetricSamples uint64
 	// Failures counts the stream's failures by status (nil without any).
@@ -213,6 +216,7 @@ func (t *Timeline) view(r *second) Second {
 	s.VUs, s.HasVUs = r.vus.Total()
 	s.VUsMax, s.HasVUsMax = r.vusMax.Total()
 	s.BytesSent, s.BytesReceived = r.bytesSent, r.bytesReceived
+	s.MessagesSent, s.MessagesReceived = r.msgsSent, r.msgsReceived
 	s.MetricSamples = uint64(r.metricN[t.cand])
 	pi := byte('0' + protoIndex(t.proto))
 	for _, f := range r.fails {
