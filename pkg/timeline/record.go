@@ -68,7 +68,7 @@ type second struct {
 	// msgsSent and msgsReceived are the ws_msgs_sent and
 	// ws_msgs_received counters.
 	msgsSent, msgsReceived float64
-	vus, vusMax              vugauge.Sources
+	vus, vusMax            vugauge.Sources
 	// hist holds, per request name (the Accumulator's name number), the
 	// successful latencies of the analysed Trend while the second is
 	// live; histEnc the same once sealed (Hist.appendEnc; encodings
