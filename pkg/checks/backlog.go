@@ -8,7 +8,7 @@ import (
 )
 
 // IDBacklog is the check of a backlog that drains after the load ended.
-const IDBacklog = "backlog"
+const IDBacklog ID = "backlog"
 
 // Backlog thresholds: the samples measured after the highest load level
 // ended count as a draining backlog when there are at least
