@@ -3,16 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"time"
 
 	"github.com/ldanalyze/ldanalyze/internal/cliapp"
 	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/internal/render"
-	"github.com/ldanalyze/ldanalyze/pkg/checks"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
-	"github.com/ldanalyze/ldanalyze/pkg/threshold"
 	"github.com/ldanalyze/ldanalyze/pkg/window"
 	"github.com/urfave/cli/v2"
 )
@@ -68,72 +65,7 @@ func (e *env) knee(c *cli.Context) error {
 	}, format)
 }
 
-// runOptions reads the flags every command that analyses a run shares
-// (--metric, --window, --ramp-step, --percentiles, --slo, --summary,
-// --prom, --link-mbps, --threshold, --generator-pod), those it defines.
-// defWindow is the command's --window default (0: chosen from the run).
+// runOptions reads the flags of runFlags (cliapp.RunOptions).
 func runOptions(c *cli.Context, defWindow time.Duration) (pipeline.Options, error) {
-	var opt pipeline.Options
-	opt.Metric = c.String("metric")
-	if c.IsSet("window") || defWindow > 0 {
-		win := c.Duration("window")
-		if win <= 0 {
-			return opt, usageError{fmt.Errorf("%s: --window must be at least 1s", c.Command.Name)}
-		}
-		opt.Knee.WindowNS = int64(win)
-	}
-	if cliapp.Defines(c, "ramp-step") {
-		step := c.Duration("ramp-step")
-		if step != 0 && step < time.Second {
-			return opt, usageError{fmt.Errorf("%s: --ramp-step must be at least 1s (or 0: chosen per ramp)", c.Command.Name)}
-		}
-		opt.Knee.RampStepNS = int64(step)
-	}
-	if cliapp.Defines(c, "users-per-vu") {
-		n := c.Float64("users-per-vu")
-		if n < 0 || math.IsNaN(n) || math.IsInf(n, 0) {
-			return opt, usageError{fmt.Errorf("%s: --users-per-vu %v: want a positive number of users per VU", c.Command.Name, n)}
-		}
-		opt.Knee.UsersPerVU = n
-	}
-	if cliapp.Defines(c, "percentiles") {
-		pcts, err := cliapp.Percentiles(c.String("percentiles"))
-		if err != nil {
-			return opt, usageError{err}
-		}
-		opt.Knee.Percentiles = pcts
-	}
-	if s := c.String("slo"); cliapp.Defines(c, "slo") && s != "" {
-		slo, err := knee.ParseSLO(s)
-		if err != nil {
-			return opt, usageError{err}
-		}
-		opt.Knee.SLO = slo
-	}
-	if cliapp.Defines(c, "summary") {
-		opt.SummaryPath = c.String("summary")
-	}
-	if cliapp.Defines(c, "prom") {
-		opt.PromDir = c.String("prom")
-	}
-	if cliapp.Defines(c, "link-mbps") {
-		opt.LinkMbps = c.Float64("link-mbps")
-	}
-	if cliapp.Defines(c, "threshold") {
-		for _, s := range cliapp.Thresholds(c.StringSlice("threshold")) {
-			t, err := threshold.Parse(s)
-			if err != nil {
-				return opt, usageError{err}
-			}
-			opt.Thresholds = append(opt.Thresholds, t)
-		}
-	}
-	if cliapp.Defines(c, "generator-pod") {
-		pods, err := checks.GeneratorPods(c.String("generator-pod"))
-		if err != nil {
-			return opt, usageError{err}
-		}
-		opt.GeneratorPods = pods
-	}
-	return opt, nil
+	return cliapp.RunOptions(c, defWindow)
 }

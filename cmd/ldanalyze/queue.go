@@ -94,7 +94,7 @@ func queueModelFlags(multi bool) []cli.Flag {
 			&cli.StringFlag{Name: "target", Usage: "find the fewest servers whose --quantile response time (mean with --quantile 0) is at most `DURATION`"},
 			&cli.StringSliceFlag{Name: "rates", Usage: "predict the response-time curve at these `RATES` (comma-separated or repeated)"},
 			&cli.StringSliceFlag{Name: "run", Usage: "estimate service time and servers from this k6 output `FILE` and print the model beside its holds (repeat for the files of one distributed run)"},
-			&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Usage: "with --run: " + metricUsage},
+			&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Usage: "with --run: " + cliapp.MetricUsage},
 			&cli.DurationFlag{Name: "ramp-step", Value: 10 * time.Second, Usage: "with --run: width of the steps a continuous ramp is cut into (0: chosen per ramp, as knee does)"},
 		)
 	}

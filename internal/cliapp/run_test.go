@@ -1,0 +1,67 @@
+package cliapp
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
+)
+
+// runOpts runs a command named knee with the first n of RunFlags (all
+// for n 0), made anew, on args and returns what RunOptions made of them.
+func runOpts(t *testing.T, n int, defWindow time.Duration, args ...string) (pipeline.Options, error) {
+	t.Helper()
+	flags := RunFlags(defWindow, "window")
+	if n > 0 {
+		flags = flags[:n]
+	}
+	var opt pipeline.Options
+	var err error
+	app := &cli.App{Name: "x", Writer: &strings.Builder{}, ErrWriter: &strings.Builder{}, Commands: []*cli.Command{{
+		Name: "knee", Flags: flags,
+		Action: func(c *cli.Context) error { opt, err = RunOptions(c, defWindow); return nil },
+	}}}
+	if rerr := app.Run(append([]string{"x", "knee"}, args...)); rerr != nil {
+		t.Fatalf("%v: %v", args, rerr)
+	}
+	return opt, err
+}
+
+// TestRunOptions: the shared run flags reach pipeline.Options in their
+// units (ns), the defaults apply, flags the command does not define are
+// left at their zero values, and bad values name the command and flag.
+func TestRunOptions(t *testing.T) {
+	opt, err := runOpts(t, 0, 30*time.Second, "--metric", "grpc_req_duration", "--window", "10s", "--ramp-step", "5s",
+		"--percentiles", "50,99.9", "--slo", "p95<500ms", "--threshold", "http_req_failed:rate<0.01", "--prom", "dir", "--generator-pod", "k6-.*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opt.Metric != "grpc_req_duration" || opt.Knee.WindowNS != 10e9 || opt.Knee.RampStepNS != 5e9 || !slices.Equal(opt.Knee.Percentiles, []float64{50, 99.9}) ||
+		opt.Knee.SLO == nil || len(opt.Thresholds) != 1 || opt.PromDir != "dir" || opt.GeneratorPods == nil || !opt.GeneratorPods.MatchString("k6-1") {
+		t.Errorf("%+v", opt)
+	}
+	if opt, err := runOpts(t, 0, 30*time.Second); err != nil || opt.Knee.WindowNS != 30e9 || !slices.Equal(opt.Knee.Percentiles, []float64{50, 90, 95, 99}) || opt.Knee.SLO != nil {
+		t.Errorf("defaults: %+v, %v", opt, err)
+	}
+	// A command with --metric and --window only (no --percentiles, no
+	// --generator-pod): their defaults are not applied.
+	if opt, err := runOpts(t, 2, 0); err != nil || opt.Knee.WindowNS != 0 || opt.Knee.Percentiles != nil || opt.GeneratorPods != nil {
+		t.Errorf("subset: %+v, %v", opt, err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--window", "0s"}, "knee: --window must be at least 1s"},
+		{[]string{"--ramp-step", "500ms"}, "knee: --ramp-step must be at least 1s (or 0: chosen per ramp)"},
+		{[]string{"--users-per-vu", "-2"}, "knee: --users-per-vu -2: want a positive number of users per VU"},
+	} {
+		if _, err := runOpts(t, 0, 30*time.Second, c.args...); err == nil || err.Error() != c.want {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+}
