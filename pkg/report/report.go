@@ -1,14 +1,15 @@
 // Package report turns one run's analysis into a report people share: a
-// GitHub-flavoured markdown document (verdict first, then run facts, the
-// load-level table with inline unicode bar charts, the per-endpoint table,
-// the validity checks and the method), PNG and SVG plots drawn with
-// gonum/plot and linked next to it, and one self-contained HTML page.
+// GitHub-flavoured markdown document (verdict first, then run facts, k6's
+// own summary beside the computed figures with --summary, the load-level
+// table with inline unicode bar charts, what saturated with --prom, the
+// plots over time, the per-endpoint table, the validity checks and the
+// method), PNG and SVG plots drawn with gonum/plot and linked next to it,
+// and one self-contained HTML page.
 //
-// Use it in three steps, like the knee package: feed every sample to a
-// Collector (Add), call Build with the Collector and the knee.Result (and
-// the checks.Report when the validity checks ran), then render the Report
-// with WriteMarkdown or WriteHTML and write its Plots with their PNG and
-// SVG writers.
+// Use it in two steps: Build the Report from a pipeline.Analysis (the
+// knee analysis made; Endpoints set for the per-endpoint table), then
+// render it with WriteMarkdown or WriteHTML and write its Plots with
+// their PNG and SVG writers.
 package report
 
 import (
@@ -25,6 +26,7 @@ import (
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/outcome"
 	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
+	"github.com/ldanalyze/ldanalyze/pkg/saturation"
 	"github.com/ldanalyze/ldanalyze/pkg/timeline"
 	"github.com/ldanalyze/ldanalyze/pkg/window"
 )
@@ -98,10 +100,16 @@ func Build(an *pipeline.Analysis, opt Options) *Report {
 	if r.Title == "" {
 		r.Title = "Load-test report: " + an.Name()
 	}
-	r.Verdict = verdict(res, an.Checks)
+	r.Verdict = verdict(res, an.Checks, an.Attribution)
 	r.Warnings = knee.Messages(res.Warnings)
+	if an.Attribution != nil {
+		r.Warnings = append(r.Warnings, an.Attribution.PromWarnings...)
+	}
 
 	r.Sections = append(r.Sections, facts(an))
+	if s, ok := summarySection(an); ok {
+		r.Sections = append(r.Sections, s)
+	}
 
 	levels, title, what := res.AllLevels(), "Holds", "Holds are plateaus of offered load; the seconds between them are left out."
 	switch {
@@ -121,6 +129,10 @@ func Build(an *pipeline.Analysis, opt Options) *Report {
 		if res.Knee != nil && res.Knee.Method != "" {
 			s.Notes = append(s.Notes, "Knee method: "+res.Knee.Method+".")
 		}
+		r.Sections = append(r.Sections, s)
+	}
+
+	if s, ok := saturationSection(an); ok {
 		r.Sections = append(r.Sections, s)
 	}
 
@@ -183,9 +195,10 @@ func failures(tl *timeline.Timeline) map[secondStatus]uint64 {
 	return out
 }
 
-// verdict is the opening paragraph: the knee analysis's findings, then the
+// verdict is the opening paragraph: the knee analysis's findings, what
+// saturated (with --prom; the Saturation section has the rest), then the
 // validity checks that failed or warn.
-func verdict(res *knee.Result, cks *checks.Report) []string {
+func verdict(res *knee.Result, cks *checks.Report, sat *saturation.Attribution) []string {
 	var out []string
 	if res.Levels != "none" {
 		var b strings.Builder
@@ -197,6 +210,9 @@ func verdict(res *knee.Result, cks *checks.Report) []string {
 		}
 	} else {
 		out = append(out, "No load levels: the run had neither holds nor a ramp to find a knee on.")
+	}
+	if sat != nil {
+		out = append(out, sat.Summary()[0])
 	}
 	if cks == nil {
 		return out
