@@ -269,11 +269,11 @@ func Run(paths []string, opt Options) (*Analysis, error) {
 // aggregator keeps one window per endpoint.
 const wholeRunNS = int64(1) << 62
 
+// windowOptions are the options of the --by and endpoint aggregators: of
+// the metric, or without one of the run's own request Trend (chosen as
+// the timeline chooses it, window.Options.Metric).
 func windowOptions(opt Options) (by, ep *window.Options, err error) {
 	metric := opt.Metric
-	if metric == "" {
-		metric = "http_req_duration"
-	}
 	if len(opt.By) > 0 {
 		w := opt.Knee.WindowNS
 		if w <= 0 {

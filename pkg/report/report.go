@@ -257,7 +257,10 @@ func facts(an *pipeline.Analysis) Section {
 		add("scenarios", strings.Join(sc, ", "))
 	}
 	add("peak VUs", num(float64(o.MaxVUs)))
-	add("requests", fmt.Sprintf("%d (%s failed), %s req/s", o.Requests, pct(float64(o.ErrorRate)), num(float64(o.RPS))))
+	// The run's own request stream: requests, gRPC calls, WebSocket
+	// sessions.
+	proto := an.Timeline.Protocol()
+	add(proto.Noun(), fmt.Sprintf("%d (%s failed), %s %s", o.Requests, pct(float64(o.ErrorRate)), num(float64(o.RPS)), proto.Unit()))
 	add("iterations", fmt.Sprintf("%d, %d dropped", o.Iterations, o.Dropped))
 	add(res.Metric, fmt.Sprintf("p50 %s ms, p90 %s ms, p95 %s ms, p99 %s ms, max %s ms (%d samples)",
 		num(float64(o.P50MS)), num(float64(o.P90MS)), num(float64(o.P95MS)), num(float64(o.P99MS)), num(float64(o.MaxMS)), o.Count))
@@ -297,7 +300,8 @@ func endpoints(an *pipeline.Analysis, opt Options) (Section, bool) {
 		return strings.Compare(a.Tags[0], b.Tags[0])
 	})
 	num, pct := present.Num, present.Pct
-	g := &render.Grid{Header: []string{tag, "requests", "req/s", "failed"}}
+	proto := an.Timeline.Protocol()
+	g := &render.Grid{Header: []string{tag, proto.Noun(), proto.Unit(), "failed"}}
 	p95 := -1
 	for i, p := range pcts {
 		g.Header = append(g.Header, knee.PercentileName(p)+" ms")

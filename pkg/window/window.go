@@ -3,6 +3,15 @@
 // from a mergeable sketch (package sketch), plus the failed requests of the
 // same window and tag set.
 //
+// Failures follow package outcome's rule for the metric's protocol: for
+// HTTP and browser metrics (and metrics of no protocol, such as a custom
+// Trend) the rows of the protocol's failed-rate metric with value 1
+// (http_req_failed, browser_http_req_failed); for gRPC and WebSocket
+// metrics, which have no such rows, the metric's own samples whose tags
+// classify as a failure (a gRPC status other than OK, a handshake other
+// than 101). An Aggregator without a metric aggregates the run's own
+// request Trend, chosen as the timeline chooses it (timeline.Options).
+//
 // It is an accumulator in the style of vegeta's Metrics: Add every sample,
 // then Close computes the rows once.
 //
@@ -47,12 +56,16 @@ import (
 	"strings"
 
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
+	"github.com/ldanalyze/ldanalyze/pkg/outcome"
 	"github.com/ldanalyze/ldanalyze/pkg/sketch"
 )
 
 // Options configure an Aggregator.
 type Options struct {
-	// Metric is the metric to aggregate, e.g. "http_req_duration".
+	// Metric is the metric to aggregate, e.g. "http_req_duration"; empty:
+	// the run's own request Trend, the latency metric of the first of
+	// outcome.Protocols (HTTP, gRPC, WebSocket, browser) that has samples,
+	// as the timeline picks it (Aggregator.Metric says which).
 	Metric string
 	// WidthNS is the window width in nanoseconds (> 0). Windows start at
 	// multiples of WidthNS since the Unix epoch.
@@ -90,6 +103,18 @@ const minFold = 1024
 // usable; call New.
 type Aggregator struct {
 	opt Options
+	// subs, for an Options.Metric left empty, are an Aggregator per
+	// candidate metric (outcome.Protocols' latency metrics, in order);
+	// chosen is the one Close took. Every other field is then unused.
+	subs   []*Aggregator
+	chosen *Aggregator
+	// failedMetric is the failed-rate metric whose rows with value 1 are
+	// failures; classify, when not None, the protocol by which the
+	// metric's own samples are classified instead (package doc).
+	failedMetric string
+	classify     outcome.Protocol
+	// n counts the samples of the metric.
+	n uint64
 	// capacity is the number of tag sets kept apart while reading (2 ×
 	// MaxGroups), shown those given rows at Close.
 	capacity, shown int
@@ -153,7 +178,17 @@ type key struct {
 // work (no metric, a width ≤ 0, a percentile outside (0, 100]).
 func New(opt Options) (*Aggregator, error) {
 	if opt.Metric == "" {
-		return nil, fmt.Errorf("window: no metric given")
+		a := &Aggregator{opt: opt}
+		for _, p := range outcome.Protocols {
+			o := opt
+			o.Metric = p.LatencyMetric()
+			b, err := New(o)
+			if err != nil {
+				return nil, err
+			}
+			a.subs = append(a.subs, b)
+		}
+		return a, nil
 	}
 	if opt.WidthNS <= 0 {
 		return nil, fmt.Errorf("window: width must be positive, got %dns", opt.WidthNS)
@@ -178,19 +213,61 @@ func New(opt Options) (*Aggregator, error) {
 	}
 	a.cells = sketch.NewSeries(-1) // windows never coarsen
 	a.w = a.cells.Writer()
+	switch p := outcome.Of(opt.Metric); p {
+	case outcome.GRPC, outcome.WebSocket:
+		a.classify = p
+	case outcome.Browser:
+		a.failedMetric = p.FailedRateMetric()
+	default:
+		a.failedMetric = outcome.HTTP.FailedRateMetric()
+	}
 	return a, nil
 }
 
-// Add adds a sample. Samples of Options.Metric go to their window and
-// group; http_req_failed samples with value 1 count as failed in theirs;
-// other samples are ignored.
-func (a *Aggregator) Add(s *ingest.Sample) {
-	failed := false
-	if s.Metric != a.opt.Metric {
-		if s.Metric != "http_req_failed" || s.Value == 0 {
-			return
+// Metric is the metric aggregated: Options.Metric, or for an Aggregator
+// without one, after Close, the run's own request Trend it chose ("" until
+// then).
+func (a *Aggregator) Metric() string {
+	if a.subs != nil {
+		if a.chosen == nil {
+			return ""
 		}
+		return a.chosen.opt.Metric
+	}
+	return a.opt.Metric
+}
+
+// one is the Aggregator whose rows Close gives: a itself, or the chosen
+// candidate (the first before Close).
+func (a *Aggregator) one() *Aggregator {
+	switch {
+	case a.subs == nil:
+		return a
+	case a.chosen != nil:
+		return a.chosen
+	}
+	return a.subs[0]
+}
+
+// Add adds a sample. Samples of the metric go to their window and group;
+// failures (package doc) count as failed in theirs; other samples are
+// ignored.
+func (a *Aggregator) Add(s *ingest.Sample) {
+	if a.subs != nil {
+		for _, b := range a.subs {
+			b.Add(s)
+		}
+		return
+	}
+	failed, alsoFailed := false, false
+	switch {
+	case s.Metric == a.opt.Metric:
+		a.n++
+		alsoFailed = a.classify != outcome.None && outcome.Classify(a.classify, &s.Tags).Failed()
+	case s.Metric == a.failedMetric && s.Value != 0:
 		failed = true
+	default:
+		return
 	}
 	if !a.any || s.TimeNS < a.minNS {
 		a.minNS = s.TimeNS
@@ -210,11 +287,12 @@ func (a *Aggregator) Add(s *ingest.Sample) {
 			e.lastWindow = w
 		}
 	}
-	if failed {
+	if failed || alsoFailed {
 		a.failed[key{w, g}]++
-		return
 	}
-	a.w.Add(w, g, s.Value)
+	if !failed {
+		a.w.Add(w, g, s.Value)
+	}
 }
 
 // entry returns the kept tag set of s, counting the sample when hit;
@@ -364,16 +442,26 @@ type Row struct {
 
 // Err returns why the rows of Close cannot be trusted: a sealed window
 // sketch that failed to decode (a bug, see sketch.Series.Err), or nil.
-func (a *Aggregator) Err() error { return a.cells.Err() }
+func (a *Aggregator) Err() error { return a.one().cells.Err() }
 
 // Groups returns the number of tag sets kept apart now (at most 2 ×
 // MaxGroups; after Close at most MaxGroups).
-func (a *Aggregator) Groups() int { return len(a.tracked) }
+func (a *Aggregator) Groups() int { return len(a.one().tracked) }
 
 // Close returns the rows ordered by window, then tag values, the window's
 // Other row last; check Err after it. It must be called once, after the
 // last Add or Merge.
 func (a *Aggregator) Close() []Row {
+	if a.subs != nil {
+		a.chosen = a.subs[0]
+		for _, b := range a.subs {
+			if b.n > 0 {
+				a.chosen = b
+				break
+			}
+		}
+		return a.chosen.Close()
+	}
 	qs := make([]float64, len(a.opt.Percentiles))
 	for i, p := range a.opt.Percentiles {
 		qs[i] = p / 100
@@ -459,6 +547,9 @@ func (a *Aggregator) Close() []Row {
 // the choice was a heavy-hitters estimate, how far a kept tag set's rows
 // may fall short. Nil when every tag set has rows of its own.
 func (a *Aggregator) Warnings() []string {
+	if a.subs != nil {
+		return a.one().Warnings()
+	}
 	if !a.hasOther {
 		return nil
 	}
@@ -476,6 +567,13 @@ func (a *Aggregator) Warnings() []string {
 // merged as space-saving summaries merge, see the package doc). o must
 // have the same options and must not be used afterwards.
 func (a *Aggregator) Merge(o *Aggregator) {
+	if a.subs != nil {
+		for i, b := range a.subs {
+			b.Merge(o.subs[i])
+		}
+		return
+	}
+	a.n += o.n
 	if o.any {
 		if !a.any || o.minNS < a.minNS {
 			a.minNS = o.minNS

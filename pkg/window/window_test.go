@@ -65,9 +65,76 @@ func TestMultipleBy(t *testing.T) {
 }
 
 func TestOptionsErrors(t *testing.T) {
-	for _, o := range []Options{{WidthNS: 1}, {Metric: "m"}, {Metric: "m", WidthNS: 1, Percentiles: []float64{0}}} {
+	for _, o := range []Options{{}, {Metric: "m"}, {Metric: "m", WidthNS: 1, Percentiles: []float64{0}}, {WidthNS: 1, Percentiles: []float64{101}}} {
 		if _, err := New(o); err == nil {
 			t.Errorf("%+v: no error", o)
 		}
+	}
+}
+
+// TestFailuresByProtocol: gRPC and WebSocket samples carry their own
+// outcome (status 5 NotFound and 8 ResourceExhausted fail, 0 is OK; a
+// handshake 101 is OK, 429 fails), HTTP's come from http_req_failed rows
+// (its status tag is not read), browser's from browser_http_req_failed.
+// Two gRPC failures and an OK call in one window: count 3, failed 2.
+func TestFailuresByProtocol(t *testing.T) {
+	for _, c := range []struct {
+		metric  string
+		samples []*ingest.Sample
+		count   uint64
+		failed  uint64
+	}{
+		{"grpc_req_duration", []*ingest.Sample{sample("grpc_req_duration", 10, 1, "a", "0"), sample("grpc_req_duration", 11, 2, "a", "5"),
+			sample("grpc_req_duration", 12, 3, "a", "8"), sample("http_req_failed", 12, 1, "a", "500")}, 3, 2},
+		{"ws_connecting", []*ingest.Sample{sample("ws_connecting", 10, 1, "a", "101"), sample("ws_connecting", 11, 2, "a", "429")}, 2, 1},
+		{"http_req_duration", []*ingest.Sample{sample("http_req_duration", 10, 1, "a", "500"), sample("http_req_failed", 10, 0, "a", "500"),
+			sample("http_req_duration", 11, 1, "a", "200"), sample("http_req_failed", 11, 1, "a", "200")}, 2, 1},
+		{"browser_http_req_duration", []*ingest.Sample{sample("browser_http_req_duration", 10, 1, "a", "500"), sample("browser_http_req_failed", 10, 1, "a", "500"),
+			sample("http_req_failed", 10, 1, "a", "500")}, 1, 1},
+		{"fanout_ms", []*ingest.Sample{sample("fanout_ms", 10, 1, "a", "5"), sample("http_req_failed", 10, 1, "a", "")}, 1, 1},
+	} {
+		a, err := New(Options{Metric: c.metric, WidthNS: 30e9, By: []string{"name"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range c.samples {
+			a.Add(s)
+		}
+		rows := a.Close()
+		if len(rows) != 1 || rows[0].Count != c.count || rows[0].Failed != c.failed {
+			t.Errorf("%s: rows %+v, want count %d failed %d", c.metric, rows, c.count, c.failed)
+		}
+	}
+}
+
+// TestRunOwnMetric: without a metric the Aggregator takes the run's own
+// request Trend, the first of HTTP, gRPC, WebSocket, browser with samples
+// (as the timeline does): grpc_req_duration in a gRPC run, also after a
+// Merge; http_req_duration when both are present.
+func TestRunOwnMetric(t *testing.T) {
+	mk := func() *Aggregator {
+		a, err := New(Options{WidthNS: 30e9, By: []string{"name"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	a, b := mk(), mk()
+	a.Add(sample("grpc_req_duration", 10, 1, "a", "0"))
+	b.Add(sample("grpc_req_duration", 11, 2, "a", "8"))
+	b.Add(sample("iteration_duration", 11, 2, "", ""))
+	if a.Metric() != "" {
+		t.Errorf("before Close: %q", a.Metric())
+	}
+	a.Merge(b)
+	rows := a.Close()
+	if a.Metric() != "grpc_req_duration" || len(rows) != 1 || rows[0].Count != 2 || rows[0].Failed != 1 || a.Err() != nil || a.Warnings() != nil {
+		t.Errorf("%s: %+v", a.Metric(), rows)
+	}
+	h := mk()
+	h.Add(sample("grpc_req_duration", 10, 1, "a", "0"))
+	h.Add(sample("http_req_duration", 10, 5, "b", "200"))
+	if rows := h.Close(); h.Metric() != "http_req_duration" || len(rows) != 1 || rows[0].Tags[0] != "b" {
+		t.Errorf("%s: %+v", h.Metric(), rows)
 	}
 }
