@@ -1,18 +1,3 @@
-// Package pipeline is ldanalyze's one pipeline: sources → timeline → analyses.
-// Every command that reads a run (knee, check, report, compare, ledger,
-// queue --run, scale --run, cost --run) calls Run, so every one of them
-// reads the files the same way (on every core, one pass), counts the same
-// requests as successes (package outcome), and offers the same --metric,
-// --percentiles, --window, --summary and --prom.
-//
-//	files ─ ingest (readers, every core) ─ timeline.Accumulator ─ Close ─┐
-//	                                       window aggregators (--by)     │
-//	        ┌────────────────────────────────────────────────────────────┘
-//	        └ timeline.Timeline ─ knee.Analyze ─ checks.Evaluate ─ saturation.Attribute
-//	                                          └ summary comparison
-//
-// The result, an Analysis, is what the renderers (internal/present,
-// pkg/report) and the many-run analyses (compare, ledger) read.
 package pipeline
 
 import (
