@@ -3,10 +3,11 @@
 // its evidence as named numbers and one sentence on what it means and what
 // to do.
 //
-// Use it in two steps, like the knee package: feed every sample to a
-// Collector (Add), then call Evaluate with the Collector and the run's
-// knee.Result, which supplies the workload model and the load levels
-// (holds or ramp steps) the per-level checks work on.
+// Evaluate reads the run's timeline.Timeline (what was counted, by the one
+// outcome rule) and its knee.Result, which supplies the workload model and
+// the load levels (holds or ramp steps) the per-level checks work on. The
+// load generator's check takes its pods' CPU series as plain data
+// (GeneratorData; pkg/pipeline builds it from a Prometheus export).
 //
 // Methods and thresholds: research/methods.md §4 (coordinated omission),
 // research/user-pain.md BL-11 (a whole-run summary hides the knee), BL-12
