@@ -254,9 +254,7 @@ func (a *Aggregator) one() *Aggregator {
 // ignored.
 func (a *Aggregator) Add(s *ingest.Sample) {
 	if a.subs != nil {
-		for _, b := range a.subs {
-			b.Add(s)
-		}
+		a.addSubs(s)
 		return
 	}
 	failed, alsoFailed := false, false
@@ -292,6 +290,26 @@ func (a *Aggregator) Add(s *ingest.Sample) {
 	}
 	if !failed {
 		a.w.Add(w, g, s.Value)
+	}
+}
+
+// addSubs adds s to the candidates. Once a candidate has a sample of its
+// metric, the ones after it can no longer be chosen (Close takes the first
+// with samples) and are dropped: an HTTP run pays for one candidate.
+func (a *Aggregator) addSubs(s *ingest.Sample) {
+	if b := a.subs[0]; b.n > 0 {
+		b.Add(s)
+		return
+	}
+	for i, b := range a.subs {
+		if b == nil {
+			break
+		}
+		b.Add(s)
+		if b.n == 1 && s.Metric == b.opt.Metric {
+			clear(a.subs[i+1:])
+			break
+		}
 	}
 }
 
@@ -455,7 +473,7 @@ func (a *Aggregator) Close() []Row {
 	if a.subs != nil {
 		a.chosen = a.subs[0]
 		for _, b := range a.subs {
-			if b.n > 0 {
+			if b != nil && b.n > 0 {
 				a.chosen = b
 				break
 			}
@@ -568,7 +586,13 @@ func (a *Aggregator) Warnings() []string {
 // have the same options and must not be used afterwards.
 func (a *Aggregator) Merge(o *Aggregator) {
 	if a.subs != nil {
+		// A candidate either side dropped has a better one with samples
+		// before it: it cannot be chosen.
 		for i, b := range a.subs {
+			if b == nil || o.subs[i] == nil {
+				clear(a.subs[i:])
+				break
+			}
 			b.Merge(o.subs[i])
 		}
 		return

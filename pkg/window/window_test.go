@@ -137,4 +137,44 @@ func TestRunOwnMetric(t *testing.T) {
 	if rows := h.Close(); h.Metric() != "http_req_duration" || len(rows) != 1 || rows[0].Tags[0] != "b" {
 		t.Errorf("%s: %+v", h.Metric(), rows)
 	}
+	// Parallel readers that saw different protocols: HTTP wins whichever
+	// side saw it (the other side's gRPC candidate is dropped).
+	for _, httpFirst := range []bool{true, false} {
+		x, y := mk(), mk()
+		x.Add(sample("http_req_duration", 10, 5, "b", "200"))
+		x.Add(sample("http_req_failed", 10, 1, "b", "500"))
+		y.Add(sample("grpc_req_duration", 10, 1, "a", "0"))
+		if !httpFirst {
+			x, y = y, x
+		}
+		x.Merge(y)
+		if rows := x.Close(); x.Metric() != "http_req_duration" || len(rows) != 1 || rows[0].Tags[0] != "b" || rows[0].Count != 1 || rows[0].Failed != 1 {
+			t.Errorf("merge, HTTP side first %v: %s %+v", httpFirst, x.Metric(), rows)
+		}
+	}
+}
+
+// BenchmarkAdd: one HTTP request's rows (k6 writes 14 per request: the
+// durations, http_reqs, http_req_failed, checks, data), named, with the
+// metric given and left to the run (the candidates after HTTP are dropped
+// at its first sample, so both cost about the same).
+func BenchmarkAdd(b *testing.B) {
+	var rows []*ingest.Sample
+	for _, m := range []string{"http_reqs", "http_req_duration", "http_req_blocked", "http_req_connecting", "http_req_tls_handshaking",
+		"http_req_sending", "http_req_waiting", "http_req_receiving", "http_req_failed", "checks", "data_sent", "data_received", "iteration_duration", "iterations"} {
+		rows = append(rows, sample(m, 1796004420, 1, "/menu", "200"))
+	}
+	for _, metric := range []string{"http_req_duration", ""} {
+		b.Run("metric="+metric, func(b *testing.B) {
+			a, err := New(Options{Metric: metric, WidthNS: 30e9, By: []string{"name"}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := 0; i < b.N; i++ {
+				s := rows[i%len(rows)]
+				s.TimeNS = 1796004420e9 + int64(i/len(rows))*1e6
+				a.Add(s)
+			}
+		})
+	}
 }
