@@ -94,8 +94,8 @@ func runOptions(c *cli.Context, defWindow time.Duration) (pipeline.Options, erro
 	}
 	if cliapp.Defines(c, "ramp-step") {
 		step := c.Duration("ramp-step")
-		if step < time.Second {
-			return opt, usageError{fmt.Errorf("%s: --ramp-step must be at least 1s", c.Command.Name)}
+		if step != 0 && step < time.Second {
+			return opt, usageError{fmt.Errorf("%s: --ramp-step must be at least 1s (or 0: chosen per ramp)", c.Command.Name)}
 		}
 		opt.Knee.RampStepNS = int64(step)
 	}

@@ -811,7 +811,10 @@ func medianAt(xs []float64) (float64, int) {
 // service time S_k.
 type mixModel struct {
 	serviceMS []float64
-	ok        bool
+	// order is the name numbers sorted by name: sums in a fixed order, as
+	// the numbering depends on which reader saw a name first.
+	order []int
+	ok    bool
 }
 
 // mixOf builds the mix model from the baseline levels. It is not ok
@@ -819,12 +822,16 @@ type mixModel struct {
 // names with histograms miss more than 5 % of the successful responses.
 func (a *analysis) mixOf(low []Level) mixModel {
 	names := a.tl.HistNames()
-	m := mixModel{serviceMS: make([]float64, len(names))}
+	m := mixModel{serviceMS: make([]float64, len(names)), order: make([]int, len(names))}
+	for i := range m.order {
+		m.order[i] = i
+	}
+	slices.SortFunc(m.order, func(x, y int) int { return cmp.Compare(names[x], names[y]) })
 	if len(names) < 2 || len(low) == 0 {
 		return m
 	}
 	var total float64
-	for i := range names {
+	for _, i := range m.order {
 		var h timeline.Hist
 		for _, l := range low {
 			x := a.tl.NameHist(i, a.p.start+int64(l.i0), a.p.start+int64(l.i1))
@@ -868,7 +875,8 @@ func (a *analysis) correctedGoodput(l *Level, m mixModel) float64 {
 	}
 	from, to := a.p.start+int64(l.i0), a.p.start+int64(l.i1)
 	var busy, per, offered float64
-	for i, s := range m.serviceMS {
+	for _, i := range m.order {
+		s := m.serviceMS[i]
 		if s == 0 {
 			continue
 		}
