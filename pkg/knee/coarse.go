@@ -15,6 +15,24 @@ func (a *analysis) resolutionS() int {
 	return max(1, int((a.tl.ResolutionNS()+1e9-1)/1e9))
 }
 
+// gridPhase is the index, in the per-second series whose index 0 is the
+// main span's second first (of the seconds analysed), of a second that
+// starts a resolution bin: the grid is that of the run's first sample (a
+// source's first step starts there).
+func (a *analysis) gridPhase(first int) int {
+	r := int64(a.resolutionS())
+	origin := floorDiv(a.tl.StartNS(), 1e9)
+	return int(((origin-(a.p.start+int64(first)))%r + r) % r)
+}
+
+func floorDiv(x, y int64) int64 {
+	q := x / y
+	if x%y != 0 && (x < 0) != (y < 0) {
+		q--
+	}
+	return q
+}
+
 // coarseStep is a ramp-step width w (seconds) for the timeline's
 // resolution r: w itself at r = 1, else at least two resolutions and a
 // multiple of r.
@@ -26,20 +44,44 @@ func (a *analysis) coarseStep(w int) int {
 	return (max(w, 2*r) + r - 1) / r * r
 }
 
-// segmentsAt is segments on bins of res seconds (each the per-second mean
-// of its seconds with data, a bin without any missing), the pieces mapped
-// back to seconds (slopes per second). res ≤ 1 is segments itself.
-func segmentsAt(x []float64, missing []bool, minLen int, cumulative bool, res int) []piece {
+// coarseTail is the shortest tail of a ramp that is a step of its own,
+// seconds: t itself at 1 s resolution, else at least two resolutions (a
+// shorter one joins the step before it).
+func (a *analysis) coarseTail(t int) int {
+	if r := a.resolutionS(); r > 1 {
+		return max(t, 2*r)
+	}
+	return t
+}
+
+// segmentsAt is segments on bins of res seconds aligned to the
+// resolution's grid (the first bin starts at index phase of x, the seconds
+// before it a bin of their own), each bin the per-second mean of its
+// seconds with data (a bin without any missing), the pieces mapped back
+// to seconds (slopes per second). res ≤ 1 is segments itself.
+func segmentsAt(x []float64, missing []bool, minLen int, cumulative bool, res, phase int) []piece {
 	if res <= 1 {
 		return segments(x, missing, minLen, cumulative)
 	}
 	n := len(x)
-	m := (n + res - 1) / res
+	phase = ((phase % res) + res) % res
+	var starts []int // the first second of each bin
+	if phase > 0 {
+		starts = append(starts, 0)
+	}
+	for i := phase; i < n; i += res {
+		starts = append(starts, i)
+	}
+	m := len(starts)
 	xb := make([]float64, m)
 	var mb []bool
-	for j := range m {
+	for j, lo := range starts {
+		hi := n
+		if j+1 < m {
+			hi = starts[j+1]
+		}
 		cnt := 0.0
-		for i := j * res; i < min(n, (j+1)*res); i++ {
+		for i := lo; i < hi; i++ {
 			if missing != nil && missing[i] {
 				continue
 			}
@@ -56,9 +98,14 @@ func segmentsAt(x []float64, missing []bool, minLen int, cumulative bool, res in
 		xb[j] /= cnt
 	}
 	ps := segments(xb, mb, max(2, (minLen+res-1)/res), cumulative)
+	at := func(j int) int {
+		if j >= m {
+			return n
+		}
+		return starts[j]
+	}
 	for k := range ps {
-		ps[k].i0 = min(n, ps[k].i0*res)
-		ps[k].i1 = min(n, ps[k].i1*res)
+		ps[k].i0, ps[k].i1 = at(ps[k].i0), at(ps[k].i1)
 		ps[k].slope /= float64(res)
 		ps[k].slopeSE /= float64(res)
 	}

@@ -64,7 +64,7 @@ func (a *analysis) findLevels() (holds, steps []Level) {
 		if a.p.missing != nil {
 			miss = a.p.missing[1 : n-1]
 		}
-		pieces = stages(segmentsAt(x[1:n-1], miss, 3, a.model == Open, a.resolutionS()), x[1:n-1], minHold)
+		pieces = stages(segmentsAt(x[1:n-1], miss, 3, a.model == Open, a.resolutionS(), a.gridPhase(1)), x[1:n-1], minHold)
 		for i := range pieces {
 			pieces[i].i0++
 			pieces[i].i1++
@@ -204,7 +204,7 @@ func (a *analysis) rampSteps(p piece) []Level {
 	var out []Level
 	for i0 := p.i0; i0 < p.i1; i0 += w {
 		i1 := min(i0+w, p.i1)
-		if p.i1-i1 < (w+1)/2 {
+		if p.i1-i1 < a.coarseTail((w+1)/2) {
 			i1 = p.i1 // the tail joins this step
 		}
 		if l := a.aggregate(i0, i1, a.opt.Percentiles); a.loadLevel(&l) {

@@ -21,7 +21,7 @@ const zeroMS = 1e-6
 // observations fell in, from its start) along the load's profile within
 // the step (profiles: flat on a plateau, sloped on a ramp; integer counts
 // by cumulative rounding, so that every step's totals are exact) and its
-// gauges repeated in each:
+// gauges drawn in a straight line from the step's start to its end:
 // http_reqs counts per status, expected_response, error_code, name and
 // scenario; iterations, dropped_iterations, data_sent and data_received
 // per scenario; the vus and vus_max gauges; and the http_req_duration and
@@ -199,17 +199,27 @@ func (r *K6Run) fill(acc *timeline.Accumulator, name string, only bool) {
 				}
 			}
 		}
-		gauge := func(metric string, v float64) {
+		// A gauge is sampled at the step's end: its seconds go from the
+		// previous sample to this one in a straight line (a jump at one
+		// second would be a burst of in-flight growth there).
+		gauge := func(metric string, prev, v float64) {
 			if math.IsNaN(v) || i < gFirst || i > gLast {
 				return
 			}
+			if math.IsNaN(prev) {
+				prev = v
+			}
 			for j := range secs {
-				add(metric, at(j), v)
+				add(metric, at(j), prev+(v-prev)*float64(j+1)/float64(secs))
 			}
 		}
 		keys, vals = keys[:0], vals[:0]
-		gauge("vus", st.VUs)
-		gauge("vus_max", st.VUsMax)
+		prevVUs, prevMax := math.NaN(), math.NaN()
+		if i > 0 {
+			prevVUs, prevMax = r.Steps[i-1].VUs, r.Steps[i-1].VUsMax
+		}
+		gauge("vus", prevVUs, st.VUs)
+		gauge("vus_max", prevMax, st.VUsMax)
 		// Per scenario where the series have the label; the rest untagged.
 		var its, drop, sent, recv float64
 		names := make([]string, 0, len(st.Scenarios))
