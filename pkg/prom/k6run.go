@@ -263,13 +263,6 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 		// keep in phase with.
 		interval = interval.Round(100 * time.Millisecond)
 	}
-	step := opt.Step
-	if step <= 0 {
-		step = interval
-	}
-	if step < interval {
-		run.Warnings = append(run.Warnings, fmt.Sprintf("step %s is shorter than the push interval %s: some steps have no new push", step, interval))
-	}
 	start, end := first, last
 	if !opt.Start.IsZero() {
 		start = opt.Start
@@ -279,6 +272,22 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 	}
 	if !end.After(start) {
 		return nil, fmt.Errorf("the run's window %s to %s is empty", start.Format(time.RFC3339), end.Format(time.RFC3339))
+	}
+	step := opt.Step
+	if step <= 0 {
+		step = interval
+		if n := end.Sub(start) / step; n > MaxK6Steps {
+			// A long run: whole push intervals, at most MaxK6Steps steps.
+			k := (end.Sub(start)/MaxK6Steps + interval - 1) / interval
+			step = k * interval
+			run.Warnings = append(run.Warnings, fmt.Sprintf("the run lasts %s: read at %s steps (%d push intervals of %s) to stay within %d steps; give --step for another resolution", end.Sub(start).Round(time.Second), step, k, interval, MaxK6Steps))
+		}
+	}
+	if n := end.Sub(start) / step; n > 4*MaxK6Steps {
+		return nil, fmt.Errorf("the run's window %s to %s at %s steps is %d steps, more than %d: give a coarser --step (at least %s)", start.Format(time.RFC3339), end.Format(time.RFC3339), step, n, 4*MaxK6Steps, (end.Sub(start)/(4*MaxK6Steps)).Round(time.Second)+time.Second)
+	}
+	if step < interval {
+		run.Warnings = append(run.Warnings, fmt.Sprintf("step %s is shorter than the push interval %s: some steps have no new push", step, interval))
 	}
 	// The first evaluation time is half an interval after the first push;
 	// the step before it starts one step earlier (sums there are 0).
@@ -308,7 +317,7 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 		if !has[name] {
 			return nil
 		}
-		ss, err := src.Sum(ctx, name, sel, by, eval)
+		ss, err := run.capped(name, by, func(by []string) ([]Series, error) { return src.Sum(ctx, name, sel, by, eval) })
 		if err != nil {
 			return err
 		}
@@ -407,6 +416,39 @@ func selNote(s Selector) string {
 		return ""
 	}
 	return " matching " + s.PromQL("")
+}
+
+// MaxK6Steps is the most steps ReadK6Run reads at the default step: a
+// longer run is read at a multiple of the push interval (4096 steps: 5.7
+// hours at 5 s, a day at 25 s). An explicit step may give up to four times
+// as many.
+const MaxK6Steps = 4096
+
+// MaxK6Groups caps the series of one summed query (request groups of
+// name × status × error code × scenario): past it the request name is
+// left out of the sums, with a warning, so that a script whose names are
+// URLs does not bring back one series per URL for every step.
+const MaxK6Groups = 500
+
+// capped runs query with the by labels; when it returns more than
+// MaxK6Groups series and by holds "name", it runs again without it and
+// says so.
+func (run *K6Run) capped(name string, by []string, query func(by []string) ([]Series, error)) ([]Series, error) {
+	ss, err := query(by)
+	if err != nil || len(ss) <= MaxK6Groups {
+		return ss, err
+	}
+	var fewer []string
+	for _, l := range by {
+		if l != "name" {
+			fewer = append(fewer, l)
+		}
+	}
+	if len(fewer) == len(by) {
+		return ss, nil
+	}
+	run.Warnings = append(run.Warnings, fmt.Sprintf("%s: %d series summed by %s, more than %d: summed without the request name (per-name failures and histograms are left out)", name, len(ss), strings.Join(by, ", "), MaxK6Groups))
+	return query(fewer)
 }
 
 // RequestLabels are the labels k6_http_reqs_total is summed by: what the
@@ -523,7 +565,7 @@ func (run *K6Run) latency(ctx context.Context, src Source, sel Selector, has map
 // cumulative histograms of each group at the evaluation times, the
 // deltas are taken here (HistogramDelta).
 func (run *K6Run) histogramDeltas(ctx context.Context, src Source, name string, sel Selector, by []string, eval Range, times []time.Time) ([][]DurationGroup, error) {
-	ss, err := src.SumHistogram(ctx, name, sel, by, eval)
+	ss, err := run.capped(name, by, func(by []string) ([]Series, error) { return src.SumHistogram(ctx, name, sel, by, eval) })
 	if err != nil {
 		return nil, err
 	}
@@ -550,11 +592,15 @@ func (run *K6Run) histogramDeltas(ctx context.Context, src Source, name string, 
 // Δ(avg·count) ÷ Δcount (the sums are cumulative; the factors of 1000 on
 // the count cancel), as one bucket of width zero at the mean.
 func (run *K6Run) trendStatGroups(ctx context.Context, src Source, trend string, sel Selector, by []string, eval Range, times []time.Time) ([][]DurationGroup, error) {
-	prod, err := src.SumProduct(ctx, "k6_"+trend+"_avg", "k6_"+trend+"_count", sel, by, eval)
+	cname := "k6_" + trend + "_count"
+	cnt, err := run.capped(cname, by, func(b []string) ([]Series, error) {
+		by = b
+		return src.Sum(ctx, cname, sel, b, eval)
+	})
 	if err != nil {
 		return nil, err
 	}
-	cnt, err := src.Sum(ctx, "k6_"+trend+"_count", sel, by, eval)
+	prod, err := src.SumProduct(ctx, "k6_"+trend+"_avg", cname, sel, by, eval)
 	if err != nil {
 		return nil, err
 	}
