@@ -84,6 +84,7 @@ func RunSource(ctx context.Context, src Source, opt Options) (*Analysis, error) 
 		}
 		return scenarioKnees(an, names, seeds, run.ResolutionNS(), kopt, metric)
 	}); err != nil {
+		an.Warnings = append(an.Warnings, caveats...)
 		return an, err
 	}
 	if an.Knee != nil {
