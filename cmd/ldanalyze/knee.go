@@ -23,15 +23,15 @@ func kneeCommand(e *env) *cli.Command {
 			&cli.StringSliceFlag{Name: "by", Usage: "split windows by these tags, e.g. --by name or --by name,status"},
 			&cli.IntFlag{Name: "by-limit", Value: window.DefaultMaxGroups, Usage: "with --by, rows for at most `N` tag values (the busiest); the rest are summed in (other) rows"},
 			&cli.BoolFlag{Name: "windows", Usage: "also print the table of every --window window in the table and markdown output (JSON and CSV always have them)"},
-		), outputFlags()...),
+		), append(fromPromFlags(), outputFlags()...)...),
 		Action: func(c *cli.Context) error { return e.knee(c) },
 	}
 }
 
 func (e *env) knee(c *cli.Context) error {
 	paths := c.Args().Slice()
-	if len(paths) == 0 {
-		return usageError{fmt.Errorf("knee: no input files: give one or more k6 output files, or - for stdin")}
+	if len(paths) == 0 && c.String("from-prom") == "" {
+		return usageError{fmt.Errorf("knee: no input files: give one or more k6 output files, - for stdin, or --from-prom")}
 	}
 	opt, err := runOptions(c, 30*time.Second)
 	if err != nil {
@@ -48,14 +48,14 @@ func (e *env) knee(c *cli.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
-	an, err := e.analyze(paths, opt)
+	an, err := e.analyzeRun(c, paths, opt)
 	if err != nil {
 		return err
 	}
 	res := an.Knee
 	pcts := opt.Knee.Percentiles
 	e.warn(knee.Messages(res.Warnings)...)
-	rep := present.KneeDoc{Result: res, Input: present.InputOf(paths, an.Input), Checks: an.Checks.Checks, Summary: an.SummaryRows, Attribution: an.Attribution,
+	rep := present.KneeDoc{Result: res, Input: present.InputOf(an.Files, an.Input), Checks: an.Checks.Checks, Summary: an.SummaryRows, Attribution: an.Attribution,
 		ShowWindows: c.Bool("windows")}
 	if len(opt.By) > 0 {
 		rep.Groups = present.GroupRows(an.Groups, opt.By, pcts)

@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// kneeJSON runs knee --format json with args and decodes the fields these
+// kneeSources runs knee --format json with args and decodes the fields these
 // tests compare.
-func kneeJSON(t *testing.T, args ...string) (doc struct {
+func kneeSources(t *testing.T, args ...string) (doc struct {
 	Checks []struct {
 		ID, Status string
 	} `json:"checks"`
@@ -56,7 +56,7 @@ func TestReportSummaryAsKnee(t *testing.T) {
 	if code != 0 {
 		t.Fatal(kmd)
 	}
-	k, _ := kneeJSON(t, "--summary", sum, run)
+	k, _ := kneeSources(t, "--summary", sum, run)
 	md, errOut, code := runCLI(t, "", "report", "--summary", sum, run)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -83,7 +83,7 @@ func TestReportSummaryAsKnee(t *testing.T) {
 
 	other := td + "open_ramp.summary.json"
 	const warn = "counts 25032 http_reqs against 23232 in the samples"
-	_, kerr := kneeJSON(t, "--summary", other, run)
+	_, kerr := kneeSources(t, "--summary", other, run)
 	md, _, _ = runCLI(t, "", "report", "--summary", other, run)
 	if !strings.Contains(kerr, warn) || !strings.Contains(md, warn) {
 		t.Errorf("the mismatch warning: knee %q, report has it: %v", kerr, strings.Contains(md, warn))
@@ -109,7 +109,7 @@ func TestReportPromAsKnee(t *testing.T) {
 		{"generator", []string{"| generator | fail | generator_pods=2, throttle_ratio_run=", "throttle_ratio_peak=0.12,"}},
 	} {
 		dir := "../../testdata/prom/" + c.dir
-		k, _ := kneeJSON(t, "--prom", dir, run)
+		k, _ := kneeSources(t, "--prom", dir, run)
 		ktext, _, _ := runCLI(t, "", "knee", "--prom", dir, run)
 		md, errOut, code := runCLI(t, "", "report", "--prom", dir, run)
 		if code != 0 {
