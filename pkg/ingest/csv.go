@@ -107,13 +107,6 @@ type csvBatch struct {
 	bytes     int64
 }
 
-const (
-	chunkSize = 512 << 10
-	maxRecord = 16 << 20
-)
-
-var chunkPool = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b }}
-
 var batchPool = sync.Pool{New: func() any { return &csvBatch{} }}
 
 // newBatch returns a batch from the pool, keeping its record slice.
@@ -559,6 +552,12 @@ func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, e
 	if w.lastM == "" || string(mf) != w.lastM {
 		w.metricName(mf)
 	}
+	if v < 0 {
+		if msg := checkValue(w.lastM, v); msg != "" {
+			b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Column: vo + 1, Msg: fmt.Sprintf("metric_value %q: %s", trunc(vf), msg)})
+			return
+		}
+	}
 	if w.lastRFC {
 		// RFC 3339 with trimmed trailing zeros: the finest fraction
 		// seen is the file's resolution.
@@ -980,7 +979,8 @@ func (s *splitter) splitQuoted(b []byte, _ bool) (fields [][]byte, offs []int, n
 }
 
 // parseTimestamp decodes a k6 CSV timestamp and returns nanoseconds since
-// the epoch and the encoding's resolution in nanoseconds.
+// the epoch and the encoding's resolution in nanoseconds. A time outside
+// 1970–2200 (MinTimeNS..MaxTimeNS) is an error.
 func parseTimestamp(b []byte) (ns, res int64, err error) {
 	if len(b) == 0 {
 		return 0, 0, errors.New("empty: want unix seconds/ms/µs/ns or RFC 3339")
@@ -996,27 +996,33 @@ func parseTimestamp(b []byte) (ns, res int64, err error) {
 		if len(b) > 19 {
 			return 0, 0, errors.New("more than 19 digits: want unix seconds (10), ms (13), µs (16) or ns (19)")
 		}
-		var v int64
+		var v uint64 // 19 digits fit
 		for _, ch := range b {
-			v = v*10 + int64(ch-'0')
+			v = v*10 + uint64(ch-'0')
 		}
-		if v < 0 {
-			return 0, 0, errors.New("out of range")
-		}
+		var u uint64 // v in ns; at most 19 digits, so no overflow
 		switch {
 		case len(b) <= 10:
-			return v * 1e9, 1e9, nil
+			u, res = v*1e9, 1e9
 		case len(b) <= 13:
-			return v * 1e6, 1e6, nil
+			u, res = v*1e6, 1e6
 		case len(b) <= 16:
-			return v * 1e3, 1e3, nil
+			u, res = v*1e3, 1e3
 		default:
-			return v, 1, nil
+			u, res = v, 1
 		}
+		if u > uint64(MaxTimeNS) {
+			t := time.Unix(int64(u/1e9), int64(u%1e9)).UTC()
+			return 0, 0, fmt.Errorf("%s is outside %s", t.Format(time.RFC3339Nano), timeRange)
+		}
+		return int64(u), res, nil
 	}
 	t, perr := time.Parse(time.RFC3339Nano, unsafe.String(&b[0], len(b)))
 	if perr != nil {
 		return 0, 0, errors.New("want unix seconds/ms/µs/ns digits or RFC 3339 (2006-01-02T15:04:05.999999999Z07:00)")
+	}
+	if msg := checkYear(t); msg != "" {
+		return 0, 0, errors.New(msg)
 	}
 	res = int64(1e9)
 	if dot := bytes.IndexByte(b, '.'); dot >= 0 {
@@ -1038,8 +1044,12 @@ var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1
 // parseValue decodes a metric value. k6 writes "%f" (six decimals, no
 // exponent); that shape is parsed directly and exactly (an integer of at
 // most 15 digits divided by a power of ten is correctly rounded in IEEE
-// arithmetic, as strconv would round it). Anything else goes to strconv.
-// NaN and ±Inf are refused: they would poison every sum and percentile.
+// arithmetic, as strconv would round it). Other decimal numbers (more
+// digits, an exponent, a leading '+') go to strconv once they pass
+// validNumber: Go's own literal forms that strconv also takes (digit
+// separators "1_000", hex "0x1p3", "Inf", "NaN") are not numbers in a k6
+// file. NaN and ±Inf, and numbers beyond float64, are refused: they would
+// poison every sum and percentile.
 func parseValue(b []byte) (float64, error) {
 	i := 0
 	neg := false
@@ -1078,12 +1088,64 @@ func parseValue(b []byte) (float64, error) {
 	if len(b) == 0 {
 		return 0, errors.New("empty: want a number")
 	}
-	v, err := strconv.ParseFloat(unsafe.String(&b[0], len(b)), 64)
-	if err != nil {
+	if !validNumber(b) {
+		if bytes.IndexByte(b, '_') >= 0 {
+			return 0, errors.New("want a number (digits without '_' separators)")
+		}
+		if isNonFinite(b) {
+			return 0, errors.New("want a finite number")
+		}
 		return 0, errors.New("want a number")
 	}
-	if math.IsNaN(v) || math.IsInf(v, 0) {
+	v, err := strconv.ParseFloat(unsafe.String(&b[0], len(b)), 64)
+	if math.IsInf(v, 0) {
 		return 0, errors.New("want a finite number")
 	}
+	if err != nil && !errors.Is(err, strconv.ErrRange) { // underflow to 0 is fine
+		return 0, errors.New("want a number")
+	}
 	return v, nil
+}
+
+// validNumber reports whether b is a plain decimal number:
+// [+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?
+func validNumber(b []byte) bool {
+	i := 0
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		i++
+	}
+	d := 0
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i, d = i+1, d+1
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i, d = i+1, d+1
+		}
+	}
+	if d == 0 {
+		return false
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		e := 0
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i, e = i+1, e+1
+		}
+		if e == 0 {
+			return false
+		}
+	}
+	return i == len(b)
+}
+
+// isNonFinite reports whether b spells NaN or an infinity as strconv
+// would take it ("NaN", "+Inf", "-infinity", any case).
+func isNonFinite(b []byte) bool {
+	s := strings.ToLower(strings.TrimLeft(string(b), "+-"))
+	return s == "nan" || s == "inf" || s == "infinity"
 }

@@ -426,3 +426,55 @@ func FuzzCSVDrain(f *testing.F) {
 		}
 	})
 }
+
+// TestCSVQuietWrongValues: values that strconv or time.Parse would take but
+// that no k6 run can write are syntax errors naming file:line:column, not
+// samples (the reliability issue: year 9999 wrapped to 1816, "1_000" read
+// as 1000). The instants in the messages are hand-converted: 9999999999 s
+// is 2286-11-20T17:46:39Z; 2201-01-01T00:00:00Z is 7,289,654,400 s.
+func TestCSVQuietWrongValues(t *testing.T) {
+	row := func(metric, ts, value string) string {
+		return metric + "," + ts + "," + value + ",,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,,\n"
+	}
+	for _, c := range []struct {
+		line, want string
+	}{
+		{row("http_reqs", "9999-01-01T00:00:00Z", "1.000000"), `t.csv:2:11: timestamp "9999-01-01T00:00:00Z": year 9999 is outside 1970–2200`},
+		{row("http_reqs", "1969-12-31T23:59:59Z", "1.000000"), `t.csv:2:11: timestamp "1969-12-31T23:59:59Z": year 1969 is outside 1970–2200`},
+		{row("http_reqs", "1970-01-01T00:30:00+01:00", "1.000000"), `t.csv:2:11: timestamp "1970-01-01T00:30:00+01:00": year 1969 is outside 1970–2200`},
+		{row("http_reqs", "9999999999", "1.000000"), `t.csv:2:11: timestamp "9999999999": 2286-11-20T17:46:39Z is outside 1970–2200`},
+		{row("http_reqs", "7289654400", "1.000000"), `t.csv:2:11: timestamp "7289654400": 2201-01-01T00:00:00Z is outside 1970–2200`},
+		{row("http_reqs", "9999999999999999999", "1.000000"), `t.csv:2:11: timestamp "9999999999999999999": 2286-11-20T17:46:39.999999999Z is outside 1970–2200`},
+		{row("http_reqs", "1796004429", "1_000"), `t.csv:2:22: metric_value "1_000": want a number (digits without '_' separators)`},
+		{row("http_reqs", "1796004429", "0x1p3"), `t.csv:2:22: metric_value "0x1p3": want a number`},
+		{row("http_reqs", "1796004429", "+Inf"), `t.csv:2:22: metric_value "+Inf": want a finite number`},
+		{row("http_reqs", "1796004429", "-infinity"), `t.csv:2:22: metric_value "-infinity": want a finite number`},
+		{row("http_reqs", "1796004429", "nan"), `t.csv:2:22: metric_value "nan": want a finite number`},
+		{row("http_reqs", "1796004429", "1e999"), `t.csv:2:22: metric_value "1e999": want a finite number`},
+		{row("http_req_duration", "1796004429", "-12.500000"), `t.csv:2:30: metric_value "-12.500000": http_req_duration is a k6 duration (ms) and cannot be negative`},
+		{row("iteration_duration", "1796004429", "-0.000001"), `t.csv:2:31: metric_value "-0.000001": iteration_duration is a k6 duration (ms) and cannot be negative`},
+		{row("grpc_req_duration", "1796004429", "-1e-3"), `t.csv:2:30: metric_value "-1e-3": grpc_req_duration is a k6 duration (ms) and cannot be negative`},
+		{row("browser_web_vital_lcp", "1796004429", "-5.000000"), `t.csv:2:34: metric_value "-5.000000": browser_web_vital_lcp is a k6 duration (ms) and cannot be negative`},
+	} {
+		got, st := readString(t, hdr+c.line)
+		if len(got) != 0 || len(st.Errors) != 1 {
+			t.Errorf("%q: %d samples, errors %v; want one error", c.line, len(got), st.Errors)
+			continue
+		}
+		if e := st.Errors[0].Error(); e != c.want {
+			t.Errorf("%q:\n got %s\nwant %s", c.line, e, c.want)
+		}
+	}
+	// The edges of the range, a custom Trend below zero, -0, an exponent
+	// and a leading '+' are values.
+	in := hdr + row("vus", "0", "1.000000") + row("vus", "7289654399", "1.000000") +
+		row("vus", "2200-12-31T23:59:59.999999999Z", "2.000000") + row("clock_skew_ms", "1796004429", "-3.250000") +
+		row("http_req_waiting", "1796004429", "-0.000000") + row("data_sent", "1796004429", "1.5e3") + row("vus", "1796004429", "+4")
+	got, st := readString(t, in)
+	if len(got) != 7 || st.Skipped != 0 {
+		t.Fatalf("%d samples, errors %v; want 7, none", len(got), st.Errors)
+	}
+	if got[1].TimeNS != 7289654399e9 || got[3].Value != -3.25 || got[5].Value != 1500 || got[6].Value != 4 {
+		t.Errorf("samples %+v", got)
+	}
+}
