@@ -3,10 +3,14 @@ package ingest
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/csv"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -476,5 +480,100 @@ func TestCSVQuietWrongValues(t *testing.T) {
 	}
 	if got[1].TimeNS != 7289654399e9 || got[3].Value != -3.25 || got[5].Value != 1500 || got[6].Value != 4 {
 		t.Errorf("samples %+v", got)
+	}
+}
+
+// TestCSVQuotesAcrossChunks: quoted fields with newlines, commas and
+// doubled quotes land on every chunk cut (the 512 KiB chunks are cut at the
+// last newline, quotes or not; the workers hand a record that goes on into
+// the next chunk to its worker), one of them spanning several chunks; the
+// records read are encoding/csv's, and the line numbers of bad lines after
+// them are exact, in Next and in Drain.
+func TestCSVQuotesAcrossChunks(t *testing.T) {
+	var in strings.Builder
+	in.WriteString("metric_name,timestamp,metric_value,check,name\n")
+	line := 2
+	var badLines []int
+	for i := 0; in.Len() < 5*chunkSize; i++ {
+		switch {
+		case i == 9000:
+			// A quoted field of 1.5 chunks, over many lines.
+			in.WriteString("checks,1796004429,1,\"" + strings.Repeat("x,\"\"y\"\"\n", 3*chunkSize/16) + "end\",big\n")
+			line += 3*chunkSize/16 + 1
+		case i%7 == 3:
+			fmt.Fprintf(&in, "checks,1796004429,%d,\"line one,\n\"\"two\"\"\nthree\",n%d\n", i, i)
+			line += 3
+		case i%997 == 5:
+			in.WriteString("bad,line\n")
+			badLines = append(badLines, line)
+			line++
+		default:
+			fmt.Fprintf(&in, "http_reqs,1796004429,%d,,n%d\n", i, i)
+			line++
+		}
+	}
+	data := in.String()
+	// The reference: encoding/csv, skipping the bad lines.
+	cr := csv.NewReader(strings.NewReader(data))
+	cr.FieldsPerRecord = -1
+	var want []string
+	if _, err := cr.Read(); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rec) == 5 {
+			want = append(want, rec[0]+"|"+rec[2]+"|"+rec[3]+"|"+rec[4])
+		}
+	}
+	key := func(s *Sample) string {
+		c, _ := s.Tags.Get("check")
+		n, _ := s.Tags.Get("name")
+		return fmt.Sprintf("%s|%g|%s|%s", s.Metric, s.Value, c, n)
+	}
+	r, err := NewCSVReader(strings.NewReader(data), "q.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for r.Next() {
+		got = append(got, key(r.Sample()))
+	}
+	if !slices.Equal(got, want) {
+		n := 0
+		for n < min(len(got), len(want)) && got[n] == want[n] {
+			n++
+		}
+		t.Fatalf("%d samples, want %d; first difference at %d", len(got), len(want), n)
+	}
+	lines := func(st Stats) []int {
+		var l []int
+		for _, e := range st.Errors {
+			l = append(l, int(e.Line))
+		}
+		return l
+	}
+	st := r.Stats()
+	if int(st.Skipped) != len(badLines) || !slices.Equal(lines(st), badLines[:min(len(badLines), MaxRecordedErrors)]) {
+		t.Errorf("errors at lines %v, want %v", lines(st), badLines)
+	}
+	d, _ := NewCSVReader(strings.NewReader(data), "q.csv")
+	var mu sync.Mutex
+	var drained []string
+	sinks := []func(*Sample){func(s *Sample) { k := key(s); mu.Lock(); drained = append(drained, k); mu.Unlock() },
+		func(s *Sample) { k := key(s); mu.Lock(); drained = append(drained, k); mu.Unlock() }}
+	if err := d.Drain(sinks); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(drained)
+	slices.Sort(want)
+	if !slices.Equal(drained, want) || !slices.Equal(lines(d.Stats()), lines(st)) {
+		t.Errorf("Drain: %d samples, errors at %v; want %d, %v", len(drained), lines(d.Stats()), len(want), lines(st))
 	}
 }
