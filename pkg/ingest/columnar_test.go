@@ -8,7 +8,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -574,4 +576,73 @@ func BenchmarkColumnarParquet(b *testing.B) {
 		b.SetBytes(res.Stats.Bytes)
 	}
 	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// TestColumnarDrain: Drain reads the row groups (record batches) of a file
+// on parallel sinks and returns the samples Next returns, tags and all, and
+// the same skipped rows with the same row numbers (the foreign file's 2-row
+// row groups put its null rows in three row groups).
+func TestColumnarDrain(t *testing.T) {
+	src := corpusFile(t, corpusPublic, "k6-jsonl-2024-ticket-reserve.json")
+	dir := t.TempDir()
+	var files []string
+	for _, format := range []Format{FormatParquet, FormatArrow} {
+		r, err := Open(src, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, "t."+string(format))
+		f, _ := os.Create(p)
+		if _, err := WriteColumnar(f, r, ColumnarOptions{Format: format, BatchRows: 100}); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		r.Close()
+		files = append(files, p)
+	}
+	var buf bytes.Buffer
+	writeForeignParquet(t, &buf)
+	foreign := filepath.Join(dir, "foreign.parquet")
+	os.WriteFile(foreign, buf.Bytes(), 0o644)
+	files = append(files, foreign)
+	for _, p := range files {
+		c, err := OpenColumnar(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for c.Next() {
+			want = append(want, fmt.Sprint(snapshot(c.Sample())))
+		}
+		st := c.Stats()
+		c.Close()
+		if c.Err() != nil || len(want) == 0 {
+			t.Fatalf("%s: Next: %v, %d rows", p, c.Err(), len(want))
+		}
+		d, err := OpenColumnar(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		var got []string
+		sinks := make([]func(*Sample), 3)
+		for i := range sinks {
+			sinks[i] = func(s *Sample) {
+				k := fmt.Sprint(snapshot(s))
+				mu.Lock()
+				got = append(got, k)
+				mu.Unlock()
+			}
+		}
+		if err := d.Drain(sinks); err != nil {
+			t.Fatal(err)
+		}
+		d.Close()
+		slices.Sort(got)
+		slices.Sort(want)
+		ds := d.Stats()
+		if !slices.Equal(got, want) || ds.Rows != st.Rows || ds.Skipped != st.Skipped || fmt.Sprint(ds.Errors) != fmt.Sprint(st.Errors) {
+			t.Errorf("%s: Drain %d rows (%d), skipped %d %v; Next %d rows, skipped %d %v", p, len(got), ds.Rows, ds.Skipped, ds.Errors, len(want), st.Skipped, st.Errors)
+		}
+	}
 }

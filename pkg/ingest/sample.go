@@ -54,6 +54,7 @@ type Tags struct {
 	meta  string
 	lazy  *lazyRow // the CSV reader: values decoded on demand
 	lazyJ *jsonRow // the JSON reader: likewise
+	lazyC *colRow  // the columnar reader: columns decoded per batch on demand
 }
 
 // NewTags returns a tag set with the given columns (keys and values
@@ -88,6 +89,9 @@ func (t *Tags) Value(i int) string {
 	if t.lazyJ != nil {
 		return t.lazyJ.col(i)
 	}
+	if t.lazyC != nil {
+		return t.lazyC.value(i)
+	}
 	return t.vals[i]
 }
 
@@ -98,6 +102,9 @@ func (t *Tags) Extra() string {
 	}
 	if t.lazyJ != nil {
 		return t.lazyJ.extraTags()
+	}
+	if t.lazyC != nil {
+		return t.lazyC.extra()
 	}
 	return t.extra
 }
@@ -110,6 +117,9 @@ func (t *Tags) Metadata() string {
 	}
 	if t.lazyJ != nil {
 		return t.lazyJ.metadata()
+	}
+	if t.lazyC != nil {
+		return t.lazyC.metadata()
 	}
 	return t.meta
 }
@@ -308,6 +318,11 @@ func (t *Tags) SeriesHash(seed maphash.Seed) uint64 {
 	h.SetSeed(seed)
 	if t.lazy != nil {
 		t.lazy.hashColumns(&h)
+	} else if t.lazyC != nil {
+		for i := range t.keys {
+			h.WriteString(t.lazyC.value(i))
+			h.WriteByte(byte(i))
+		}
 	} else {
 		for i, v := range t.vals {
 			h.WriteString(v)
