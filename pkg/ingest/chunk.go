@@ -14,7 +14,7 @@ import (
 // the workers, so that a gzip input's single inflate stream is the only
 // serial stage.
 const (
-	chunkSize = 512 << 10
+	chunkSize = 256 << 10
 	maxRecord = 16 << 20
 )
 

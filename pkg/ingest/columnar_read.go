@@ -493,6 +493,20 @@ func (c *ColumnarReader) fill(s *Sample, r *colRow, b *colBatch, i int) {
 // valid during the call. Drain must be called before any Next. It returns
 // the error that stopped the read (a corrupt file), or nil.
 func (c *ColumnarReader) Drain(sinks []func(*Sample)) error {
+	return c.drain(sinks, nil)
+}
+
+// drainBatches is Drain for batch sinks: a unit (row group, record batch)
+// is a batch.
+func (c *ColumnarReader) drainBatches(sinks []batchSink) error {
+	fs := make([]func(*Sample), len(sinks))
+	for i, s := range sinks {
+		fs[i] = s.sample
+	}
+	return c.drain(fs, sinks)
+}
+
+func (c *ColumnarReader) drain(sinks []func(*Sample), bsinks []batchSink) error {
 	if c.started {
 		return errors.New("ingest: Drain after Next")
 	}
@@ -521,6 +535,9 @@ func (c *ColumnarReader) Drain(sinks []func(*Sample)) error {
 					return
 				}
 				res := &results[u]
+				if bsinks != nil {
+					bsinks[w].begin(int64(u))
+				}
 				res.err = cur.open(u)
 				for res.err == nil {
 					if res.err = cur.next(b); res.err != nil {
@@ -542,6 +559,9 @@ func (c *ColumnarReader) Drain(sinks []func(*Sample)) error {
 				}
 				if res.err == io.EOF {
 					res.err = nil
+				}
+				if bsinks != nil {
+					bsinks[w].end(int64(u), resolution{intNS: c.st.ResolutionNS})
 				}
 				if res.err != nil {
 					failed.Store(true)
@@ -631,11 +651,12 @@ func (t *strTable) add(s string) int32 {
 	return id
 }
 
-// maybeReset empties a full table between batches.
+// maybeReset empties a full table between batches. The strings go to a
+// new array: converter fragments may still refer to the old one.
 func (t *strTable) maybeReset() {
 	if len(t.strs) > maxTable {
 		clear(t.ids)
-		t.strs = append(t.strs[:0], "")
+		t.strs = []string{""}
 		t.ids[""] = 0
 		t.gen++
 	}

@@ -646,3 +646,111 @@ func TestColumnarDrain(t *testing.T) {
 		}
 	}
 }
+
+// TestColumnarReservedHeaderColumn: a CSV tag column named like a fixed
+// column of the output (source_file) is kept in extra_tags as k=v, as a
+// JSON tag of that name is (TestColumnarLateTagsAndMetadata).
+func TestColumnarReservedHeaderColumn(t *testing.T) {
+	in := "metric_name,timestamp,metric_value,name,source_file,extra_tags,metadata\n" +
+		"http_reqs,1796004429,1.000000,menu,x.csv,flow=a,vu=1\n" +
+		"http_reqs,1796004429,1.000000,menu,x.csv,flow=a,vu=1\n" +
+		"vus,1796004430,3.000000,,,,\n"
+	for _, format := range []Format{FormatParquet, FormatArrow} {
+		r, err := Open("-", strings.NewReader(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		res, err := WriteColumnar(&buf, r, ColumnarOptions{Format: format})
+		if err != nil || res.RowsOut != 3 || strings.Join(res.TagColumns, ",") != "name" {
+			t.Fatalf("%s: %v, %d rows, tag columns %q", format, err, res.RowsOut, res.TagColumns)
+		}
+		p := filepath.Join(t.TempDir(), "r")
+		os.WriteFile(p, buf.Bytes(), 0o644)
+		c, err := Open(p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for c.Next() {
+			got = append(got, c.Sample().Metric+" "+tagString(c.Sample())+" "+c.Sample().Tags.Extra())
+		}
+		c.Close()
+		want := []string{"http_reqs @vu=1&flow=a&name=menu&source_file=x.csv flow=a&source_file=x.csv", "http_reqs @vu=1&flow=a&name=menu&source_file=x.csv flow=a&source_file=x.csv", "vus  "}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s:\n got %q\nwant %q", format, got, want)
+		}
+	}
+}
+
+// TestColumnarParquetStatistics: every statistic the Parquet file carries is
+// true (external readers answer count(col) and filters from them: a null
+// count of 0 on a column with nulls made DuckDB count them). For each
+// column chunk with a null count, the nulls read back must match it.
+func TestColumnarParquetStatistics(t *testing.T) {
+	r, err := Open(corpusFile(t, corpusK6, "timefmt_rfc3339_nano.csv"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := WriteColumnar(&buf, r, ColumnarOptions{BatchRows: 500}); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	pf, err := file.NewParquetReader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	checked := 0
+	for g := 0; g < pf.NumRowGroups(); g++ {
+		rg := pf.RowGroup(g)
+		for c := 0; c < pf.MetaData().Schema.NumColumns(); c++ {
+			cc, err := rg.MetaData().ColumnChunk(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ok, err := cc.StatsSet()
+			if err != nil || !ok {
+				continue
+			}
+			st, err := cc.Statistics()
+			if err != nil || st == nil || !st.HasNullCount() {
+				continue
+			}
+			rd, err := rg.Column(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := int(rg.NumRows())
+			defs := make([]int16, n)
+			var levels int64
+			switch rd := rd.(type) {
+			case *file.ByteArrayColumnChunkReader:
+				levels, _, err = rd.ReadBatch(int64(n), make([]parquet.ByteArray, n), defs, nil)
+			case *file.Int64ColumnChunkReader:
+				levels, _, err = rd.ReadBatch(int64(n), make([]int64, n), defs, nil)
+			case *file.Float64ColumnChunkReader:
+				levels, _, err = rd.ReadBatch(int64(n), make([]float64, n), defs, nil)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			nulls := int64(0)
+			if rd.Descriptor().MaxDefinitionLevel() > 0 {
+				for _, d := range defs[:levels] {
+					if d == 0 {
+						nulls++
+					}
+				}
+			}
+			if st.NullCount() != nulls {
+				t.Errorf("row group %d column %s: null count %d in the statistics, %d in the data", g, rd.Descriptor().Name(), st.NullCount(), nulls)
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Error("no statistics at all: the timestamp and value columns should have them")
+	}
+}

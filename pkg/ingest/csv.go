@@ -30,13 +30,15 @@ import (
 // rfc3339_nano (any fraction length and zone offset).
 //
 // Parsing runs on every core: one goroutine reads (and, under Open,
-// decompresses) the input and cuts it into chunks of whole records (a
-// newline inside a quoted field is not a cut: quote parity is tracked), a
-// worker per core parses chunks, and Next hands out their samples in file
-// order. Tag columns are not decoded until asked for (Tags.Get), since most
-// analyses read tags of few rows. Memory is bounded by the chunks in flight
-// (about (2·cores+3) × 512 KiB) plus the interned tag values; rows need not be
-// in time order.
+// decompresses) the input and cuts it at the last newline of each 256 KiB
+// buffer, nothing more; a worker per core counts its chunk's lines and
+// quotes (a chunk that ends inside a quoted field hands that record on to
+// the next chunk's worker, so a newline inside quotes is never a cut) and
+// parses it, and Next hands out their samples in file order. Tag columns
+// are not decoded until asked for (Tags.Get), since most analyses read tags
+// of few rows. Memory is bounded by the chunks in flight (about
+// (2·cores+3) × 256 KiB) plus the interned tag values; rows need not be in
+// time order.
 type CSVReader struct {
 	name string
 	cols *csvCols
@@ -48,8 +50,10 @@ type CSVReader struct {
 	// Drain.
 	start   func()
 	started bool
-	// sinks, in Drain mode, take the samples on the workers.
-	sinks []func(*Sample)
+	// sinks, in Drain mode, take the samples on the workers; bsinks, when
+	// set (drainBatches), are told where each batch begins and ends.
+	sinks  []func(*Sample)
+	bsinks []batchSink
 
 	cur *csvBatch
 	idx int
@@ -106,6 +110,7 @@ type csvBatch struct {
 	maxRes int64 // coarsest unit of integer timestamps
 	rfcRes int64 // finest fraction of RFC 3339 timestamps (0: none)
 	ready  chan struct{}
+	seq    int64 // the batch's number among those the workers parse
 	// prevTail delivers the tail of the chunk before (nil: none); tail
 	// takes this chunk's.
 	prevTail, tail chan []byte
@@ -263,6 +268,9 @@ func (c *CSVReader) produce(r io.Reader, carry []byte, final error) {
 				w.s.Tags.keys = c.cols.keys
 				w.s.Tags.lazy = &w.row
 				w.row.init(c.cols)
+				if c.bsinks != nil {
+					w.bsink = c.bsinks[i]
+				}
 			}
 			for b := range jobs {
 				w.parse(b)
@@ -275,6 +283,7 @@ func (c *CSVReader) produce(r io.Reader, carry []byte, final error) {
 	noTail := make(chan []byte, 1)
 	noTail <- nil
 	prevTail := noTail
+	var seq int64 // of the batches the workers parse
 	cs := newChunkSource(r, carry, final, maxRecord)
 	for {
 		raw, ok := cs.next()
@@ -282,6 +291,9 @@ func (c *CSVReader) produce(r io.Reader, carry []byte, final error) {
 			return
 		}
 		b := newBatch(raw, prevTail)
+		if raw.longLine == 0 {
+			b.seq, seq = seq, seq+1
+		}
 		tail := b.tail // b may be recycled once handed on
 		select {
 		case c.order <- b:
@@ -355,9 +367,10 @@ type csvWorker struct {
 	tmpField [][]byte
 
 	// Drain mode: the sink, the worker's own sample and tag decoder.
-	sink func(*Sample)
-	s    Sample
-	row  lazyRow
+	sink  func(*Sample)
+	bsink batchSink
+	s     Sample
+	row   lazyRow
 }
 
 func (w *csvWorker) init(c *CSVReader) {
@@ -397,6 +410,10 @@ func (w *csvWorker) parse(b *csvBatch) {
 		quotes = true
 	}
 	b.chunk = chunk
+	if w.bsink != nil {
+		w.bsink.begin(b.seq)
+		defer func() { w.bsink.end(b.seq, resolution{intNS: b.maxRes, fracNS: b.rfcRes}) }()
+	}
 	w.parseRecords(b, chunk, quotes)
 	if dropped != nil {
 		b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: b.lines + 1, Msg: fmt.Sprintf("record longer than %d bytes: skipped", maxRecord)})
@@ -653,6 +670,16 @@ func (c *CSVReader) Drain(sinks []func(*Sample)) error {
 		c.absorb(b)
 		b.release()
 	}
+}
+
+// drainBatches is Drain for batch sinks.
+func (c *CSVReader) drainBatches(sinks []batchSink) error {
+	c.bsinks = sinks
+	fs := make([]func(*Sample), len(sinks))
+	for i, s := range sinks {
+		fs[i] = s.sample
+	}
+	return c.Drain(fs)
 }
 
 // absorb takes a finished batch's errors and end-of-input facts into the

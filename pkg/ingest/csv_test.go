@@ -366,7 +366,7 @@ func TestRFC3339Resolution(t *testing.T) {
 	}
 }
 
-// TestLongRecord: a record longer than a chunk (512 KiB) is read whole, and
+// TestLongRecord: a record longer than a chunk (256 KiB) is read whole, and
 // the records around it too.
 func TestLongRecord(t *testing.T) {
 	long := strings.Repeat("a", 3*chunkSize/2)
@@ -484,7 +484,7 @@ func TestCSVQuietWrongValues(t *testing.T) {
 }
 
 // TestCSVQuotesAcrossChunks: quoted fields with newlines, commas and
-// doubled quotes land on every chunk cut (the 512 KiB chunks are cut at the
+// doubled quotes land on every chunk cut (the 256 KiB chunks are cut at the
 // last newline, quotes or not; the workers hand a record that goes on into
 // the next chunk to its worker), one of them spanning several chunks; the
 // records read are encoding/csv's, and the line numbers of bad lines after

@@ -75,6 +75,11 @@ type jsonLayout struct {
 	pos    []int16    // per column below len(pos): the key's position, or -1
 	recent [][]string // per key: recent values, most recent first
 	extra  bool       // some key is past the column cap
+
+	// The converter's fragment builder that reads samples of this layout,
+	// and the slot of each key in it.
+	fbOwner *fragBuilder
+	fbSlots []int32
 }
 
 // jsonRow is the tag view of one JSON sample: its layout and the raw value

@@ -45,7 +45,7 @@ type MetricInfo struct {
 //
 // Parsing runs on every core, as the CSV reader's does: one goroutine reads
 // (and, under Open, decompresses) the input and cuts it at newlines into
-// chunks of 512 KiB, a worker per core parses chunks, and Next hands out
+// chunks of 256 KiB, a worker per core parses chunks, and Next hands out
 // their samples in file order (Drain hands them to parallel sinks). The
 // workers' scanner for the Point shape neither allocates nor reflects: it
 // compares each line with the previous line of the same metric (k6 writes
@@ -69,7 +69,7 @@ type MetricInfo struct {
 // and skipped; so is a time outside 1970–2200, a value that does not fit a
 // float64, and a negative value of one of k6's built-in durations. A
 // truncated gzip ends the input with a warning. Memory is bounded by the
-// chunks in flight (about (2·cores+3) × 512 KiB), the longest line (at most
+// chunks in flight (about (2·cores+3) × 256 KiB), the longest line (at most
 // 16 MiB) and the interned tag values.
 type K6JSONReader struct {
 	name string
@@ -79,9 +79,11 @@ type K6JSONReader struct {
 	stop    chan struct{}
 	once    sync.Once
 	started bool
-	// sinks, in Drain mode, take the samples on the workers.
-	sinks []func(*Sample)
-	keys  *jsonKeys
+	// sinks, in Drain mode, take the samples on the workers; bsinks, when
+	// set (drainBatches), are told where each batch begins and ends.
+	sinks  []func(*Sample)
+	bsinks []batchSink
+	keys   *jsonKeys
 
 	cur *jsonBatch
 	idx int
@@ -189,6 +191,7 @@ type jsonBatch struct {
 	// none.
 	maxDigits int
 	n         int64 // samples handed to a sink (Drain mode)
+	seq       int64 // the batch's number among those the workers parse
 	ready     chan struct{}
 }
 
@@ -262,6 +265,9 @@ func (j *K6JSONReader) produce() {
 			if j.sinks != nil {
 				w.sink = j.sinks[i]
 			}
+			if j.bsinks != nil {
+				w.bsink = j.bsinks[i]
+			}
 			for b := range jobs {
 				w.parse(b)
 				close(b.ready)
@@ -271,12 +277,16 @@ func (j *K6JSONReader) produce() {
 	defer close(jobs)
 	defer close(j.order)
 	cs := newChunkSource(j.src, nil, nil, jsonMaxLine)
+	var seq int64 // of the batches the workers parse
 	for {
 		raw, ok := cs.next()
 		if !ok {
 			return
 		}
 		b := newJSONBatch(raw)
+		if raw.data != nil {
+			b.seq, seq = seq, seq+1
+		}
 		select {
 		case j.order <- b:
 		case <-j.stop:
@@ -366,6 +376,16 @@ func (j *K6JSONReader) Drain(sinks []func(*Sample)) error {
 	}
 }
 
+// drainBatches is Drain for batch sinks.
+func (j *K6JSONReader) drainBatches(sinks []batchSink) error {
+	j.bsinks = sinks
+	fs := make([]func(*Sample), len(sinks))
+	for i, s := range sinks {
+		fs[i] = s.sample
+	}
+	return j.Drain(fs)
+}
+
 // absorb takes a finished batch's errors, declarations and end-of-input
 // facts into the reader, in file order.
 func (j *K6JSONReader) absorb(b *jsonBatch) {
@@ -450,9 +470,10 @@ type jsonWorker struct {
 	sortKeys       []string
 
 	// Drain mode: the sink, the worker's own sample and tag view.
-	sink func(*Sample)
-	s    Sample
-	row  jsonRow
+	sink  func(*Sample)
+	bsink batchSink
+	s     Sample
+	row   jsonRow
 }
 
 // wLayout is a worker's handle on a layout: the last value seen at each key
@@ -581,6 +602,16 @@ func (w *jsonWorker) scanTime(b []byte, i int) (int, bool) {
 // parse parses the lines of a batch.
 func (w *jsonWorker) parse(b *jsonBatch) {
 	w.stamp++
+	if w.bsink != nil {
+		w.bsink.begin(b.seq)
+		defer func() {
+			var res resolution
+			if b.maxDigits >= 0 {
+				res.fracNS = digitsResolution(b.maxDigits)
+			}
+			w.bsink.end(b.seq, res)
+		}()
+	}
 	data := b.raw.data
 	var line int64
 	for pos := 0; pos < len(data); {
