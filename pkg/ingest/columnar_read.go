@@ -16,7 +16,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/schema"
@@ -41,8 +40,9 @@ import (
 //
 // A row with a null metric_name, timestamp or metric_value is recorded as a
 // SyntaxError whose Line is the 1-based row number and Column the 1-based
-// column number, and skipped; so is a time outside 1970–2200, a value that
-// is not finite, and a negative value of one of k6's built-in durations.
+// column number, and skipped; so is an empty metric_name, a time outside
+// 1970–2200, a value that is not finite, and a negative value of one of
+// k6's built-in durations.
 // Sample.Source is the source_file of the row when the file has one (the
 // k6 file the sample was first read from), else the columnar file's name.
 // Stats.ResolutionNS is the original input's resolution as WriteColumnar
@@ -381,6 +381,9 @@ func (c *ColumnarReader) rowCheck(b *colBatch, i int) *SyntaxError {
 		default:
 			return &SyntaxError{File: c.name, Line: line, Column: c.iValue + 1, Msg: "null metric_value"}
 		}
+	}
+	if b.metric[i] == 0 {
+		return &SyntaxError{File: c.name, Line: line, Column: c.iMetric + 1, Msg: "empty metric_name"}
 	}
 	if b.bad[i] {
 		t := time.Unix(b.times[i], 0).UTC().Format(time.RFC3339)
@@ -735,7 +738,7 @@ type pqColumn struct {
 // columns; it records the file's resolution metadata in c.st.
 func openParquet(f *os.File, size int64, c *ColumnarReader) (p *parquetSource, err error) {
 	defer recovered(&err)
-	props := parquet.NewReaderProperties(memory.DefaultAllocator)
+	props := parquet.NewReaderProperties(newBoundedAllocator(size))
 	// Read column chunks through a buffer rather than whole: less memory,
 	// and a corrupt chunk length cannot ask for a huge allocation.
 	props.BufferedStreamEnabled = true
@@ -1148,7 +1151,10 @@ type arrowSource struct {
 
 func openArrow(f *os.File, c *ColumnarReader) (a *arrowSource, err error) {
 	defer recovered(&err)
-	fr, err := ipc.NewFileReader(f, ipc.WithAllocator(memory.DefaultAllocator))
+	if err := verifyArrowFooter(f, c.st.Bytes); err != nil {
+		return nil, err
+	}
+	fr, err := ipc.NewFileReader(f, ipc.WithAllocator(newBoundedAllocator(c.st.Bytes)))
 	if err != nil {
 		return nil, err
 	}

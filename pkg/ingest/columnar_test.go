@@ -357,6 +357,7 @@ func writeForeignParquet(t testing.TB, w *bytes.Buffer) {
 		{"http_reqs", "", true, 0, 3, true},   // null timestamp
 		{"vus", "", true, t0 + 1e9, 0, false}, // null metric_value
 		{"vus", "", true, t0 + 2e9, 5, true},
+		{"", "", true, t0 + 3e9, 6, true}, // an empty metric_name
 	}
 	for start := 0; start < len(rows); start += 2 {
 		rs := rows[start:min(start+2, len(rows))]
@@ -442,7 +443,8 @@ func writeForeignParquet(t testing.TB, w *bytes.Buffer) {
 
 // TestColumnarParquetForeign: a Parquet file from another tool reads with
 // its string columns as tags, its other columns ignored, INT96 times, and
-// the rows with a null fixed column recorded and skipped.
+// the rows with a null fixed column or an empty metric name recorded and
+// skipped.
 func TestColumnarParquetForeign(t *testing.T) {
 	var buf bytes.Buffer
 	writeForeignParquet(t, &buf)
@@ -471,14 +473,14 @@ func TestColumnarParquetForeign(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	st := c.Stats()
-	if c.Err() != nil || st.Rows != 2 || st.Skipped != 3 || st.ResolutionNS != 1 {
-		t.Errorf("err %v, rows %d, skipped %d, resolution %d; want 2, 3, 1 (INT96 is ns)", c.Err(), st.Rows, st.Skipped, st.ResolutionNS)
+	if c.Err() != nil || st.Rows != 2 || st.Skipped != 4 || st.ResolutionNS != 1 {
+		t.Errorf("err %v, rows %d, skipped %d, resolution %d; want 2, 4, 1 (INT96 is ns)", c.Err(), st.Rows, st.Skipped, st.ResolutionNS)
 	}
 	var errs []string
 	for _, e := range st.Errors {
 		errs = append(errs, e.Error())
 	}
-	wantErrs := []string{p + ":2:2: null metric_name", p + ":3:3: null timestamp", p + ":4:4: null metric_value"}
+	wantErrs := []string{p + ":2:2: null metric_name", p + ":3:3: null timestamp", p + ":4:4: null metric_value", p + ":6:2: empty metric_name"}
 	if strings.Join(errs, "\n") != strings.Join(wantErrs, "\n") {
 		t.Errorf("errors\n%s\nwant\n%s", strings.Join(errs, "\n"), strings.Join(wantErrs, "\n"))
 	}
@@ -527,17 +529,41 @@ func TestColumnarParquetCorrupt(t *testing.T) {
 	}
 }
 
-// FuzzColumnar feeds arbitrary bytes behind the two magics: opening and
-// reading must fail cleanly, never panic.
-func FuzzColumnar(f *testing.F) {
+// columnarSeed converts the first lines of a corpus file to format, for
+// fuzz seeds.
+func columnarSeed(f *testing.F, path string, lines int, format Format) []byte {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	head := bytes.SplitAfterN(data, []byte("\n"), lines+1)
+	in := bytes.Join(head[:min(lines, len(head))], nil)
+	r, err := Open("-", bytes.NewReader(in))
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
 	var buf bytes.Buffer
-	src := `{"metric":"m","type":"Point","data":{"time":"2026-11-30T02:04:18Z","value":1,"tags":{"a":"b"}}}`
-	WriteColumnar(&buf, NewK6JSONReader(strings.NewReader(src), "s.json"), ColumnarOptions{})
-	f.Add(buf.Bytes())
-	buf.Reset()
-	WriteColumnar(&buf, NewK6JSONReader(strings.NewReader(src), "s.json"), ColumnarOptions{Format: FormatArrow})
-	f.Add(buf.Bytes())
-	buf.Reset()
+	if _, err := WriteColumnar(&buf, r, ColumnarOptions{Format: format, BatchRows: 50}); err != nil {
+		return nil
+	}
+	return buf.Bytes()
+}
+
+// FuzzColumnar feeds arbitrary bytes behind the two magics (seeds: files
+// written from real corpus lines, and another tool's Parquet): opening and
+// reading must fail cleanly, never panic, and what is read must be samples
+// a reader may return (a metric, a time in 1970–2200, a finite value), the
+// same through Drain as through Next.
+func FuzzColumnar(f *testing.F) {
+	for _, format := range []Format{FormatParquet, FormatArrow} {
+		for _, src := range []string{filepath.Join(corpusPublic, "k6-csv-v0.5x-finance.csv"), filepath.Join(corpusPublic, "k6-jsonl-2024-ticket-reserve.json")} {
+			if seed := columnarSeed(f, src, 120, format); seed != nil {
+				f.Add(seed)
+			}
+		}
+	}
+	var buf bytes.Buffer
 	writeForeignParquet(f, &buf)
 	f.Add(buf.Bytes())
 	dir := f.TempDir()
@@ -550,9 +576,84 @@ func FuzzColumnar(f *testing.F) {
 		if err != nil {
 			return
 		}
-		defer c.Close()
+		var next []string
 		for c.Next() {
-			_ = tagString(c.Sample())
+			s := c.Sample()
+			if s.Metric == "" || s.TimeNS < MinTimeNS || s.TimeNS > MaxTimeNS || math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
+				t.Fatalf("sample out of range: %+v", *s)
+			}
+			next = append(next, fmt.Sprint(snapshot(s)))
+		}
+		nerr, nst := c.Err(), c.Stats()
+		c.Close()
+		d, err := OpenColumnar(p)
+		if err != nil {
+			t.Fatalf("second open: %v", err)
+		}
+		defer d.Close()
+		var drained []string
+		ch := make(chan string, 1<<12)
+		done := make(chan struct{})
+		go func() {
+			for k := range ch {
+				drained = append(drained, k)
+			}
+			close(done)
+		}()
+		sink := func(s *Sample) { ch <- fmt.Sprint(snapshot(s)) }
+		derr := d.Drain([]func(*Sample){sink, sink})
+		close(ch)
+		<-done
+		if (nerr == nil) != (derr == nil) {
+			t.Fatalf("Next error %v, Drain error %v", nerr, derr)
+		}
+		if nerr == nil {
+			slices.Sort(next)
+			slices.Sort(drained)
+			if !slices.Equal(next, drained) || nst.Skipped != d.Stats().Skipped {
+				t.Fatalf("Next %d samples %d skipped, Drain %d samples %d skipped", len(next), nst.Skipped, len(drained), d.Stats().Skipped)
+			}
+		}
+	})
+}
+
+// FuzzColumnarRoundTrip: the samples of a k6 CSV (made from the fuzz bytes
+// as in FuzzCSVJSONAgree, batches of 1–16 rows) written to Parquet and to
+// Arrow read back equal to the CSV's, row for row and in order.
+func FuzzColumnarRoundTrip(f *testing.F) {
+	f.Add([]byte("\x01\x02\x03\x50\x14\x21\x00\x00\x00\x00\x00\x00"), uint8(3))
+	if data, err := os.ReadFile(filepath.Join(corpusK6, "timefmt_rfc3339_nano.csv")); err == nil {
+		f.Add(data[:min(len(data), 900)], uint8(7))
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte, batch uint8) {
+		in := toCSV(samplesOf(data))
+		want, _ := readFuzz(t, in)
+		for _, format := range []Format{FormatParquet, FormatArrow} {
+			r, err := Open("-", bytes.NewReader(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			res, err := WriteColumnar(&buf, r, ColumnarOptions{Format: format, BatchRows: 1 + int(batch%16)})
+			r.Close()
+			if err != nil || res.RowsOut != int64(len(want)) {
+				t.Fatalf("%s: %v, %d rows out of %d", format, err, res.RowsOut, len(want))
+			}
+			p := filepath.Join(dir, "rt."+string(format))
+			os.WriteFile(p, buf.Bytes(), 0o644)
+			c, err := OpenColumnar(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []fuzzSample
+			for c.Next() {
+				got = append(got, fuzzOf(c.Sample()))
+			}
+			c.Close()
+			if c.Err() != nil || !slices.Equal(got, want) {
+				t.Fatalf("%s (batch %d): err %v\n got %v\nwant %v", format, 1+int(batch%16), c.Err(), got, want)
+			}
 		}
 	})
 }
@@ -752,5 +853,39 @@ func TestColumnarParquetStatistics(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Error("no statistics at all: the timestamp and value columns should have them")
+	}
+}
+
+// TestColumnarArrowFooterBomb: an Arrow file whose footer claims a field
+// with 2^31 children (a corrupt length arrow-go would allocate) is an error
+// naming the file, at once, not an out-of-memory crash (found by
+// FuzzColumnar).
+func TestColumnarArrowFooterBomb(t *testing.T) {
+	src := `{"metric":"m","type":"Point","data":{"time":"2026-11-30T02:04:18Z","value":1,"tags":{"a":"b"}}}`
+	var buf bytes.Buffer
+	if _, err := WriteColumnar(&buf, NewK6JSONReader(strings.NewReader(src), "s.json"), ColumnarOptions{Format: FormatArrow}); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	n := int(binary.LittleEndian.Uint32(data[len(data)-10:]))
+	footer := data[len(data)-10-n : len(data)-10]
+	// Footer.schema → Schema.fields[0] → Field.children: set its length.
+	v := fbVerifier{buf: footer}
+	root, _ := v.root()
+	sch, ok := v.child(root, 1)
+	start, nf := v.vector(sch, 1, 4)
+	if !ok || nf == 0 {
+		t.Fatal("no fields in the footer")
+	}
+	f0, _ := v.table(start + v.u32(start))
+	p, ok := v.ref(f0, 5)
+	if !ok {
+		t.Fatal("no children vector in the first field")
+	}
+	binary.LittleEndian.PutUint32(footer[p:], 1<<31)
+	path := filepath.Join(t.TempDir(), "bomb.arrow")
+	os.WriteFile(path, data, 0o644)
+	if _, err := OpenColumnar(path); err == nil || !strings.HasPrefix(err.Error(), path+": arrow: corrupt footer") {
+		t.Errorf("err = %v, want %s: arrow: corrupt footer", err, path)
 	}
 }
