@@ -788,7 +788,7 @@ func (cw *columnarWriter) column(sl slotInfo) (int, bool) {
 // drainParallel converts one reader on every core.
 func (cw *columnarWriter) drainParallel(rd batchDrainer) error {
 	nw := max(1, runtime.GOMAXPROCS(0))
-	q := newFragQueue(nw + 1)
+	q := newFragQueue(nw)
 	sinks := make([]batchSink, nw)
 	for i := range sinks {
 		sinks[i] = newFragBuilder(cw.builders, q)

@@ -453,8 +453,8 @@ type jsonWorker struct {
 
 	layouts map[string]*wLayout // by layoutKey
 	prev    *wLayout            // the last line's layout
-	// prevTags is the last tags object scanned (up to 4 KiB), prevOffs the
-	// offsets of its values in it, prevTagsL its layout.
+	// prevTags is the last tags object scanned in this chunk (up to 4 KiB),
+	// prevOffs the offsets of its values in it, prevTagsL its layout.
 	prevTags  []byte
 	prevOffs  [][2]int32
 	prevTagsL *wLayout
@@ -602,6 +602,7 @@ func (w *jsonWorker) scanTime(b []byte, i int) (int, bool) {
 // parse parses the lines of a batch.
 func (w *jsonWorker) parse(b *jsonBatch) {
 	w.stamp++
+	w.prevTags = nil // it points into the last chunk
 	if w.bsink != nil {
 		w.bsink.begin(b.seq)
 		defer func() {
@@ -1031,7 +1032,7 @@ func (w *jsonWorker) scanTags(b []byte, i int) (int, bool) {
 		return i, false // a duplicate key: encoding/json decides
 	}
 	if i-start <= 4096 {
-		w.prevTags = append(w.prevTags[:0], b[start:i]...)
+		w.prevTags = b[start:i] // in the chunk being parsed: parse resets it
 		w.prevOffs = w.prevOffs[:0]
 		for _, v := range w.tv {
 			s := int32(cap(b[start:]) - cap(v))
@@ -1039,7 +1040,7 @@ func (w *jsonWorker) scanTags(b []byte, i int) (int, bool) {
 		}
 		w.prevTagsL = pf.wl
 	} else {
-		w.prevTags = w.prevTags[:0]
+		w.prevTags = nil
 	}
 	return i, true
 }
