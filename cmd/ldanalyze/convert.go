@@ -24,7 +24,7 @@ func convertCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (.parquet or .arrow); required"},
 			&cli.StringFlag{Name: "to", Usage: "output `FORMAT`: parquet or arrow (default: from the -o extension)"},
 			&cli.StringFlag{Name: "time-unit", Usage: "timestamp `UNIT`: s, ms, us or ns (default: the input's resolution)"},
-			&cli.IntFlag{Name: "batch-rows", Value: 1 << 16, Usage: "`ROWS` per record batch / row group"},
+			&cli.IntFlag{Name: "batch-rows", Value: 1 << 15, Usage: "`ROWS` per record batch / row group"},
 		},
 		Action: e.convertAction,
 	}
@@ -108,6 +108,9 @@ func (e *env) convertAction(c *cli.Context) error {
 	default:
 		return usageError{fmt.Errorf("unknown --time-unit %q: want s, ms, us or ns", u)}
 	}
+	if err := outputNotInput(out, opts.inputs); err != nil {
+		return usageError{err}
+	}
 	r, err := ingest.OpenAll(opts.inputs, e.stdin)
 	if err != nil {
 		return err
@@ -145,5 +148,24 @@ func (e *env) convertAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(e.stdout, "rows in: %d\nrows out: %d\nwrote %s (%s, timestamp unit %s, %d tag columns)\n",
 		res.RowsIn, written, out, format, res.TimeUnit, len(res.TagColumns))
+	return nil
+}
+
+// outputNotInput refuses an output path that is one of the inputs (by any
+// path: a link, ./x): the rename at the end would replace the data being
+// read.
+func outputNotInput(out string, inputs []string) error {
+	ofi, err := os.Stat(out)
+	if err != nil {
+		return nil // a new file
+	}
+	for _, in := range inputs {
+		if in == "-" {
+			continue
+		}
+		if fi, err := os.Stat(in); err == nil && os.SameFile(ofi, fi) {
+			return fmt.Errorf("convert: the output %s is the input %s: write to another file", out, in)
+		}
+	}
 	return nil
 }
