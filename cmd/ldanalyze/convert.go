@@ -2,11 +2,10 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/ldanalyze/ldanalyze/internal/outfile"
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/urfave/cli/v2"
 )
@@ -108,7 +107,8 @@ func (e *env) convertAction(c *cli.Context) error {
 	default:
 		return usageError{fmt.Errorf("unknown --time-unit %q: want s, ms, us or ns", u)}
 	}
-	if err := outputNotInput(out, opts.inputs); err != nil {
+	oopt := outfile.Options{Inputs: opts.inputs, Perm: 0o644}
+	if err := outfile.Check(out, oopt); err != nil {
 		return usageError{err}
 	}
 	r, err := ingest.OpenAll(opts.inputs, e.stdin)
@@ -116,56 +116,33 @@ func (e *env) convertAction(c *cli.Context) error {
 		return err
 	}
 	defer r.Close()
-	// Write beside the target and rename at the end, so a failed convert
-	// leaves no half file under the asked name.
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
+	// An output of the command (internal/outfile): written beside the
+	// target, which it replaces only when convert succeeds.
+	f, err := e.outs.Create(out, oopt)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	res, err := ingest.WriteColumnar(tmp, r, ingest.ColumnarOptions{
+	res, err := ingest.WriteColumnar(f, r, ingest.ColumnarOptions{
 		Format: format, TimeUnit: opts.timeUnit, BatchRows: opts.batchRows,
 	})
-	if cerr := tmp.Close(); err == nil && cerr != nil {
+	if cerr := f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("writing %s: %w", out, cerr)
 	}
 	reportStats(e.stderr, res.Stats)
 	if err != nil {
+		f.Abort()
 		return err
 	}
-	written, err := ingest.CountColumnarRows(tmp.Name())
+	written, err := ingest.CountColumnarRows(f.TempName())
 	if err != nil {
+		f.Abort()
 		return err
 	}
 	if written != res.RowsIn {
+		f.Abort()
 		return fmt.Errorf("convert: read %d rows but %s holds %d", res.RowsIn, out, written)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), out); err != nil {
-		return err
 	}
 	fmt.Fprintf(e.stdout, "rows in: %d\nrows out: %d\nwrote %s (%s, timestamp unit %s, %d tag columns)\n",
 		res.RowsIn, written, out, format, res.TimeUnit, len(res.TagColumns))
-	return nil
-}
-
-// outputNotInput refuses an output path that is one of the inputs (by any
-// path: a link, ./x): the rename at the end would replace the data being
-// read.
-func outputNotInput(out string, inputs []string) error {
-	ofi, err := os.Stat(out)
-	if err != nil {
-		return nil // a new file
-	}
-	for _, in := range inputs {
-		if in == "-" {
-			continue
-		}
-		if fi, err := os.Stat(in); err == nil && os.SameFile(ofi, fi) {
-			return fmt.Errorf("convert: the output %s is the input %s: write to another file", out, in)
-		}
-	}
 	return nil
 }

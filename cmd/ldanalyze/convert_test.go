@@ -84,7 +84,7 @@ func TestConvertRefusesInputAsOutput(t *testing.T) {
 		t.Skip(err)
 	}
 	_, errOut, code := runCLI(t, "", "convert", pq, "-o", link)
-	want := "convert: the output " + link + " is the input " + pq + ": write to another file"
+	want := "output " + link + " is the same file as the input " + pq
 	if code != 2 || !strings.Contains(errOut, want) {
 		t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut, want)
 	}
