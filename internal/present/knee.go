@@ -267,7 +267,17 @@ func LevelGrid(ls []knee.Level, res *knee.Result, pcts []float64, machine bool) 
 	// successful responses per second, all/s every response.
 	g := &render.Grid{Header: []string{"start", "s", offered, "goodput/s", "all/s", "errors", "dropped/s", "VUs"}}
 	if machine {
-		g.Header = []string{"start", "seconds", "offered", "completed_rps", "requests_rps", "error_rate", "dropped_per_s", "vus", "count", "mean_ms", "min_ms", "max_ms"}
+		g.Header = []string{"start", "seconds", "offered", "completed_rps", "requests_rps", "error_rate", "dropped_per_s", "vus", "count", "mean_ms", "min_ms", "max_ms",
+			"bytes_received_per_s", "bytes_sent_per_s", "bytes_per_request", "bytes_sent_per_request"}
+	}
+	// A terminal or markdown table shows the network columns only when
+	// the run has data_received or data_sent rows.
+	bytes := machine
+	for _, l := range ls {
+		bytes = bytes || l.BytesReceivedPerS > 0 || l.BytesSentPerS > 0
+	}
+	if bytes && !machine {
+		g.Header = append(g.Header, "recv/s", "B/req")
 	}
 	for _, p := range pcts {
 		h := knee.PercentileName(p)
@@ -293,7 +303,10 @@ func LevelGrid(ls []knee.Level, res *knee.Result, pcts []float64, machine bool) 
 		}
 		row = append(row, f(float64(l.DroppedPerS)), f(float64(l.VUs)))
 		if machine {
-			row = append(row, strconv.FormatUint(l.Count, 10), f(float64(l.MeanMS)), f(float64(l.MinMS)), f(float64(l.MaxMS)))
+			row = append(row, strconv.FormatUint(l.Count, 10), f(float64(l.MeanMS)), f(float64(l.MinMS)), f(float64(l.MaxMS)),
+				f(float64(l.BytesReceivedPerS)), f(float64(l.BytesSentPerS)), f(float64(l.BytesPerRequest)), f(float64(l.BytesSentPerRequest)))
+		} else if bytes {
+			row = append(row, BytesPerS(float64(l.BytesReceivedPerS)), f(float64(l.BytesPerRequest)))
 		}
 		for _, p := range pcts {
 			row = append(row, f(float64(l.Percentiles[knee.PercentileName(p)])))

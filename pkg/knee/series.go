@@ -21,6 +21,10 @@ type perSecond struct {
 	// writes vus every second, so a stalled generator or an edited file);
 	// nil when there are none.
 	missing []bool
+
+	// bytesSent and bytesReceived are the data_sent and data_received
+	// counters, bytes.
+	bytesSent, bytesReceived []float64
 }
 
 // dataIn returns the seconds of [i0, i1) that hold data.
@@ -58,6 +62,7 @@ func dense(tl *timeline.Timeline) *perSecond {
 	p.reqs, p.ok, p.errs = make([]float64, n), make([]float64, n), make([]float64, n)
 	p.limited = make([]float64, n)
 	p.iterations, p.dropped = make([]float64, n), make([]float64, n)
+	p.bytesSent, p.bytesReceived = make([]float64, n), make([]float64, n)
 	p.vus, p.vusMax = make([]float64, n), make([]float64, n)
 	lastV, lastM := 0.0, 0.0
 	for i := range n {
@@ -73,6 +78,7 @@ func dense(tl *timeline.Timeline) *perSecond {
 		p.reqs[i], p.ok[i] = float64(s.Requests), float64(s.OK)
 		p.errs[i], p.limited[i] = float64(s.Failed), float64(s.Limited)
 		p.iterations[i], p.dropped[i] = float64(s.Iterations), float64(s.Dropped)
+		p.bytesSent[i], p.bytesReceived[i] = s.BytesSent, s.BytesReceived
 		if s.HasVUs {
 			lastV = s.VUs
 			p.hasVUs = true
