@@ -23,7 +23,7 @@ func scaleCommand(e *env) *cli.Command {
 		Usage: "fit how a cost grows with size (growth exponent, --fit) or a Universal Scalability Law (--usl)",
 		UsageText: "ldanalyze scale --fit --point 100=36MB --point 250=382MB --point 500=2645MB [--at 1000]\n" +
 			"ldanalyze scale --fit points.csv\n" +
-			"ldanalyze scale --fit --run 100=room100.csv --run 250=room250.csv --run 500=room500.csv [--y data_received:total]\n" +
+			"ldanalyze scale --fit --run 100=room100.csv --run 250=room250.csv --run 500=room500.csv [--y data_received:total | --y bytes_per_request]\n" +
 			"ldanalyze scale --usl sweep.csv   (columns: concurrency, throughput)\n" +
 			"ldanalyze scale --usl --run 1=vus1.csv --run 5=vus5.csv --run 10=vus10.csv --run 20=vus20.csv ...",
 		ArgsUsage: "[FILE...] (CSV of x,y points with units such as 36MB, 2.6 GB, 500ms, 1.5k; - is stdin)",
@@ -36,7 +36,9 @@ func scaleCommand(e *env) *cli.Command {
 			"add the files of one distributed run). With --fit a run's y is --y METRIC[{TAG:VALUE,...}]:STAT of\n" +
 			"the whole run, STAT one of total, count, rate (total ÷ the run's duration), mean, min, max, med,\n" +
 			"pN or p(N): data_received:total (the default; bytes), http_reqs:rate (per second),\n" +
-			"http_req_duration:p95 (seconds), http_req_duration{name:order}:mean. k6's time trends are\n" +
+			"http_req_duration:p95 (seconds), http_req_duration{name:order}:mean; or a figure of the run's\n" +
+			"longest hold as knee reports it: bytes_received_per_s, bytes_sent_per_s (bytes/s) or\n" +
+			"bytes_per_request (data_received per response, bytes). k6's time trends are\n" +
 			"converted from ms to s, data_received and data_sent are bytes, other metrics plain numbers.\n" +
 			"With --usl a run's label is its concurrency N and its X is the completed rate, successful\n" +
 			"requests per second (iterations per second without HTTP), over the run's longest hold as\n" +
@@ -60,7 +62,7 @@ func scaleFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "fit", Usage: "fit a growth exponent y = a·x^b (the default)"},
 		&cli.BoolFlag{Name: "usl", Usage: "fit the Universal Scalability Law to (concurrency, throughput) points"},
 	}, append(uslFlags(),
-		&cli.StringFlag{Name: "y", Value: "data_received:total", Usage: "with --fit and --run: the `METRIC[{TAG:VALUE}]:STAT` of each run to fit, STAT total, count, rate, mean, min, max, med, pN"},
+		&cli.StringFlag{Name: "y", Value: "data_received:total", Usage: "with --fit and --run: the `METRIC[{TAG:VALUE}]:STAT` of each run to fit, STAT total, count, rate, mean, min, max, med, pN; or bytes_received_per_s, bytes_sent_per_s, bytes_per_request of its longest hold"},
 	)...)
 }
 
@@ -107,6 +109,21 @@ func (e *env) runPoints(c *cli.Context, p *scale.Points, usl bool) ([]present.Ru
 				return nil, nil, fmt.Errorf("%s: %w", name, err)
 			}
 			row = present.USLRunPoint(r.X.Value, r.Files, t)
+			warn = append(warn, t.Warnings...)
+		} else if sel.Stat == scale.StatLevel {
+			an, err := e.analyze(r.Files, pipeline.Options{})
+			if errors.Is(err, knee.ErrNoSamples) {
+				// No request Trend: the levels of the iterations.
+				an, err = e.analyze(r.Files, pipeline.Options{Metric: "iteration_duration"})
+			}
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", name, err)
+			}
+			t, v, err := pipeline.LevelSelectorValue(an, r.X.Value, sel)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", name, err)
+			}
+			row = present.LevelRunPoint(r.X.Value, r.Files, sel, t, v)
 			warn = append(warn, t.Warnings...)
 		} else {
 			an, err := e.analyze(r.Files, pipeline.Options{Queries: []timeline.Query{pipeline.SelectorQuery(sel)}, AllowNoMetric: true})

@@ -273,6 +273,18 @@ func FitRunPoint(x float64, files []string, sel scale.Selector, v scale.RunValue
 	return RunPoint{X: x, Files: files, Y: v.Value, YUnit: string(v.Unit), Selector: sel.String(), Samples: v.Samples, DurationS: v.DurationSeconds}
 }
 
+// LevelRunPoint is the point a k6 run (files, labelled x) gave `scale
+// --fit` for a level selector sel (bytes_per_request, …): the value v it
+// took over the run's steady span t.
+func LevelRunPoint(x float64, files []string, sel scale.Selector, t scale.Throughput, v scale.RunValue) RunPoint {
+	p := RunPoint{X: x, Files: files, Y: v.Value, YUnit: string(v.Unit), Selector: sel.String() + " over the longest hold",
+		Span: t.Span, Start: &t.Start, End: &t.End, Seconds: t.Seconds, ErrorRate: &t.ErrorRate}
+	if t.HasVUs {
+		p.VUs = &t.VUs
+	}
+	return p
+}
+
 // USLRunPoint is the point a k6 run (files, labelled with its concurrency
 // n) gave `scale --usl`: its steady throughput t.
 func USLRunPoint(n float64, files []string, t scale.Throughput) RunPoint {

@@ -26,6 +26,19 @@ func SelectorValue(an *Analysis, i int, sel scale.Selector) (scale.RunValue, err
 	return sel.Value(QueryStats(an, i))
 }
 
+// LevelSelectorValue is the figure of a level selector
+// (scale.StatLevel: bytes_per_request, …) over the steady span of an
+// analysed run whose x is x: its longest hold, as SteadyThroughput picks
+// it. It returns that span too.
+func LevelSelectorValue(an *Analysis, x float64, sel scale.Selector) (scale.Throughput, scale.RunValue, error) {
+	t, err := SteadyThroughput(an, x)
+	if err != nil {
+		return t, scale.RunValue{}, err
+	}
+	v, err := sel.LevelValue(t)
+	return t, v, err
+}
+
 // SteadyThroughput is the completed rate of an analysed run over its
 // longest hold (scale.SteadyThroughput), the X of a USL point whose
 // concurrency is n.
