@@ -276,3 +276,43 @@ func TestSuiteCorpus(t *testing.T) {
 		t.Errorf("rows %v", files)
 	}
 }
+
+// TestCompareDirectories: two suites (directories) before and after,
+// paired by name stem (breakpoint.csv.gz before, breakpoint.csv after,
+// the copy with 1 % more failures in one hold; open_ramp only before):
+// one comparison per pair, the unpaired run warned about, exit 1 with
+// --fail-on regress.
+func TestCompareDirectories(t *testing.T) {
+	copyPath, _ := withExtraFailures(t, td+"breakpoint.csv.gz", 1796004460, 1796004469)
+	before, after := t.TempDir(), t.TempDir()
+	for _, f := range []string{"breakpoint.csv.gz", "open_ramp.csv.gz"} {
+		b, err := os.ReadFile(td + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(before, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Rename(copyPath, filepath.Join(after, "breakpoint.csv")); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := runCLI(t, "", "compare", "--format", "json", "--fail-on", "regress", before, after)
+	if code != 1 || !strings.Contains(errs, "only in before: not compared") || !strings.Contains(errs, "breakpoint.csv.gz: error_rate at 119.7") {
+		t.Fatalf("exit %d, stderr %s", code, errs)
+	}
+	var doc present.CompareSuiteDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Runs) != 1 || doc.Runs[0].Run != "breakpoint.csv.gz" || len(doc.Runs[0].Rows) == 0 {
+		t.Fatalf("runs %+v", doc.Runs)
+	}
+	out, _, code = runCLI(t, "", "compare", before, after)
+	if code != 0 || !strings.Contains(out, "breakpoint.csv.gz: ceiling:") {
+		t.Errorf("table: exit %d\n%s", code, out)
+	}
+	if _, errs, code := runCLI(t, "", "compare", before, td+"breakpoint.csv.gz"); code != 2 || !strings.Contains(errs, "not one of each") {
+		t.Errorf("a directory and a file: exit %d %s", code, errs)
+	}
+}
