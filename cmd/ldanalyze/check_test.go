@@ -120,8 +120,8 @@ func TestCheckFormats(t *testing.T) {
 		}
 	}
 	out, _, _ := runCLI(t, in, "check", "--format", "csv", "-")
-	if lines := strings.Count(out, "\n"); lines != 12 {
-		t.Errorf("csv: %d lines, want header + 11 checks", lines)
+	if lines := strings.Count(out, "\n"); lines != 13 {
+		t.Errorf("csv: %d lines, want header + 12 checks", lines)
 	}
 }
 

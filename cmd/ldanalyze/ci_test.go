@@ -70,7 +70,7 @@ func TestGitHubSummaries(t *testing.T) {
 		code int
 		head string
 	}{
-		{[]string{"check", "--format", "github", td + "closed_ramp.csv.gz"}, 1, "### ldanalyze check: ❌ 3 of 11 checks failed: checks, errors, rate-limited\n"},
+		{[]string{"check", "--format", "github", td + "closed_ramp.csv.gz"}, 1, "### ldanalyze check: ❌ 3 of 12 checks failed: checks, errors, rate-limited\n"},
 		{[]string{"knee", "--format", "github", td + "breakpoint.csv.gz"}, 0, "### ❌ ldanalyze knee: `../../testdata/k6/breakpoint.csv.gz`\n"},
 		{[]string{"compare", "--format", "github", "before=" + td + "open_ramp.csv.gz", "after=" + td + "breakpoint.csv.gz"}, 0, "### ldanalyze compare before → after: "},
 	} {

@@ -18,8 +18,9 @@ func runFlags(window time.Duration, windowUsage string) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Usage: metricUsage},
 		&cli.DurationFlag{Name: "window", Aliases: []string{"w"}, Value: window, Usage: windowUsage},
-		&cli.DurationFlag{Name: "ramp-step", Value: 10 * time.Second, Usage: "width of the load levels a continuous ramp is cut into"},
+		&cli.DurationFlag{Name: "ramp-step", Usage: "width of the steps a continuous ramp is cut into (default: chosen per ramp, at least 8 steps of at least 40 requests each where the ramp allows)"},
 		&cli.StringFlag{Name: "percentiles", Value: "50,90,95,99", Usage: "percentiles per window and level, comma-separated (k6's definition)"},
+		&cli.Float64Flag{Name: "users-per-vu", Usage: "`N` users driven by one VU (a class of 20 players and its host: 21): offered load, knee and SLO capacity of a VU executor in users"},
 		&cli.StringFlag{Name: "slo", Usage: "latency objective in k6 threshold syntax, e.g. 'p95<500ms' or 'p(99)<800': the highest load that meets it"},
 		&cli.StringFlag{Name: "summary", Usage: "k6's own end-of-test summary `FILE` of the same run (--summary-export or handleSummary JSON): its figures beside the computed ones, its thresholds re-evaluated per load level"},
 		&cli.StringSliceFlag{Name: "threshold", Aliases: []string{"t"}, Usage: "k6 threshold re-evaluated per load level, e.g. 'http_req_failed:rate<0.01' or 'http_req_duration{name:order}:p(95)<500' (repeatable)"},

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/ldanalyze/ldanalyze/internal/cliapp"
@@ -94,10 +95,17 @@ func runOptions(c *cli.Context, defWindow time.Duration) (pipeline.Options, erro
 	}
 	if cliapp.Defines(c, "ramp-step") {
 		step := c.Duration("ramp-step")
-		if step < time.Second {
-			return opt, usageError{fmt.Errorf("%s: --ramp-step must be at least 1s", c.Command.Name)}
+		if step != 0 && step < time.Second {
+			return opt, usageError{fmt.Errorf("%s: --ramp-step must be at least 1s (or 0: chosen per ramp)", c.Command.Name)}
 		}
 		opt.Knee.RampStepNS = int64(step)
+	}
+	if cliapp.Defines(c, "users-per-vu") {
+		n := c.Float64("users-per-vu")
+		if n < 0 || math.IsNaN(n) || math.IsInf(n, 0) {
+			return opt, usageError{fmt.Errorf("%s: --users-per-vu %v: want a positive number of users per VU", c.Command.Name, n)}
+		}
+		opt.Knee.UsersPerVU = n
 	}
 	if cliapp.Defines(c, "percentiles") {
 		pcts, err := cliapp.Percentiles(c.String("percentiles"))

@@ -41,7 +41,7 @@ func queueCommand(e *env) *cli.Command {
 					&cli.IntFlag{Name: "max-vus", Usage: "the k6 maxVUs the test allowed, to check against rate × latency"},
 					&cli.StringSliceFlag{Name: "run", Usage: "check Little's law on this k6 output `FILE` per hold (repeat for the files of one distributed run; - is stdin)"},
 					&cli.Float64Flag{Name: "tolerance", Value: 0.10, Usage: "with --run: the relative mismatch |λW/L − 1| still counted as agreement, a `RATIO`"},
-					&cli.DurationFlag{Name: "ramp-step", Value: 10 * time.Second, Usage: "with --run: width of the levels a run without holds is cut into"},
+					&cli.DurationFlag{Name: "ramp-step", Value: 10 * time.Second, Usage: "with --run: width of the steps a continuous ramp is cut into (0: chosen per ramp, as knee does)"},
 				}, outputFlags()...),
 				Action: e.queueLittle,
 			},
@@ -94,7 +94,7 @@ func queueModelFlags(multi bool) []cli.Flag {
 			&cli.StringSliceFlag{Name: "rates", Usage: "predict the response-time curve at these `RATES` (comma-separated or repeated)"},
 			&cli.StringSliceFlag{Name: "run", Usage: "estimate service time and servers from this k6 output `FILE` and print the model beside its holds (repeat for the files of one distributed run)"},
 			&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Usage: "with --run: " + metricUsage},
-			&cli.DurationFlag{Name: "ramp-step", Value: 10 * time.Second, Usage: "with --run: width of the levels a run without holds is cut into"},
+			&cli.DurationFlag{Name: "ramp-step", Value: 10 * time.Second, Usage: "with --run: width of the steps a continuous ramp is cut into (0: chosen per ramp, as knee does)"},
 		)
 	}
 	return fl
@@ -249,8 +249,8 @@ func (e *env) queueModel(multi bool) cli.ActionFunc {
 func (e *env) analyseRun(c *cli.Context, files []string, metric string, pct float64) (*pipeline.Analysis, error) {
 	opt := pipeline.Options{Metric: metric}
 	opt.Knee.RampStepNS = int64(c.Duration("ramp-step"))
-	if opt.Knee.RampStepNS < int64(time.Second) {
-		return nil, usageError{errors.New("--ramp-step must be at least 1s")}
+	if s := opt.Knee.RampStepNS; s != 0 && s < int64(time.Second) {
+		return nil, usageError{errors.New("--ramp-step must be at least 1s (or 0: chosen per ramp)")}
 	}
 	if pct > 0 {
 		opt.Knee.Percentiles = []float64{pct}

@@ -88,9 +88,10 @@ func KneeText(w io.Writer, f render.Format, rep *KneeDoc, rows []window.Row, by 
 		strings.Join(rep.Input.Files, ", "), rep.Input.Rows, r.Start.Format(time.RFC3339), r.End.Format(time.RFC3339),
 		Num(float64(r.DurationS)), time.Duration(float64(r.ResolutionS)*1e9), r.Model, r.ModelEvidence)
 	o := r.Overall
-	fmt.Fprintf(&b, "%s over the run: %d samples, p50 %s ms, p90 %s ms, p95 %s ms, p99 %s ms, max %s ms; %d requests, %s failed, %d dropped iterations\n",
-		r.Metric, o.Count, Num(float64(o.P50MS)), Num(float64(o.P90MS)), Num(float64(o.P95MS)), Num(float64(o.P99MS)), Num(float64(o.MaxMS)),
-		o.Requests, Pct(float64(o.ErrorRate)), o.Dropped)
+	u := UnitSuffix(r)
+	fmt.Fprintf(&b, "%s over the run: %d samples, p50 %s%s, p90 %s%s, p95 %s%s, p99 %s%s, max %s%s; %d %s, %s failed, %d dropped iterations\n",
+		r.Metric, o.Count, Num(float64(o.P50MS)), u, Num(float64(o.P90MS)), u, Num(float64(o.P95MS)), u, Num(float64(o.P99MS)), u, Num(float64(o.MaxMS)), u,
+		o.Requests, streamNoun(r), Pct(float64(o.ErrorRate)), o.Dropped)
 	if len(rep.Summary) > 0 {
 		h("k6's own summary beside the computed whole-run figures")
 		if err := flush(w, &b); err != nil {
@@ -168,15 +169,58 @@ func flush(w io.Writer, b *strings.Builder) error {
 	return err
 }
 
+// UnitSuffix is " ms", " bytes" or "" (a plain number such as the CLS
+// score): what follows a value of r's metric.
+func UnitSuffix(r *knee.Result) string {
+	if r.MetricUnit == "" && r.Metric != "" && r.CompletedUnit == "" {
+		return " ms" // a result from before metric_unit
+	}
+	if r.MetricUnit == "" {
+		return ""
+	}
+	return " " + r.MetricUnit
+}
+
+// streamNoun is what r's request stream counts: requests, calls,
+// sessions.
+func streamNoun(r *knee.Result) string {
+	switch CompletedUnit(r) {
+	case "calls/s":
+		return "calls"
+	case "msgs/s", "sessions/s":
+		return "sessions"
+	}
+	return "requests"
+}
+
+// CompletedUnit is the unit of r's completed rates ("req/s" for a result
+// that does not say).
+func CompletedUnit(r *knee.Result) string {
+	if r.CompletedUnit == "" {
+		return "req/s"
+	}
+	return r.CompletedUnit
+}
+
+// completedWhat says what a completed rate counts, by its unit.
+var completedWhat = map[string]string{
+	"req/s":        "of successful responses",
+	"calls/s":      "of OK calls",
+	"msgs/s":       "of messages received",
+	"sessions/s":   "of WebSocket sessions",
+	"iterations/s": "of iterations",
+}
+
 // Findings states the knee, the ceiling and the SLO capacity of r, one
 // sentence per line.
 func Findings(b *strings.Builder, r *knee.Result) {
 	unit := r.OfferedUnit
+	cu := CompletedUnit(r)
 	if k := r.Knee; k != nil && !k.Reached {
-		fmt.Fprintf(b, "Knee: not reached: every level had headroom, up to %s %s offered (%s req/s completed, p95 %s ms); test higher to find it.\n",
-			Num(float64(k.Offered)), unit, Num(float64(k.CompletedRPS)), Num(float64(k.P95MS)))
+		fmt.Fprintf(b, "Knee: not reached: every level had headroom, up to %s %s offered (%s %s completed, p95 %s%s); test higher to find it.\n",
+			Num(float64(k.Offered)), unit, Num(float64(k.CompletedRPS)), cu, Num(float64(k.P95MS)), UnitSuffix(r))
 	} else if k != nil {
-		fmt.Fprintf(b, "Knee: %s %s offered, %s req/s completed, p95 %s ms (%s).", Num(float64(k.Offered)), unit, Num(float64(k.CompletedRPS)), Num(float64(k.P95MS)), k.Method)
+		fmt.Fprintf(b, "Knee: %s %s offered, %s %s completed, p95 %s%s (%s).", Num(float64(k.Offered)), unit, Num(float64(k.CompletedRPS)), cu, Num(float64(k.P95MS)), UnitSuffix(r), k.Method)
 		if k.Next != "" {
 			fmt.Fprintf(b, " Next level %s.", k.Next)
 		}
@@ -185,8 +229,8 @@ func Findings(b *strings.Builder, r *knee.Result) {
 		b.WriteString("Knee: none found: the lowest level tested already lacked headroom.\n")
 	}
 	if c := r.Ceiling; c != nil {
-		fmt.Fprintf(b, "Ceiling: %s req/s of successful responses (95%% interval %s–%s) at %s %s offered, %s errors.",
-			Num(float64(c.CompletedRPS)), Num(float64(c.Low)), Num(float64(c.High)), Num(float64(c.Offered)), unit, Pct(float64(c.ErrorRate)))
+		fmt.Fprintf(b, "Ceiling: %s %s %s (95%% interval %s–%s) at %s %s offered, %s errors.",
+			Num(float64(c.CompletedRPS)), cu, completedWhat[cu], Num(float64(c.Low)), Num(float64(c.High)), Num(float64(c.Offered)), unit, Pct(float64(c.ErrorRate)))
 		if c.Note != "" {
 			fmt.Fprintf(b, " %s.", strings.TrimSuffix(c.Note, "."))
 		}
@@ -197,11 +241,11 @@ func Findings(b *strings.Builder, r *knee.Result) {
 	if s := r.SLO; s != nil {
 		switch {
 		case s.Met:
-			fmt.Fprintf(b, "SLO %s: met at every level, up to %s %s (%s req/s).\n", s.Expr, Num(float64(s.MaxOffered)), unit, Num(float64(s.MaxCompletedRPS)))
+			fmt.Fprintf(b, "SLO %s: met at every level, up to %s %s (%s %s).\n", s.Expr, Num(float64(s.MaxOffered)), unit, Num(float64(s.MaxCompletedRPS)), cu)
 		case math.IsNaN(float64(s.MaxOffered)):
 			fmt.Fprintf(b, "SLO %s: not met even at the lowest level.\n", s.Expr)
 		default:
-			fmt.Fprintf(b, "SLO %s: met up to %s %s (%s req/s completed), interpolated between levels.\n", s.Expr, Num(float64(s.MaxOffered)), unit, Num(float64(s.MaxCompletedRPS)))
+			fmt.Fprintf(b, "SLO %s: met up to %s %s (%s %s completed), interpolated between levels.\n", s.Expr, Num(float64(s.MaxOffered)), unit, Num(float64(s.MaxCompletedRPS)), cu)
 		}
 		if s.ErrorLimited {
 			b.WriteString("  (a level that failed more than 5% of its requests does not meet the SLO, however fast its successful responses)\n")
@@ -260,12 +304,18 @@ func LevelGrid(ls []knee.Level, res *knee.Result, pcts []float64, machine bool) 
 		f = CSVNum
 	}
 	offered := "offered it/s"
-	if res.OfferedUnit == "VUs" {
-		offered = "offered VUs"
+	switch res.OfferedUnit {
+	case "VUs", "users":
+		offered = "offered " + res.OfferedUnit
 	}
 	// Short headers keep the table within ~130 columns: goodput/s is
-	// successful responses per second, all/s every response.
-	g := &render.Grid{Header: []string{"start", "s", offered, "goodput/s", "all/s", "errors", "dropped/s", "VUs"}}
+	// successful responses per second, all/s every response (of a
+	// WebSocket run: messages received, and sessions).
+	good, all := "goodput/s", "all/s"
+	if CompletedUnit(res) == "msgs/s" {
+		good, all = "msgs/s", "sessions/s"
+	}
+	g := &render.Grid{Header: []string{"start", "s", offered, good, all, "errors", "dropped/s", "VUs"}}
 	if machine {
 		g.Header = []string{"start", "seconds", "offered", "completed_rps", "requests_rps", "error_rate", "dropped_per_s", "vus", "count", "mean_ms", "min_ms", "max_ms",
 			"bytes_received_per_s", "bytes_sent_per_s", "bytes_per_request", "bytes_sent_per_request"}
@@ -284,9 +334,17 @@ func LevelGrid(ls []knee.Level, res *knee.Result, pcts []float64, machine bool) 
 		if machine {
 			h += "_ms"
 		} else {
-			h += " ms"
+			h += UnitSuffix(res)
 		}
 		g.Header = append(g.Header, h)
+	}
+	vital := res.WebVital != nil
+	if vital {
+		if machine {
+			g.Header = append(g.Header, "p75", "good_share", "needs_improvement_share", "poor_share")
+		} else {
+			g.Header = append(g.Header, res.WebVital.Name+" p75", "good", "needs impr.", "poor")
+		}
 	}
 	g.Header = append(g.Header, "verdict")
 	g.Drop = levelDrop
@@ -310,6 +368,17 @@ func LevelGrid(ls []knee.Level, res *knee.Result, pcts []float64, machine bool) 
 		}
 		for _, p := range pcts {
 			row = append(row, f(float64(l.Percentiles[knee.PercentileName(p)])))
+		}
+		if vital {
+			v := l.WebVital
+			if v == nil {
+				v = &knee.VitalShares{P75: knee.F(math.NaN()), Good: knee.F(math.NaN()), NeedsImprovement: knee.F(math.NaN()), Poor: knee.F(math.NaN())}
+			}
+			if machine {
+				row = append(row, f(float64(v.P75)), f(float64(v.Good)), f(float64(v.NeedsImprovement)), f(float64(v.Poor)))
+			} else {
+				row = append(row, f(float64(v.P75)), Pct(float64(v.Good)), Pct(float64(v.NeedsImprovement)), Pct(float64(v.Poor)))
+			}
 		}
 		row = append(row, l.Verdict)
 		g.Rows = append(g.Rows, row)

@@ -126,6 +126,7 @@ func TestHealthyRun(t *testing.T) {
 	want := map[string]Status{
 		IDModel: OK, IDDuration: OK, IDResolution: OK, IDCoordinatedOmission: OK, IDDroppedIterations: OK,
 		IDChecks: OK, IDErrors: OK, IDRateLimited: OK, IDSummaryVsKnee: OK, IDGenerator: NA, IDCardinality: OK,
+		IDBacklog: OK,
 	}
 	if len(rep.Checks) != len(want) {
 		t.Errorf("%d checks, want %d", len(rep.Checks), len(want))
@@ -484,4 +485,49 @@ func TestWorstWindowIgnoresStraySample(t *testing.T) {
 			t.Errorf("stray %v: peak window %v at %v, want 5/205 at 30", stray, got, ev(t, e, "peak_window_start_s"))
 		}
 	}
+}
+
+// TestBacklogWSFanout: the WebSocket fan-out of testdata/k6-v2 (README
+// there) drains its backlog after the 16-class hold: 444 fanout_ms samples
+// from +127 s on (counted with awk on the CSV: timestamp ≥ first + 127),
+// up to 11,897 ms, against a median of 191 ms in the hold. The HTTP runs,
+// whose latency after their top level is that level's, are not flagged.
+func TestBacklogWSFanout(t *testing.T) {
+	rep := fileReport(t, filepath.Join("..", "..", "testdata", "k6-v2", "ws_fanout.csv.gz"), "fanout_ms")
+	c := get(t, rep, IDBacklog)
+	if c.Status != Warn || ev(t, c, "after_samples") != 444 || ev(t, c, "after_max_ms") != 11897 || ev(t, c, "load_end_s") != 127 {
+		t.Errorf("backlog %s %v: %s", c.Status, c.Evidence, c.Message)
+	}
+	if p50 := ev(t, c, "after_p50_ms"); p50 < 3*ev(t, c, "top_level_p50_ms") {
+		t.Errorf("after p50 %v not above 3× the hold's", p50)
+	}
+	for _, name := range []string{"open_ramp.csv.gz", "breakpoint.csv.gz"} {
+		rep := fileReport(t, filepath.Join("..", "..", "testdata", "k6", name), "")
+		if c := get(t, rep, IDBacklog); c.Status != OK {
+			t.Errorf("%s: backlog %s: %s", name, c.Status, c.Message)
+		}
+	}
+}
+
+// fileReport evaluates the checks of a k6 file as the pipeline does.
+func fileReport(t *testing.T, path, metric string) *Report {
+	t.Helper()
+	r, err := ingest.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	acc := timeline.New(timeline.Options{Metric: metric})
+	for r.Next() {
+		acc.Add(r.Sample())
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	tl := acc.Close(r.Stats().ResolutionNS)
+	res, err := knee.Analyze(tl, knee.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Evaluate(tl, res, Options{})
 }

@@ -79,7 +79,7 @@ func Evaluate(tl *timeline.Timeline, res *knee.Result, opt Options) *Report {
 	r := &Report{}
 	r.Checks = append(r.Checks,
 		e.model(), e.duration(), e.resolution(), e.coordinatedOmission(), e.droppedIterations(),
-		e.checksMetric(), e.errors(), e.rateLimited(), e.summaryVsKnee(), e.generator(), e.cardinality())
+		e.checksMetric(), e.errors(), e.rateLimited(), e.summaryVsKnee(), e.generator(), e.cardinality(), e.backlog())
 	return r
 }
 
@@ -652,13 +652,13 @@ func (e *eval) rateLimited() Check {
 		groups := bm.addBimodal(&ch, unit)
 		if groups != "" {
 			ch.Status = Warn
-			ch.Message = fmt.Sprintf("no 429, but %s (a cache that only misses under load looks alike): the slow group's latency is the limiter's, not the service's — find the limit (gateway, ingress, client retries) and test below it or exempt the load generator.", groups)
+			ch.Message = fmt.Sprintf("no %s, but %s (a cache that only misses under load looks alike): the slow group's latency is the limiter's, not the service's — find the limit (gateway, ingress, client retries) and test below it or exempt the load generator.", e.limitedName(), groups)
 			return ch
 		}
 		ch.Status = OK
-		ch.Message = "no 429 Too Many Requests and no load level whose successful latencies split into a fast and a slow group: no rate limiter answered for the system."
+		ch.Message = "no " + e.limitedName() + " and no load level whose successful latencies split into a fast and a slow group: no rate limiter answered for the system."
 		if len(bm.everywhere) > 0 {
-			ch.Message = fmt.Sprintf("no 429 Too Many Requests; %s split into a fast and a slow group already at the lowest load, which points to a cache or different requests under one name rather than a limiter.", strings.Join(quoteNames(bm.everywhere), ", "))
+			ch.Message = fmt.Sprintf("no %s; %s split into a fast and a slow group already at the lowest load, which points to a cache or different requests under one name rather than a limiter.", e.limitedName(), strings.Join(quoteNames(bm.everywhere), ", "))
 		}
 		return ch
 	}
@@ -689,9 +689,25 @@ func (e *eval) rateLimited() Check {
 	if share >= LimitedFailShare {
 		ch.Status = Fail
 	}
-	ch.Message = fmt.Sprintf("%d responses (%s of requests) were 429 Too Many Requests (%s), from +%d s, up to %s of a %d s window: a rate limiter (or the server's own load shedding) answered instead of the service — the limited group took p50 %s ms against %s ms for successes%s; exempt the load generator or test below the limit before reading capacity.",
-		n, fmtPct(share), strings.Join(where, ", "), first, fmtPct(peak), e.opt.WindowNS/1e9, fmtNum(e.tl.Trend().Limited.Quantile(0.5)), fmtNum(e.tl.Trend().OK.Quantile(0.5)), groups)
+	ch.Message = fmt.Sprintf("%d %s (%s of %s) were %s (%s), from +%d s, up to %s of a %d s window: a rate limiter (or the server's own load shedding) answered instead of the service — the limited group took p50 %s ms against %s ms for successes%s; exempt the load generator or test below the limit before reading capacity.",
+		n, e.responses(), fmtPct(share), e.noun(), e.limitedName(), strings.Join(where, ", "), first, fmtPct(peak), e.opt.WindowNS/1e9, fmtNum(e.tl.Trend().Limited.Quantile(0.5)), fmtNum(e.tl.Trend().OK.Quantile(0.5)), groups)
 	return ch
+}
+
+// limitedName is how the run's protocol says "too many requests".
+func (e *eval) limitedName() string {
+	if e.tl.Protocol() == outcome.GRPC {
+		return "ResourceExhausted (gRPC status 8)"
+	}
+	return "429 Too Many Requests"
+}
+
+// responses is the noun of the run's answers: responses, or calls.
+func (e *eval) responses() string {
+	if e.tl.Protocol() == outcome.GRPC {
+		return "calls"
+	}
+	return "responses"
 }
 
 // summaryVsKnee asks whether the whole-run summary hides the knee

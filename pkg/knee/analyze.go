@@ -1,14 +1,17 @@
 package knee
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/ldanalyze/ldanalyze/pkg/k6metric"
 	"github.com/ldanalyze/ldanalyze/pkg/outcome"
 	"github.com/ldanalyze/ldanalyze/pkg/sketch"
 	"github.com/ldanalyze/ldanalyze/pkg/timeline"
@@ -59,6 +62,11 @@ type Options struct {
 	// one scenario of several. The model is then told by dropped
 	// iterations and the shape of the vus gauge, not by vus_max.
 	SharedGauges bool
+	// UsersPerVU, when > 0, says one VU drives that many users (a class of
+	// 20 players and its host is 21): a closed model's offered load, knee,
+	// ceiling level and SLO capacity are then in users (the levels' VUs
+	// stay VUs).
+	UsersPerVU float64
 }
 
 func (o *Options) defaults() {
@@ -83,11 +91,26 @@ func (o *Options) defaults() {
 // project README; field names there are the json tags here.
 type Result struct {
 	Metric string `json:"metric"`
+	// MetricUnit is the unit of the metric's values, the figures named
+	// …_ms included: "ms" (time), "bytes" (data) or "" (a plain number,
+	// such as the CLS score) — k6metric.Unit.
+	MetricUnit string `json:"metric_unit"`
+	// WebVital, for a browser web vital metric, is Google's thresholds
+	// for it; every level then has its p75 and the shares of page loads
+	// that were good, needed improvement or were poor (Level.WebVital).
+	WebVital *k6metric.WebVital `json:"web_vital,omitempty"`
 	// Model is Open or Closed; ModelEvidence says why.
 	Model         Model  `json:"model"`
 	ModelEvidence string `json:"model_evidence"`
-	// OfferedUnit is "iterations/s" (open) or "VUs" (closed).
+	// OfferedUnit is "iterations/s" (open), "VUs" (closed) or "users"
+	// (closed, with Options.UsersPerVU).
 	OfferedUnit string `json:"offered_unit"`
+	// CompletedUnit is the unit of every completed rate (completed_rps,
+	// the ceiling): "req/s" (HTTP responses), "calls/s" (gRPC),
+	// "msgs/s" (WebSocket messages received), "sessions/s" (WebSocket
+	// sessions, without message counts) or "iterations/s" (no request
+	// stream).
+	CompletedUnit string `json:"completed_unit"`
 	// RequestsPerIteration is http_reqs ÷ iterations over the run.
 	RequestsPerIteration F         `json:"requests_per_iteration"`
 	Start                time.Time `json:"start"`
@@ -241,6 +264,37 @@ type Overall struct {
 	Exact bool `json:"exact"`
 }
 
+// trendList names the metrics of tl that can be Trends (k6's built-in
+// Trends, and custom metrics, whose type a CSV does not say), busiest
+// first with their sample counts, for the error of a metric without
+// samples.
+func trendList(tl *timeline.Timeline) string {
+	type mc struct {
+		name string
+		n    uint64
+	}
+	var c []mc
+	for name, n := range tl.Metrics() {
+		if i, ok := k6metric.Builtin(name); ok && i.Type != k6metric.Trend {
+			continue
+		}
+		c = append(c, mc{name, n})
+	}
+	if len(c) == 0 {
+		return "the file has no Trend: a k6 output without request or custom Trend samples"
+	}
+	slices.SortFunc(c, func(a, b mc) int { return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(a.name, b.name)) })
+	parts := make([]string, 0, 8)
+	for _, m := range c[:min(len(c), 8)] {
+		parts = append(parts, fmt.Sprintf("%s (%d samples)", m.name, m.n))
+	}
+	more := ""
+	if len(c) > 8 {
+		more = fmt.Sprintf(" and %d more", len(c)-8)
+	}
+	return "the file's Trends (use one with --metric): " + strings.Join(parts, ", ") + more
+}
+
 // notTrend names k6's built-in metrics that are not Trends
 // (metrics/builtin.go; research/k6-formats.md §3): their percentiles mean
 // nothing as latency.
@@ -262,6 +316,7 @@ type analysis struct {
 	opt         Options
 	model       Model
 	hasHTTP     bool
+	vital       *k6metric.WebVital // the metric's web vital, if it is one
 	reqsPerIter float64
 	res         *Result
 	// baseErr is the low-load error rate of the decision levels (judge).
@@ -301,10 +356,13 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("the input has a header but no data rows (%w)", ErrNoSamples)
 	}
 	if tl.MetricSamples() == 0 {
-		return nil, fmt.Errorf("metric %q: %w (use --metric with a Trend the file has, e.g. http_req_duration)", metric, ErrNoSamples)
+		return nil, fmt.Errorf("metric %q: %w; %s", metric, ErrNoSamples, trendList(tl))
 	}
 	a := &analysis{tl: tl, p: dense(tl), opt: opt, hasHTTP: tl.HasRequests()}
-	r := &Result{Metric: metric, WindowS: float64(opt.WindowNS) / 1e9, Holds: []Level{}, Windows: []Level{}, Warnings: []Warning{}}
+	if v, ok := k6metric.WebVitalOf(metric); ok {
+		a.vital = &v
+	}
+	r := &Result{Metric: metric, MetricUnit: k6metric.Unit(metric, ""), WebVital: a.vital, WindowS: float64(opt.WindowNS) / 1e9, Holds: []Level{}, Windows: []Level{}, Warnings: []Warning{}}
 	a.res = r
 	r.Start = time.Unix(0, tl.StartNS()).UTC()
 	r.End = time.Unix(0, tl.EndNS()).UTC()
@@ -332,7 +390,14 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 		r.OfferedUnit = "iterations/s"
 	} else {
 		r.OfferedUnit = "VUs"
+		if opt.UsersPerVU > 0 {
+			r.OfferedUnit = "users"
+		}
 	}
+	if opt.UsersPerVU > 0 && a.model == Open {
+		r.Warnings = append(r.Warnings, Warning{WarnUsersPerVU, fmt.Sprintf("--users-per-vu %g applies to VU executors (a closed model); this run is open, offered load stays in iterations/s", opt.UsersPerVU)})
+	}
+	r.CompletedUnit = a.completedUnit()
 	r.RequestsPerIteration = F(a.reqsPerIter)
 	if spans := tl.Spans(); len(spans) > 1 {
 		var maxGap int64

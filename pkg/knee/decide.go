@@ -80,7 +80,7 @@ func (a *analysis) baselineOf(levels []Level) baseline {
 		b.fail += l.nFailed
 		b.reqs += l.nReqs
 		if l.VUs.Valid() && l.VUs >= 1 {
-			per = append(per, l.nReqs/l.Seconds/float64(l.VUs))
+			per = append(per, l.nUnits/l.Seconds/float64(l.VUs))
 		}
 	}
 	if len(per) > 0 {
@@ -136,10 +136,10 @@ func (a *analysis) judge(levels []Level, base baseline) {
 			}
 		} else if a.model == Closed && !math.IsNaN(base.perVU) && l.VUs.Valid() && l.VUs > 0 {
 			lin := base.perVU * float64(l.VUs) * l.Seconds
-			short := lin - l.nReqs
+			short := lin - l.nUnits
 			if short > (1-(a.opt.Follow-0.05))*lin && short > zLimit*math.Sqrt(lin+1) {
 				follows = false
-				why = append(why, fmt.Sprintf("throughput %.0f%% of linear in VUs", 100*l.nReqs/lin))
+				why = append(why, fmt.Sprintf("throughput %.0f%% of linear in VUs", 100*l.nUnits/lin))
 			}
 		}
 		latOK := true
@@ -363,9 +363,9 @@ func byLoad(levels []Level) []Level {
 
 // firstLacking is the index, in s (sorted by load), of the first level
 // that lacks headroom and is confirmed by the levels above it: it is the
-// highest, or the next one lacks headroom too, or at least half of those
-// above do. An isolated bad level below levels with headroom (a stall of
-// the generator's machine, one slow batch) is noise, not the knee. −1 when
+// highest, or the next two (the next one, when only one is above) lack
+// headroom too. A bad level followed by one with headroom (a stall of the
+// generator's machine, one slow batch) is noise, not the knee. −1 when
 // none.
 func firstLacking(s []Level) int {
 	for i := range s {
@@ -373,13 +373,11 @@ func firstLacking(s []Level) int {
 			continue
 		}
 		above := s[i+1:]
-		bad := 0
-		for j := range above {
-			if lacksHeadroom(&above[j]) {
-				bad++
-			}
+		confirmed := true
+		for j := range above[:min(2, len(above))] {
+			confirmed = confirmed && lacksHeadroom(&above[j])
 		}
-		if len(above) == 0 || lacksHeadroom(&above[0]) || 2*bad >= len(above) {
+		if confirmed {
 			return i
 		}
 	}
@@ -454,9 +452,10 @@ func (a *analysis) knee(levels []Level) *Knee {
 		}
 	}
 	tau, ok := hinge(fit)
-	if !ok || (a.model == Open && tau >= float64(s[f].Offered)) {
-		// No bend, or (open model) a bend past a level that already
-		// lacked headroom: the last level with headroom is the knee.
+	if !ok || (a.model == Open && (tau >= float64(s[f].Offered) || tau < float64(best.Offered))) {
+		// No bend, or (open model) a bend outside the levels' own range:
+		// past a level that already lacked headroom, or below the last
+		// one that had it. The last level with headroom is the knee.
 		return k
 	}
 	// In a closed model the knee is where throughput stops growing with
@@ -718,10 +717,7 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 		c.ServedMixRPS = F(rawMed)
 	}
 	// Per-second goodput pooled over the plateau levels.
-	src := a.p.ok
-	if !a.hasHTTP {
-		src = a.p.iterations
-	}
+	src := a.p.completed
 	var xs []float64
 	for k, l := range plateau {
 		for _, v := range src[l.i0:l.i1] {
@@ -767,6 +763,9 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 // completedUnit is the unit of the completed rates: the protocol's
 // ("req/s", "calls/s", "sessions/s"), iterations/s without requests.
 func (a *analysis) completedUnit() string {
+	if a.p.msgs {
+		return "msgs/s"
+	}
 	if !a.hasHTTP {
 		return "iterations/s"
 	}
@@ -811,7 +810,10 @@ func medianAt(xs []float64) (float64, int) {
 // service time S_k.
 type mixModel struct {
 	serviceMS []float64
-	ok        bool
+	// order is the name numbers sorted by name: sums in a fixed order, as
+	// the numbering depends on which reader saw a name first.
+	order []int
+	ok    bool
 }
 
 // mixOf builds the mix model from the baseline levels. It is not ok
@@ -819,12 +821,16 @@ type mixModel struct {
 // names with histograms miss more than 5 % of the successful responses.
 func (a *analysis) mixOf(low []Level) mixModel {
 	names := a.tl.HistNames()
-	m := mixModel{serviceMS: make([]float64, len(names))}
+	m := mixModel{serviceMS: make([]float64, len(names)), order: make([]int, len(names))}
+	for i := range m.order {
+		m.order[i] = i
+	}
+	slices.SortFunc(m.order, func(x, y int) int { return cmp.Compare(names[x], names[y]) })
 	if len(names) < 2 || len(low) == 0 {
 		return m
 	}
 	var total float64
-	for i := range names {
+	for _, i := range m.order {
 		var h timeline.Hist
 		for _, l := range low {
 			x := a.tl.NameHist(i, a.p.start+int64(l.i0), a.p.start+int64(l.i1))
@@ -847,7 +853,9 @@ func (a *analysis) mixOf(low []Level) mixModel {
 	for _, l := range low {
 		counted += float64(l.Count)
 	}
-	m.ok = total > 0 && counted > 0 && total >= 0.95*counted
+	// Only goodput counted in the stream's successful responses is
+	// corrected: not WebSocket messages, not iterations.
+	m.ok = total > 0 && counted > 0 && total >= 0.95*counted && a.hasHTTP && !a.p.msgs
 	return m
 }
 
@@ -868,7 +876,8 @@ func (a *analysis) correctedGoodput(l *Level, m mixModel) float64 {
 	}
 	from, to := a.p.start+int64(l.i0), a.p.start+int64(l.i1)
 	var busy, per, offered float64
-	for i, s := range m.serviceMS {
+	for _, i := range m.order {
+		s := m.serviceMS[i]
 		if s == 0 {
 			continue
 		}

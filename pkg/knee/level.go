@@ -69,6 +69,10 @@ type Level struct {
 	Reason string `json:"reason,omitempty"`
 	// Kind is hold or ramp for a load level, empty for a window.
 	Kind LevelKind `json:"kind,omitempty"`
+	// WebVital, for a web vital metric (Result.WebVital), is the level's
+	// p75 and the shares of its page loads that were good, needed
+	// improvement or were poor by Google's thresholds.
+	WebVital *VitalShares `json:"web_vital,omitempty"`
 
 	lat *sketch.Sketch
 	i0  int // first second index (for internal use)
@@ -76,6 +80,10 @@ type Level struct {
 	// Counts over the level's seconds: all responses, failed ones,
 	// offered requests (open model; NaN closed), dropped iterations.
 	nReqs, nFailed, nOffered, nDropped float64
+	// nUnits counts the completed units the closed model's throughput is
+	// judged in: all responses of the request stream (errors are judged
+	// apart), WebSocket messages received, or iterations.
+	nUnits float64
 	// nLimited counts the failures saying "too many requests"; latFlat
 	// is set by the judge when p95 stayed within LatencyFactor of the
 	// low-load p95.
@@ -83,6 +91,16 @@ type Level struct {
 	latFlat  bool
 	// growing is set by the judge when a hold's queue grew.
 	growing bool
+}
+
+// VitalShares is a level's web vital by Google's method: its 75th
+// percentile, and the shares (0–1) of page loads at most the good
+// threshold, between the two, and above the poor one.
+type VitalShares struct {
+	P75              F `json:"p75"`
+	Good             F `json:"good"`
+	NeedsImprovement F `json:"needs_improvement"`
+	Poor             F `json:"poor"`
 }
 
 // Verdicts of a level.
@@ -111,13 +129,13 @@ func (a *analysis) aggregate(i0, i1 int, pcts []float64) Level {
 	l.End = time.Unix(p.start+int64(i1), 0).UTC()
 	secs := float64(max(1, p.dataIn(i0, i1))) // rates per second of data
 	l.Seconds = secs
-	var reqs, ok, errs, dropped, iters, vus, limited, sent, recv float64
+	var reqs, errs, dropped, iters, vus, limited, done, sent, recv float64
 	for i := i0; i < i1; i++ {
 		sent += p.bytesSent[i]
 		recv += p.bytesReceived[i]
 		limited += p.limited[i]
+		done += p.completed[i]
 		reqs += p.reqs[i]
-		ok += p.ok[i]
 		errs += p.errs[i]
 		dropped += p.dropped[i]
 		iters += p.iterations[i]
@@ -125,9 +143,8 @@ func (a *analysis) aggregate(i0, i1 int, pcts []float64) Level {
 	}
 	nan := F(math.NaN())
 	l.RequestsRPS = F(reqs / secs)
-	l.CompletedRPS = F(ok / secs)
+	l.CompletedRPS = F(done / secs)
 	if !a.hasHTTP {
-		l.CompletedRPS = F(iters / secs)
 		l.RequestsRPS = nan
 	}
 	l.ErrorRate = nan
@@ -148,6 +165,10 @@ func (a *analysis) aggregate(i0, i1 int, pcts []float64) Level {
 	l.nReqs, l.nFailed, l.nDropped, l.nLimited = reqs, errs, dropped, limited
 	if !a.hasHTTP {
 		l.nReqs, l.nFailed = iters, 0
+	}
+	l.nUnits = l.nReqs
+	if p.msgs {
+		l.nUnits = done
 	}
 	l.VUs = nan
 	if p.hasVUs {
@@ -173,6 +194,9 @@ func (a *analysis) aggregate(i0, i1 int, pcts []float64) Level {
 		}
 	} else {
 		l.Offered = l.VUs
+		if a.opt.UsersPerVU > 0 {
+			l.Offered = F(float64(l.VUs) * a.opt.UsersPerVU)
+		}
 		l.OfferedRPS = nan
 		l.nOffered = math.NaN()
 	}
@@ -180,6 +204,12 @@ func (a *analysis) aggregate(i0, i1 int, pcts []float64) Level {
 	l.MeanMS, l.MinMS, l.MaxMS = F(l.lat.Mean()), F(l.lat.Min()), F(l.lat.Max())
 	l.P50MS, l.P90MS = F(l.lat.Quantile(0.50)), F(l.lat.Quantile(0.90))
 	l.P95MS, l.P99MS = F(l.lat.Quantile(0.95)), F(l.lat.Quantile(0.99))
+	if v := a.vital; v != nil && l.Count > 0 {
+		n := float64(l.Count)
+		good := float64(l.lat.CountAtMost(v.Good))
+		poor := n - float64(l.lat.CountAtMost(v.Poor))
+		l.WebVital = &VitalShares{P75: F(l.lat.Quantile(0.75)), Good: F(good / n), NeedsImprovement: F((n - good - poor) / n), Poor: F(poor / n)}
+	}
 	if len(pcts) > 0 {
 		l.Percentiles = make(map[string]F, len(pcts))
 		for _, q := range pcts {

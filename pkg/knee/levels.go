@@ -29,6 +29,8 @@ const (
 	targetSteps     = 16
 	minSteps        = 8
 	minStepRequests = 40
+	// downSteps is the steps of a ramp down, which no decision reads.
+	downSteps = 4
 )
 
 // isRamp reports whether piece p climbs or falls by more than its noise
@@ -195,7 +197,6 @@ func mergePieces(p, q piece, x []float64, flat bool) piece {
 // --ramp-step width when given, else a width chosen from the ramp (see
 // targetSteps). A tail under half a step joins the step before.
 func (a *analysis) rampSteps(p piece) []Level {
-	n := p.i1 - p.i0
 	w := int(a.opt.RampStepNS / 1e9)
 	if w <= 0 {
 		w = a.stepWidth(p)
@@ -214,7 +215,6 @@ func (a *analysis) rampSteps(p piece) []Level {
 			break
 		}
 	}
-	_ = n
 	return out
 }
 
@@ -276,6 +276,10 @@ func (a *analysis) stepWidth(p piece) int {
 	}
 	w := int(math.Round(float64(n) / targetSteps))
 	w = min(w, n/minSteps)
+	if p.slope < 0 {
+		// A ramp down decides nothing (wayUp): a few steps show it.
+		w = int(math.Round(float64(n) / downSteps))
+	}
 	return max(1, w, wStat)
 }
 

@@ -20,6 +20,7 @@ type Scenario struct {
 	Model         Model    `json:"model"`
 	ModelEvidence string   `json:"model_evidence"`
 	OfferedUnit   string   `json:"offered_unit"`
+	CompletedUnit string   `json:"completed_unit"`
 	Levels        string   `json:"levels"`
 	Holds         []Level  `json:"holds"`
 	RampSteps     []Level  `json:"ramp_steps,omitempty"`
@@ -39,7 +40,7 @@ const WarnScenariosOverlap = "scenarios-overlap"
 // NewScenario is the Scenario entry of the analysis r of the samples of
 // scenario name.
 func NewScenario(name string, r *Result) Scenario {
-	s := Scenario{Name: name, Start: r.Start, End: r.End, Model: r.Model, ModelEvidence: r.ModelEvidence, OfferedUnit: r.OfferedUnit,
+	s := Scenario{Name: name, Start: r.Start, End: r.End, Model: r.Model, ModelEvidence: r.ModelEvidence, OfferedUnit: r.OfferedUnit, CompletedUnit: r.CompletedUnit,
 		Levels: r.Levels, Holds: r.Holds, RampSteps: r.RampSteps, Knee: r.Knee, Ceiling: r.Ceiling, Warnings: r.Warnings}
 	peak := 0.0
 	for _, l := range r.DecisionLevels() {
@@ -80,7 +81,7 @@ func (r *Result) SetScenarios(names []string, parts []*Result) {
 	}
 	t := parts[top]
 	r.Scenario = names[top]
-	r.Model, r.ModelEvidence, r.OfferedUnit = t.Model, t.ModelEvidence, t.OfferedUnit
+	r.Model, r.ModelEvidence, r.OfferedUnit, r.CompletedUnit = t.Model, t.ModelEvidence, t.OfferedUnit, t.CompletedUnit
 	r.RequestsPerIteration = t.RequestsPerIteration
 	r.Levels, r.Holds, r.RampSteps, r.inspect = t.Levels, t.Holds, t.RampSteps, t.inspect
 	r.Knee, r.Ceiling, r.SLO = t.Knee, t.Ceiling, t.SLO

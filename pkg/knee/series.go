@@ -1,17 +1,23 @@
 package knee
 
 import (
+	"github.com/ldanalyze/ldanalyze/pkg/outcome"
 	"github.com/ldanalyze/ldanalyze/pkg/timeline"
 )
 
 // perSecond is the dense per-second view of the run's main span of data
 // (timeline.Timeline.Main), from its first second to its last.
 type perSecond struct {
-	tl         *timeline.Timeline
-	start      int64 // unix second of index 0
-	reqs, ok   []float64
-	errs       []float64
-	limited    []float64 // failures saying "too many requests" (429, gRPC 8)
+	tl       *timeline.Timeline
+	start    int64 // unix second of index 0
+	reqs, ok []float64
+	errs     []float64
+	limited  []float64 // failures saying "too many requests" (429, gRPC 8)
+	// completed is the completed units per second: successful responses
+	// of the request stream, WebSocket messages received (msgs), or
+	// iterations when the run has no request stream.
+	completed  []float64
+	msgs       bool
 	iterations []float64
 	dropped    []float64
 	vus        []float64 // carried forward over seconds without a sample
@@ -60,7 +66,8 @@ func dense(tl *timeline.Timeline) *perSecond {
 	p.start = best.First
 	n := best.Len()
 	p.reqs, p.ok, p.errs = make([]float64, n), make([]float64, n), make([]float64, n)
-	p.limited = make([]float64, n)
+	p.limited, p.completed = make([]float64, n), make([]float64, n)
+	msgs := make([]float64, n)
 	p.iterations, p.dropped = make([]float64, n), make([]float64, n)
 	p.bytesSent, p.bytesReceived = make([]float64, n), make([]float64, n)
 	p.vus, p.vusMax = make([]float64, n), make([]float64, n)
@@ -77,6 +84,8 @@ func dense(tl *timeline.Timeline) *perSecond {
 		}
 		p.reqs[i], p.ok[i] = float64(s.Requests), float64(s.OK)
 		p.errs[i], p.limited[i] = float64(s.Failed), float64(s.Limited)
+		msgs[i] = s.MessagesReceived
+		p.msgs = p.msgs || s.MessagesReceived > 0
 		p.iterations[i], p.dropped[i] = float64(s.Iterations), float64(s.Dropped)
 		p.bytesSent[i], p.bytesReceived[i] = s.BytesSent, s.BytesReceived
 		if s.HasVUs {
@@ -87,6 +96,15 @@ func dense(tl *timeline.Timeline) *perSecond {
 			lastM = s.VUsMax
 		}
 		p.vus[i], p.vusMax[i] = lastV, lastM
+	}
+	p.msgs = p.msgs && tl.Protocol() == outcome.WebSocket
+	switch {
+	case p.msgs:
+		p.completed = msgs
+	case tl.HasRequests():
+		copy(p.completed, p.ok)
+	default:
+		copy(p.completed, p.iterations)
 	}
 	return p
 }

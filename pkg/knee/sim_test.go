@@ -137,3 +137,24 @@ func TestSimulatedGeneratorLimit(t *testing.T) {
 		t.Errorf("knee %+v, want not reached, at least the %.1f it/s the server was sent", k, vuLimit)
 	}
 }
+
+// TestSimulatedWebSocketLadder: sim.WSLadder, the corpus's fan-out (holds
+// at 2, 4, 8 and 16 classes; the lock saturates at ≈ 12.8 classes): the
+// knee's range holds the true knee, its point is the 8-class hold, and the
+// completed load is messages received per second, below the lock's
+// capacity at the top.
+func TestSimulatedWebSocketLadder(t *testing.T) {
+	r, truth := simulate(t, sim.WSLadder(), knee.Options{})
+	k := truth.WS.KneeClasses
+	if r.Knee == nil || !r.Knee.Reached || float64(r.Knee.Low) > k || float64(r.Knee.High) < k || r.Knee.Offered != 8 {
+		t.Errorf("knee %+v, want 8 classes with %.1f inside its range\n%s", r.Knee, k, describe(r))
+	}
+	if r.CompletedUnit != "msgs/s" || r.Ceiling == nil || float64(r.Ceiling.CompletedRPS) > truth.WS.CapacityMsgsPerS {
+		t.Errorf("completed in %q, ceiling %+v above the lock's %.0f msgs/s", r.CompletedUnit, r.Ceiling, truth.WS.CapacityMsgsPerS)
+	}
+	// At low load every class gets its 10 questions × 20 players per
+	// ≈ 11.5 s: 17.4 msgs/s per class.
+	if h := r.Holds[0]; math.Abs(float64(h.CompletedRPS)/float64(h.Offered)-truth.WS.MsgsPerSPerClass) > 0.1*truth.WS.MsgsPerSPerClass {
+		t.Errorf("2 classes: %.1f msgs/s per class, want %.1f", float64(h.CompletedRPS)/float64(h.Offered), truth.WS.MsgsPerSPerClass)
+	}
+}

@@ -26,6 +26,7 @@ const (
 	WarnNoVUs           = "no-vus"            // no vus gauge: model assumed closed
 	WarnSummaryMismatch = "summary-mismatch"  // --summary is not of this run
 	WarnCardinality     = "cardinality"       // more tag values than rows of their own (--by-limit)
+	WarnUsersPerVU      = "users-per-vu"      // --users-per-vu on an open-model run
 )
 
 func (w Warning) String() string { return w.Message }

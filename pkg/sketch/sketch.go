@@ -311,6 +311,49 @@ func (s *Sketch) rankValue(r uint64) float64 {
 	return s.max
 }
 
+// CountAtMost returns how many values are ≤ x: exact in exact mode; in
+// histogram mode the values of x's own bucket count when the bucket's
+// midpoint is ≤ x (each value stands at its bucket's midpoint, within
+// RelativeError of itself). NaN x counts nothing.
+func (s *Sketch) CountAtMost(x float64) uint64 {
+	if s.n == 0 || math.IsNaN(x) {
+		return 0
+	}
+	if x >= s.max {
+		return s.n
+	}
+	if x < s.min {
+		return 0
+	}
+	if !s.hist {
+		if !s.sorted {
+			slices.Sort(s.exact)
+			s.sorted = true
+		}
+		i, found := slices.BinarySearch(s.exact, x)
+		for found && i < len(s.exact) && s.exact[i] == x {
+			i++
+		}
+		return uint64(i)
+	}
+	var n uint64
+	for i, c := range s.neg.counts {
+		if -represent(s.neg.off+i) <= x {
+			n += uint64(c)
+		}
+	}
+	if x >= 0 {
+		n += s.zero
+	}
+	for i, c := range s.pos.counts {
+		if represent(s.pos.off+i) > x {
+			break
+		}
+		n += uint64(c)
+	}
+	return n
+}
+
 // Quantiles returns Quantile(q) for every q of qs.
 func (s *Sketch) Quantiles(qs []float64) []float64 {
 	out := make([]float64, len(qs))

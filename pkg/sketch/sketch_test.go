@@ -154,3 +154,33 @@ func TestResetReuse(t *testing.T) {
 		t.Errorf("count %d", s.Count())
 	}
 }
+
+// TestCountAtMost: exact counts below ExactLimit (ties included), and in
+// histogram mode counts within one bucket of the truth.
+func TestCountAtMost(t *testing.T) {
+	var s Sketch
+	for _, v := range []float64{5, 1, 3, 3, 9} {
+		s.Add(v)
+	}
+	for x, want := range map[float64]uint64{0.5: 0, 1: 1, 2.9: 1, 3: 3, 4: 3, 9: 5, 100: 5} {
+		if got := s.CountAtMost(x); got != want {
+			t.Errorf("exact: CountAtMost(%v) = %d, want %d", x, got, want)
+		}
+	}
+	var h Sketch
+	for i := 1; i <= 10000; i++ {
+		h.Add(float64(i))
+	}
+	if h.Exact() {
+		t.Fatal("10,000 values: still exact")
+	}
+	for _, x := range []float64{100, 2500, 4000, 9999.5} {
+		got, want := float64(h.CountAtMost(x)), math.Floor(x)
+		if math.Abs(got-want) > x*RelativeError*2+1 {
+			t.Errorf("histogram: CountAtMost(%v) = %v, want %v within a bucket", x, got, want)
+		}
+	}
+	if h.CountAtMost(math.NaN()) != 0 || h.CountAtMost(1e9) != 10000 || h.CountAtMost(0) != 0 {
+		t.Error("edges")
+	}
+}

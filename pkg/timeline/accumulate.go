@@ -189,6 +189,10 @@ func (a *Accumulator) Add(s *ingest.Sample) {
 		sc.bytesSent += s.Value
 	case "data_received":
 		sc.bytesReceived += s.Value
+	case "ws_msgs_sent":
+		sc.msgsSent += s.Value
+	case "ws_msgs_received":
+		sc.msgsReceived += s.Value
 	case "checks":
 		t.addCheck(s)
 	case "http_req_failed":

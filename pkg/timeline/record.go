@@ -65,7 +65,10 @@ type second struct {
 	// fails counts failed stream samples by (protocol, status).
 	fails                    []statusCount
 	bytesSent, bytesReceived float64
-	vus, vusMax              vugauge.Sources
+	// msgsSent and msgsReceived are the ws_msgs_sent and
+	// ws_msgs_received counters.
+	msgsSent, msgsReceived float64
+	vus, vusMax            vugauge.Sources
 	// hist holds, per request name (the Accumulator's name number), the
 	// successful latencies of the analysed Trend while the second is
 	// live; histEnc the same once sealed (Hist.appendEnc; encodings
@@ -112,6 +115,8 @@ func (s *second) merge(o *second, remap, hremap []int, over *uint64, fail func(e
 		s.addFail(f.key, f.n)
 	}
 	s.bytesSent += o.bytesSent
+	s.msgsSent += o.msgsSent
+	s.msgsReceived += o.msgsReceived
 	s.bytesReceived += o.bytesReceived
 	s.vus.Merge(&o.vus, remap)
 	s.vusMax.Merge(&o.vusMax, remap)

@@ -190,6 +190,9 @@ type Second struct {
 	// BytesSent and BytesReceived are the data_sent and data_received
 	// counters, bytes.
 	BytesSent, BytesReceived float64
+	// MessagesSent and MessagesReceived are the ws_msgs_sent and
+	// ws_msgs_received counters: WebSocket messages.
+	MessagesSent, MessagesReceived float64
 	// MetricSamples counts the analysed Trend's samples.
 	MetricSamples uint64
 	// Failures counts the stream's failures by status (nil without any).
@@ -213,6 +216,7 @@ func (t *Timeline) view(r *second) Second {
 	s.VUs, s.HasVUs = r.vus.Total()
 	s.VUsMax, s.HasVUsMax = r.vusMax.Total()
 	s.BytesSent, s.BytesReceived = r.bytesSent, r.bytesReceived
+	s.MessagesSent, s.MessagesReceived = r.msgsSent, r.msgsReceived
 	s.MetricSamples = uint64(r.metricN[t.cand])
 	pi := byte('0' + protoIndex(t.proto))
 	for _, f := range r.fails {
@@ -435,27 +439,33 @@ func (t *Timeline) HistOver() uint64 { return t.tot.histOver }
 // name number i (HistNames) in the seconds [from, to).
 func (t *Timeline) NameHist(i int, from, to int64) Hist {
 	var h Hist
-	visit := func(r *second) {
+	t.records(from, to, func(r *second) {
 		if i < len(r.histEnc) {
 			if err := h.addEnc(r.histEnc[i]); err != nil && t.err == nil {
 				t.err = err
 			}
 		}
-	}
+	})
+	return h
+}
+
+// records calls visit with the record of every second in [from, to) that
+// has one, in time order: by index over a short range, by a walk of the
+// records over a long one.
+func (t *Timeline) records(from, to int64, visit func(*second)) {
 	if to-from <= int64(t.sh.secs.Len()) {
 		for k := from; k < to; k++ {
 			if r := t.sh.secs.Get(k); r != nil {
 				visit(r)
 			}
 		}
-		return h
+		return
 	}
 	t.sh.secs.Each(func(k int64, r *second) {
 		if k >= from && k < to {
 			visit(r)
 		}
 	})
-	return h
 }
 
 // NameFailures returns the failed samples of the analysed Trend of
@@ -463,22 +473,9 @@ func (t *Timeline) NameHist(i int, from, to int64) Hist {
 // NameHist's total, the requests of that name offered then.
 func (t *Timeline) NameFailures(i int, from, to int64) uint64 {
 	var n uint64
-	visit := func(r *second) {
+	t.records(from, to, func(r *second) {
 		if i < len(r.nameFail) {
 			n += uint64(r.nameFail[i])
-		}
-	}
-	if to-from <= int64(t.sh.secs.Len()) {
-		for k := from; k < to; k++ {
-			if r := t.sh.secs.Get(k); r != nil {
-				visit(r)
-			}
-		}
-		return n
-	}
-	t.sh.secs.Each(func(k int64, r *second) {
-		if k >= from && k < to {
-			visit(r)
 		}
 	})
 	return n
