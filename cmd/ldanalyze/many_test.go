@@ -316,3 +316,56 @@ func TestCompareDirectories(t *testing.T) {
 		t.Errorf("a directory and a file: exit %d %s", code, errs)
 	}
 }
+
+// TestUSLSweepLabels: the six constant-vus runs of testdata/scale (X =
+// 100, 190, 344, 569, 804, 903/s) get one label each: headroom while a
+// step adds at least half of linear scaling (90, 77 and 56 % up to N = 8),
+// saturation after (29 and 6 %); the p95 of each run's hold is its
+// iteration_duration, 1000·N/X ms (every row of a run has that value).
+func TestUSLSweepLabels(t *testing.T) {
+	args := []string{"scale", "--usl", "--format", "json"}
+	ns := []string{"1", "2", "4", "8", "16", "32"}
+	for _, n := range ns {
+		args = append(args, "--run", n+"=../../testdata/scale/vus"+n+".csv")
+	}
+	out, errs, code := scaleRun(t, "", args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	m := scaleJSON(t, out)
+	pts := m["points"].([]any)
+	want := []string{"headroom", "headroom", "headroom", "headroom", "saturation", "saturation"}
+	xs := []float64{100, 190, 344, 569, 804, 903}
+	for i, p := range pts {
+		pm := p.(map[string]any)
+		if pm["label"] != want[i] {
+			t.Errorf("N=%s: label %v, want %s (%v)", ns[i], pm["label"], want[i], pm["label_reason"])
+		}
+		n, _ := strconv.ParseFloat(ns[i], 64)
+		scaleNear(t, "p95_ms at N="+ns[i], pm["p95_ms"], 1000*n/xs[i], 5e-4) // the file has 3 decimals
+		scaleNear(t, "measured_efficiency at N="+ns[i], pm["measured_efficiency"], xs[i]/(n*100), 1e-12)
+	}
+}
+
+// TestUSLLevels: the levels of one closed ramp as a sweep (`--levels`).
+// closed_ramp.csv.gz ramps 0 → 120 VUs against a server that saturates
+// near 168 req/s at 58–60 VUs (testdata/k6/README.md): every level up to
+// 44 VUs is headroom, every level from 76 VUs on is not, and none is
+// retrograde (the plateau wanders by less than 5 %).
+func TestUSLLevels(t *testing.T) {
+	out, errs, code := scaleRun(t, "", "scale", "--usl", "--format", "json", "--levels", td+"closed_ramp.csv.gz")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	pts := scaleJSON(t, out)["points"].([]any)
+	if len(pts) < 8 {
+		t.Fatalf("%d points", len(pts))
+	}
+	for _, p := range pts {
+		pm := p.(map[string]any)
+		n, label := pm["n"].(float64), pm["label"]
+		if (n <= 44 && label != "headroom") || (n >= 76 && label == "headroom") || label == "contention" {
+			t.Errorf("N=%.1f: %v (%v)", n, label, pm["label_reason"])
+		}
+	}
+}

@@ -71,6 +71,7 @@ func uslFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "point", Aliases: []string{"p"}, Usage: "a point `X=Y`, e.g. 100=36MB (repeatable)"},
 		&cli.StringSliceFlag{Name: "run", Usage: "a k6 run labelled with its x (--usl: its concurrency N), `X=FILE` (repeatable; repeat an X for the files of a distributed run)"},
+		&cli.StringSliceFlag{Name: "levels", Usage: "--usl: one point per load level of the k6 run in `FILE` (N = the level's mean VUs, X its completed rate; a closed model's VU steps; repeat for the files of one distributed run)"},
 		&cli.StringFlag{Name: "at", Usage: "project to this `X` (same unit as the points' x)"},
 		&cli.Float64Flag{Name: "level", Value: 0.95, Usage: "confidence `LEVEL` of the intervals, in (0, 1)"},
 	}
@@ -79,6 +80,12 @@ func uslFlags() []cli.Flag {
 // runPoints reads each run and adds its point: for --fit the --y selector
 // of the whole run, for --usl the completed rate of its longest hold.
 func (e *env) runPoints(c *cli.Context, p *scale.Points, usl bool) ([]present.RunPoint, []string, error) {
+	if files := c.StringSlice("levels"); len(files) > 0 {
+		if !usl {
+			return nil, nil, usageError{errors.New("scale: --levels takes a run's load levels as USL points: use it with --usl")}
+		}
+		return e.levelPoints(files, p)
+	}
 	runs, err := pipeline.ParseSweepRuns(c.StringSlice("run"))
 	if err != nil || len(runs) == 0 {
 		return nil, nil, usageOrNil(err)
@@ -97,10 +104,10 @@ func (e *env) runPoints(c *cli.Context, p *scale.Points, usl bool) ([]present.Ru
 		name := fmt.Sprintf("--run %s=%s", r.Label, strings.Join(r.Files, ","))
 		var row present.RunPoint
 		if usl {
-			an, err := e.analyze(r.Files, pipeline.Options{Metric: "iteration_duration"})
+			an, err := e.analyzeSweepRun(r.Files)
 			if err != nil {
 				if errors.Is(err, knee.ErrNoSamples) {
-					return nil, nil, usageError{fmt.Errorf("%s: no iteration_duration samples: the run has no completed iterations to measure", name)}
+					return nil, nil, usageError{fmt.Errorf("%s: no request Trend and no iteration_duration samples: the run has no completed requests or iterations to measure", name)}
 				}
 				return nil, nil, fmt.Errorf("%s: %w", name, err)
 			}
@@ -109,13 +116,10 @@ func (e *env) runPoints(c *cli.Context, p *scale.Points, usl bool) ([]present.Ru
 				return nil, nil, fmt.Errorf("%s: %w", name, err)
 			}
 			row = present.USLRunPoint(r.X.Value, r.Files, t)
+			row.Metric = an.Knee.Metric
 			warn = append(warn, t.Warnings...)
 		} else if sel.Stat == scale.StatLevel {
-			an, err := e.analyze(r.Files, pipeline.Options{})
-			if errors.Is(err, knee.ErrNoSamples) {
-				// No request Trend: the levels of the iterations.
-				an, err = e.analyze(r.Files, pipeline.Options{Metric: "iteration_duration"})
-			}
+			an, err := e.analyzeSweepRun(r.Files)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", name, err)
 			}
@@ -152,6 +156,40 @@ func (e *env) runPoints(c *cli.Context, p *scale.Points, usl bool) ([]present.Ru
 		}
 	}
 	return rows, warn, nil
+}
+
+// levelPoints adds one USL point per load level of the run in files.
+func (e *env) levelPoints(files []string, p *scale.Points) ([]present.RunPoint, []string, error) {
+	an, err := e.analyzeSweepRun(files)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--levels %s: %w", strings.Join(files, ","), err)
+	}
+	ts, warn, err := pipeline.SweepLevels(an)
+	if err != nil {
+		return nil, nil, usageError{fmt.Errorf("--levels %s: %w", strings.Join(files, ","), err)}
+	}
+	var rows []present.RunPoint
+	for _, t := range ts {
+		row := present.USLRunPoint(t.VUs, files, t)
+		row.Metric = an.Knee.Metric
+		if err := p.Add(scale.Quantity{Value: t.VUs, Unit: scale.Count}, scale.Quantity{Value: t.PerSecond, Unit: scale.PerSecond}); err != nil {
+			return nil, nil, usageError{err}
+		}
+		rows = append(rows, row)
+	}
+	p.YName = "X"
+	return rows, warn, nil
+}
+
+// analyzeSweepRun analyses one run of a sweep with its request Trend, or
+// iteration_duration when it has none (a run of iterations only): its
+// levels, rates and p95.
+func (e *env) analyzeSweepRun(files []string) (*pipeline.Analysis, error) {
+	an, err := e.analyze(files, pipeline.Options{})
+	if errors.Is(err, knee.ErrNoSamples) {
+		an, err = e.analyze(files, pipeline.Options{Metric: "iteration_duration"})
+	}
+	return an, err
 }
 
 // scalePoints gathers the points of the CSV files (arguments), the

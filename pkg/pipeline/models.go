@@ -109,7 +109,8 @@ func RunLevels(an *Analysis) (scale.RunLevels, error) {
 		for i, l := range ls {
 			out[i] = scale.LevelRate{Start: l.Start, End: l.End, Seconds: l.Seconds, CompletedRPS: float64(l.CompletedRPS),
 				RequestsRPS: float64(l.RequestsRPS), ErrorRate: float64(l.ErrorRate), VUs: float64(l.VUs),
-				BytesReceivedPerS: float64(l.BytesReceivedPerS), BytesSentPerS: float64(l.BytesSentPerS), BytesPerRequest: float64(l.BytesPerRequest)}
+				BytesReceivedPerS: float64(l.BytesReceivedPerS), BytesSentPerS: float64(l.BytesSentPerS), BytesPerRequest: float64(l.BytesPerRequest),
+				P95MS: float64(l.P95MS)}
 		}
 		return out
 	}

@@ -32,6 +32,9 @@ type Throughput struct {
 	// all responses (÷ iterations without requests), bytes; NaN when the
 	// span has neither.
 	BytesReceivedPerS, BytesSentPerS, BytesPerRequest float64
+	// P95MS is the p95 of the analysed Trend over the hold, ms (NaN over
+	// a whole run without a hold: its levels' p95s do not add up).
+	P95MS float64
 	// Warnings are caveats in plain words.
 	Warnings []string
 }
@@ -48,13 +51,14 @@ const (
 // analysis found them): its span, its length in seconds of data, its
 // goodput and all responses per second, its error rate (0–1), its
 // mean VUs (NaN without a vus gauge), and its data_received and data_sent
-// per second and data_received per response (bytes; knee.Level's).
+// per second and data_received per response (bytes), and its p95 (ms;
+// knee.Level's).
 type LevelRate struct {
 	Start, End                         time.Time
 	Seconds, CompletedRPS, RequestsRPS float64
 	ErrorRate, VUs                     float64
 	BytesReceivedPerS, BytesSentPerS   float64
-	BytesPerRequest                    float64
+	BytesPerRequest, P95MS             float64
 }
 
 // RunLevels are the load levels of one run: its holds and its ramp steps,
@@ -94,6 +98,7 @@ func SteadyThroughput(r RunLevels, n float64) (Throughput, error) {
 		t.VUs, t.HasVUs = best.VUs, finite(best.VUs)
 		t.ErrorRate = best.ErrorRate
 		t.BytesReceivedPerS, t.BytesSentPerS, t.BytesPerRequest = best.BytesReceivedPerS, best.BytesSentPerS, best.BytesPerRequest
+		t.P95MS = best.P95MS
 	} else {
 		if len(r.Steps) == 0 {
 			return t, fmt.Errorf("scale: the run is too short to measure a throughput (%s)", r.Why)
@@ -124,6 +129,7 @@ func SteadyThroughput(r RunLevels, n float64) (Throughput, error) {
 		t.Start, t.End, t.Seconds = r.Steps[0].Start, r.Steps[len(r.Steps)-1].End, secs
 		t.PerSecond = done / secs
 		t.BytesReceivedPerS, t.BytesSentPerS, t.BytesPerRequest = recv/secs, sent/secs, math.NaN()
+		t.P95MS = math.NaN()
 		if perReq > 0 {
 			t.BytesPerRequest = recv / perReq
 		}
