@@ -45,7 +45,7 @@ var (
 	summaryDrop = []string{"value", "max", "p90", "rate", "count"}
 	costDrop    = []string{"kind", "price source", "share %", "USD/month"}
 	priceDrop   = []string{"note", "as of", "source"}
-	ledgerDrop  = []string{"p95 at knee ms", "date (UTC)", "errors", "validity"}
+	ledgerDrop  = []string{"p95 at knee ms", "date (UTC)", "errors", "validity", "utilisation shifts"}
 )
 
 // full formats a number for CSV at full precision (NaN as "NaN", unlike
