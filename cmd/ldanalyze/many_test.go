@@ -15,6 +15,7 @@ import (
 
 	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/pkg/compare"
+	"github.com/ldanalyze/ldanalyze/pkg/over"
 	"github.com/ldanalyze/ldanalyze/pkg/suite"
 )
 
@@ -367,5 +368,36 @@ func TestUSLLevels(t *testing.T) {
 		if (n <= 44 && label != "headroom") || (n >= 76 && label == "headroom") || label == "contention" {
 			t.Errorf("N=%.1f: %v (%v)", n, label, pm["label_reason"])
 		}
+	}
+}
+
+// TestKneeOver: samples of http_req_duration above 250 ms in
+// breakpoint.csv.gz, by name, counted by awk over the CSV: 2,638 of
+// 23,232; menu 1,179 of 11,573, search 591, order 500, slow 368 (of
+// 1,145; its worst 364.128021 ms is the run's max).
+func TestKneeOver(t *testing.T) {
+	out, errs, code := runCLI(t, "", "knee", "--format", "json", "--over", "250ms", "--by", "name", td+"breakpoint.csv.gz")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct{ Over over.Result }
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	o := doc.Over
+	if o.LimitMS != 250 || o.Count != 2638 || o.Total != 23232 || len(o.By) != 4 {
+		t.Fatalf("%+v", o)
+	}
+	want := map[string]uint64{"menu": 1179, "search": 591, "order": 500, "slow": 368}
+	for _, k := range o.By {
+		if k.Count != want[k.Key] {
+			t.Errorf("%s: %d above, want %d", k.Key, k.Count, want[k.Key])
+		}
+	}
+	if s := o.By[3]; s.Key != "slow" || s.Total != 1145 || s.WorstMS != 364.128021 {
+		t.Errorf("slow: %+v", s)
+	}
+	if _, errs, code := runCLI(t, "", "knee", "--over", "soon", td+"breakpoint.csv.gz"); code != 2 || !strings.Contains(errs, `--over "soon": want a duration`) {
+		t.Errorf("bad --over: exit %d %s", code, errs)
 	}
 }
