@@ -4,8 +4,10 @@ import (
 	"errors"
 	"time"
 
+	"github.com/ldanalyze/ldanalyze/internal/cliapp"
 	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/internal/render"
+	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 	"github.com/ldanalyze/ldanalyze/pkg/suite"
 	"github.com/urfave/cli/v2"
@@ -47,9 +49,13 @@ func (e *env) suiteDoc(c *cli.Context, args []string) (*present.SuiteDoc, error)
 	if err != nil {
 		return nil, err
 	}
-	opt, err := runOptions(c, 30*time.Second)
-	if err != nil {
-		return nil, err
+	// `summary` on many files has none of the run flags: knee's
+	// defaults.
+	opt := pipeline.Options{Knee: knee.Options{WindowNS: int64(30 * time.Second)}}
+	if cliapp.Defines(c, "window") {
+		if opt, err = runOptions(c, 30*time.Second); err != nil {
+			return nil, err
+		}
 	}
 	opt.Checks.WindowNS = opt.Knee.WindowNS
 	opt = pipeline.SuiteOptions(opt)

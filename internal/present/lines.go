@@ -42,7 +42,7 @@ func Lines(w io.Writer, f render.Format, lines, warnings []string) error {
 var (
 	levelDrop   = []string{"B/req", "recv/s", "dropped/s", "all/s", "s", "VUs", "p90 ms", "p50 ms"}
 	byDrop      = []string{"min ms", "max ms", "mean ms", "per s"}
-	summaryDrop = []string{"value", "max", "p90", "rate", "count"}
+	summaryDrop = []string{"min", "value", "med", "max", "p90", "rate", "count"}
 	costDrop    = []string{"kind", "price source", "share %", "USD/month"}
 	priceDrop   = []string{"note", "as of", "source"}
 	ledgerDrop  = []string{"p95 at knee ms", "date (UTC)", "errors", "validity", "utilisation shifts"}
