@@ -229,6 +229,9 @@ func Run(paths []string, opt Options) (*Analysis, error) {
 		an.KneeErr = kerr
 		res = nil
 	}
+	if res != nil {
+		mergeSeparateRuns(res, paths)
+	}
 	an.Knee = res
 	if err := scenarios(an, paths, opt, kopt, tl.Metric()); err != nil {
 		return an, fmt.Errorf("%s: %w", an.Name(), err)
