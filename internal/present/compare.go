@@ -130,13 +130,18 @@ func valueText(metric string, v float64) string {
 	return Num(v)
 }
 
-// pctFine is a 0–1 ratio in percent with two decimals below 1 %: 0.0012 →
-// "0.12%".
+// pctFine is a 0–1 ratio in percent with two decimals below 1 % and two
+// significant digits below 0.01 %: 0.0012 → "0.12%", 4.3e-5 →
+// "0.0043%", 0 → "0%".
 func pctFine(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
+	switch a := math.Abs(v); {
+	case math.IsNaN(v) || math.IsInf(v, 0):
 		return "-"
-	}
-	if math.Abs(v) < 0.01 {
+	case v == 0:
+		return "0%"
+	case a < 0.0001:
+		return strconv.FormatFloat(100*v, 'g', 2, 64) + "%"
+	case a < 0.01:
 		return strconv.FormatFloat(100*v, 'f', 2, 64) + "%"
 	}
 	return Pct(v)
@@ -165,6 +170,12 @@ func signed(metric string, v float64) string {
 	if metric == "error_rate" {
 		if math.IsNaN(v) {
 			return "-"
+		}
+		if v == 0 {
+			return "0 pp"
+		}
+		if math.Abs(v) < 0.0001 {
+			return fmt.Sprintf("%+.2g pp", 100*v)
 		}
 		return fmt.Sprintf("%+.2f pp", 100*v)
 	}

@@ -52,7 +52,16 @@ func Wilson(x, n int64, confidence float64) (low, high float64) {
 	den := 1 + z*z/nf
 	mid := (p + z*z/(2*nf)) / den
 	half := z / den * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf))
-	return max(0, mid-half), min(1, mid+half)
+	low, high = max(0, mid-half), min(1, mid+half)
+	// At x = 0 (x = n) the bound is 0 (1) exactly; mid − half leaves a
+	// rounding error of 1e-17 there.
+	if x == 0 {
+		low = 0
+	}
+	if x == n {
+		high = 1
+	}
+	return low, high
 }
 
 // Newcombe is the hybrid score interval of the difference of two
