@@ -13,7 +13,6 @@ import (
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/compare"
 	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
-	"github.com/ldanalyze/ldanalyze/pkg/suite"
 	"github.com/urfave/cli/v2"
 )
 
@@ -140,51 +139,26 @@ func compareDirs(paths [2][]string) (bool, error) {
 }
 
 // compareSuites compares the runs of two directories, paired by file
-// name; what has no partner, and summaries (no levels to match), are
-// warned about.
+// name (pipeline.SuitePairs); what was left out is warned about.
 func (e *env) compareSuites(labels [2]string, paths [2][]string, opt pipeline.Options, copt compare.Options) ([]*present.CompareDoc, error) {
-	var ins [2][]suite.Input
-	for i, p := range paths {
-		in, skipped, err := suite.Discover(p)
-		if err != nil {
-			return nil, err
-		}
-		for _, s := range skipped {
-			e.warn(fmt.Sprintf("%s: skipped: %s", s.Path, s.Reason))
-		}
-		ins[i] = in
-	}
-	pairs, onlyB, onlyA, err := suite.Pair(paths[0][0], ins[0], paths[1][0], ins[1])
+	pairs, warn, err := pipeline.SuitePairs(paths[0][0], paths[1][0])
+	e.warn(warn...)
 	if err != nil {
 		return nil, err
 	}
-	for _, in := range onlyB {
-		e.warn(fmt.Sprintf("%s: only in %s: not compared", in.Path, labels[0]))
-	}
-	for _, in := range onlyA {
-		e.warn(fmt.Sprintf("%s: only in %s: not compared", in.Path, labels[1]))
-	}
 	var docs []*present.CompareDoc
 	for _, p := range pairs {
-		name := suite.Name(paths[0][0], p[0].Path)
-		if p[0].Kind != suite.KindRun {
-			e.warn(fmt.Sprintf("%s: a k6 summary has no load levels to compare: skipped", name))
-			continue
-		}
 		var runs [2]compare.Run
-		for i := range runs {
-			if runs[i], err = e.compareRun(labels[i]+" "+name, []string{p[i].Path}, opt); err != nil {
+		for i, f := range []string{p.Before, p.After} {
+			if runs[i], err = e.compareRun(labels[i]+" "+p.Name, []string{f}, opt); err != nil {
 				return nil, err
 			}
 		}
 		res, err := compare.Compare(runs[0], runs[1], copt)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, fmt.Errorf("%s: %w", p.Name, err)
 		}
-		docs = append(docs, &present.CompareDoc{Run: name, Before: labels[0], After: labels[1], Result: res})
-	}
-	if len(docs) == 0 {
-		return nil, fmt.Errorf("compare: no run of %s has a partner of the same name in %s", paths[0][0], paths[1][0])
+		docs = append(docs, &present.CompareDoc{Run: p.Name, Before: labels[0], After: labels[1], Result: res})
 	}
 	return docs, nil
 }

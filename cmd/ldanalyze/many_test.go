@@ -299,7 +299,7 @@ func TestCompareDirectories(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errs, code := runCLI(t, "", "compare", "--format", "json", "--fail-on", "regress", before, after)
-	if code != 1 || !strings.Contains(errs, "only in before: not compared") || !strings.Contains(errs, "breakpoint.csv.gz: error_rate at 119.7") {
+	if code != 1 || !strings.Contains(errs, "only in "+before+": not compared") || !strings.Contains(errs, "breakpoint.csv.gz: error_rate at 119.7") {
 		t.Fatalf("exit %d, stderr %s", code, errs)
 	}
 	var doc present.CompareSuiteDoc

@@ -9,7 +9,6 @@ import (
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
-	"github.com/ldanalyze/ldanalyze/pkg/suite"
 	"github.com/urfave/cli/v2"
 )
 
@@ -39,46 +38,28 @@ func (e *env) suite(c *cli.Context, args []string) error {
 	return e.emit(c, doc.Write)
 }
 
-// suiteDoc discovers the inputs among args and makes their rows; a run
-// that cannot be analysed is a row with its error.
+// suiteDoc makes the rows of every input among args (pipeline.Suite);
+// a run that cannot be analysed is a row with its error, warned about.
 func (e *env) suiteDoc(c *cli.Context, args []string) (*present.SuiteDoc, error) {
 	if _, err := render.ParseFormat(c.String("format")); err != nil {
 		return nil, usageError{err}
-	}
-	ins, skipped, err := suite.Discover(args)
-	if err != nil {
-		return nil, err
 	}
 	// `summary` on many files has none of the run flags: knee's
 	// defaults.
 	opt := pipeline.Options{Knee: knee.Options{WindowNS: int64(30 * time.Second)}}
 	if cliapp.Defines(c, "window") {
+		var err error
 		if opt, err = runOptions(c, 30*time.Second); err != nil {
 			return nil, err
 		}
 	}
 	opt.Checks.WindowNS = opt.Knee.WindowNS
-	opt = pipeline.SuiteOptions(opt)
-	doc := &present.SuiteDoc{Runs: []suite.Row{}, Skipped: skipped}
-	if doc.Skipped == nil {
-		doc.Skipped = []suite.Skipped{}
+	rows, skipped, errs, err := pipeline.Suite(args, opt, e.analyze)
+	if err != nil {
+		return nil, err
 	}
-	for _, in := range ins {
-		var an *pipeline.Analysis
-		if in.Kind == suite.KindRun {
-			if an, err = e.analyze([]string{in.Path}, opt); err != nil {
-				e.warn(err.Error())
-				doc.Runs = append(doc.Runs, suite.Failed(in.Path, in.Kind, err))
-				continue
-			}
-		}
-		rows, err := pipeline.SuiteRows(in, an)
-		if err != nil {
-			e.warn(err.Error())
-			doc.Runs = append(doc.Runs, suite.Failed(in.Path, in.Kind, err))
-			continue
-		}
-		doc.Runs = append(doc.Runs, rows...)
+	for _, err := range errs {
+		e.warn(err.Error())
 	}
-	return doc, nil
+	return &present.SuiteDoc{Runs: rows, Skipped: skipped}, nil
 }
