@@ -453,16 +453,35 @@ func counts(l *knee.Level) (failed, all int64) {
 	return failed, all
 }
 
-func kneePoint(b, a *knee.Knee) Point {
+// bounded is a knee's or ceiling's figure with its bounds and whether it
+// was reached.
+type bounded struct {
+	v, low, high F
+	reached      bool
+}
+
+// newPoint is the Point of two figures (nil: the run has none).
+func newPoint(b, a *bounded) Point {
 	nan := F(math.NaN())
 	p := Point{Before: nan, After: nan, BeforeLow: nan, BeforeHigh: nan, AfterLow: nan, AfterHigh: nan, DeltaPct: nan, P: nan}
 	if b != nil {
-		p.Before, p.BeforeLow, p.BeforeHigh, p.BeforeReached = b.Offered, b.Low, b.High, b.Reached
+		p.Before, p.BeforeLow, p.BeforeHigh, p.BeforeReached = b.v, b.low, b.high, b.reached
 	}
 	if a != nil {
-		p.After, p.AfterLow, p.AfterHigh, p.AfterReached = a.Offered, a.Low, a.High, a.Reached
+		p.After, p.AfterLow, p.AfterHigh, p.AfterReached = a.v, a.low, a.high, a.reached
 	}
 	p.DeltaPct = pct(p.Before, p.After)
+	return p
+}
+
+func kneePoint(b, a *knee.Knee) Point {
+	of := func(k *knee.Knee) *bounded {
+		if k == nil {
+			return nil
+		}
+		return &bounded{k.Offered, k.Low, k.High, k.Reached}
+	}
+	p := newPoint(of(b), of(a))
 	switch {
 	case b == nil || a == nil:
 		p.Note = "a run has no knee (its lowest level already lacked headroom)"
@@ -478,15 +497,13 @@ func kneePoint(b, a *knee.Knee) Point {
 }
 
 func ceilingPoint(b, a *knee.Ceiling, opt Options) Point {
-	nan := F(math.NaN())
-	p := Point{Before: nan, After: nan, BeforeLow: nan, BeforeHigh: nan, AfterLow: nan, AfterHigh: nan, DeltaPct: nan, P: nan}
-	if b != nil {
-		p.Before, p.BeforeLow, p.BeforeHigh, p.BeforeReached = b.CompletedRPS, b.Low, b.High, b.Reached
+	of := func(c *knee.Ceiling) *bounded {
+		if c == nil {
+			return nil
+		}
+		return &bounded{c.CompletedRPS, c.Low, c.High, c.Reached}
 	}
-	if a != nil {
-		p.After, p.AfterLow, p.AfterHigh, p.AfterReached = a.CompletedRPS, a.Low, a.High, a.Reached
-	}
-	p.DeltaPct = pct(p.Before, p.After)
+	p := newPoint(of(b), of(a))
 	switch {
 	case b == nil || a == nil:
 		p.Note = "a run has no ceiling (every level shed more than 5 % of its requests)"
