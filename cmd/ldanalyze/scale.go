@@ -171,7 +171,7 @@ func (e *env) levelPoints(files []string, p *scale.Points) ([]present.RunPoint, 
 	var rows []present.RunPoint
 	for _, t := range ts {
 		row := present.USLRunPoint(t.VUs, files, t)
-		row.Metric = an.Knee.Metric
+		row.Metric, row.Selector, row.Span = an.Knee.Metric, present.LevelSelector, present.LevelSpan
 		if err := p.Add(scale.Quantity{Value: t.VUs, Unit: scale.Count}, scale.Quantity{Value: t.PerSecond, Unit: scale.PerSecond}); err != nil {
 			return nil, nil, usageError{err}
 		}

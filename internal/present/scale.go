@@ -37,8 +37,15 @@ type RunPoint struct {
 	Metric string   `json:"metric,omitempty"`
 }
 
-// USLSelector names what --usl takes from a run.
-const USLSelector = "successful requests/s over the longest hold"
+// USLSelector names what --usl takes from a run, LevelSelector what
+// --usl --levels takes from each level.
+const (
+	USLSelector   = "successful requests/s over the longest hold"
+	LevelSelector = "completed rate of the level"
+)
+
+// LevelSpan is the Span of a point from a run's level (--usl --levels).
+const LevelSpan = "level"
 
 // ScaleFitDoc is the JSON document of `scale --fit` (issue 7 contract:
 // exponent, exponent_low, exponent_high, coefficient, r2, n,
@@ -157,6 +164,8 @@ func runLines(runs []RunPoint, xn string) []string {
 			s += fmt.Sprintf("; hold %s–%s, %.0f s", r.Start.Format(time.TimeOnly), r.End.Format(time.TimeOnly), r.Seconds)
 		case r.Span == scale.SpanRun:
 			s += fmt.Sprintf("; no hold: whole run, %.0f s", r.Seconds)
+		case r.Span == LevelSpan && r.Start != nil:
+			s += fmt.Sprintf("; level %s–%s, %.0f s", r.Start.Format(time.TimeOnly), r.End.Format(time.TimeOnly), r.Seconds)
 		default:
 			s += fmt.Sprintf("; %d samples over %s", r.Samples, scale.Seconds.Format(r.DurationS))
 		}
