@@ -16,16 +16,16 @@ func checkCommand(e *env) *cli.Command {
 		Name:      "check",
 		Usage:     "did the test measure the system, or itself? validity checks with evidence (exit 1 when one fails)",
 		ArgsUsage: "FILE... (k6 CSV or JSON output, plain/gzip/zstd; several files are one distributed run; - is stdin)",
-		Flags: append(runFlags(10*time.Second, "window width for saying when errors and 429s happened (whole seconds)"),
-			outputFlags()...),
+		Flags: append(append(runFlags(10*time.Second, "window width for saying when errors and 429s happened (whole seconds)"),
+			fromPromFlags()...), outputFlags()...),
 		Action: func(c *cli.Context) error { return e.check(c) },
 	}
 }
 
 func (e *env) check(c *cli.Context) error {
 	paths := c.Args().Slice()
-	if len(paths) == 0 {
-		return usageError{fmt.Errorf("check: no input files: give one or more k6 output files, or - for stdin")}
+	if len(paths) == 0 && c.String("from-prom") == "" {
+		return usageError{fmt.Errorf("check: no input files: give one or more k6 output files, - for stdin, or --from-prom")}
 	}
 	if win := c.Duration("window"); win < time.Second || win%time.Second != 0 {
 		return usageError{fmt.Errorf("check: --window must be whole seconds, at least 1s")}
@@ -42,13 +42,13 @@ func (e *env) check(c *cli.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
-	an, err := e.analyze(paths, opt)
+	an, err := e.analyzeRun(c, paths, opt)
 	if err != nil {
 		return err
 	}
 	warnSpans(e.stderr, an.Name(), an.Knee)
 	rep := an.Checks
-	doc := &present.CheckDoc{Report: rep, Input: present.InputOf(paths, an.Input)}
+	doc := &present.CheckDoc{Report: rep, Input: present.InputOf(an.Files, an.Input)}
 	if err := e.emit(c, func(w io.Writer, format render.Format) error {
 		switch format {
 		case render.JSON:

@@ -28,15 +28,15 @@ func kneeCommand(e *env) *cli.Command {
 			&cli.IntFlag{Name: "by-limit", Value: window.DefaultMaxGroups, Usage: "with --by, rows for at most `N` tag values (the busiest); the rest are summed in (other) rows"},
 			&cli.BoolFlag{Name: "windows", Usage: "also print the table of every --window window in the table and markdown output (JSON and CSV always have them)"},
 			&cli.StringFlag{Name: "over", Usage: "count the samples of --metric above `LIMIT` (1s, 200ms, or a number in the metric's unit), over the run and per --by tag value, with the worst of each"},
-		), outputFlags()...),
+		), append(fromPromFlags(), outputFlags()...)...),
 		Action: func(c *cli.Context) error { return e.knee(c) },
 	}
 }
 
 func (e *env) knee(c *cli.Context) error {
 	paths := c.Args().Slice()
-	if len(paths) == 0 {
-		return usageError{fmt.Errorf("knee: no input files: give one or more k6 output files, or - for stdin")}
+	if len(paths) == 0 && c.String("from-prom") == "" {
+		return usageError{fmt.Errorf("knee: no input files: give one or more k6 output files, - for stdin, or --from-prom")}
 	}
 	opt, err := runOptions(c, 30*time.Second)
 	if err != nil {
@@ -48,6 +48,9 @@ func (e *env) knee(c *cli.Context) error {
 	}
 	opt.ByLimit = c.Int("by-limit")
 	if s := c.String("over"); s != "" {
+		if c.String("from-prom") != "" {
+			return usageError{fmt.Errorf("knee: --over counts samples, which a run read from Prometheus does not have (its series are summed by the store): use the k6 output file")}
+		}
 		limit, err := cliapp.Limit("over", s)
 		if err != nil {
 			return usageError{err}
@@ -60,14 +63,14 @@ func (e *env) knee(c *cli.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
-	an, err := e.analyze(paths, opt)
+	an, err := e.analyzeRun(c, paths, opt)
 	if err != nil {
 		return err
 	}
 	res := an.Knee
 	pcts := opt.Knee.Percentiles
 	e.warn(knee.Messages(res.Warnings)...)
-	rep := present.KneeDoc{Result: res, Input: present.InputOf(paths, an.Input), Checks: an.Checks.Checks, Summary: an.SummaryRows, Attribution: an.Attribution,
+	rep := present.KneeDoc{Result: res, Input: present.InputOf(an.Files, an.Input), Checks: an.Checks.Checks, Summary: an.SummaryRows, Attribution: an.Attribution,
 		ShowWindows: c.Bool("windows"), Over: an.Over}
 	if an.Over != nil {
 		e.warn(an.Over.Warnings...)

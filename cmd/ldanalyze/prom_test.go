@@ -358,8 +358,9 @@ func TestPromPullRealServer(t *testing.T) {
 }
 
 // --prom takes what users have: the two_pods files without their
-// manifest (named like the presets), and one query_range file of the raw
-// cAdvisor counter, give the same imbalance as the pull directory. The raw
+// manifest (named like the presets), one query_range file of the raw
+// cAdvisor counter, and a directory holding that file under a name of the
+// user's, give the same imbalance as the pull directory. The raw
 // counters grow 0.99 and 0.01 cores·s per s (set by hand) for pods game-a
 // and game-b, which have no generated suffix.
 func TestKneePromWithoutManifest(t *testing.T) {
@@ -404,6 +405,19 @@ func TestKneePromWithoutManifest(t *testing.T) {
 	got, _ = kneeWithProm(t, raw)
 	if len(got.Imbalance) != 1 || got.Imbalance[0].Group != "arena/game" || got.Imbalance[0].Busiest != "arena/game-a" || math.Abs(got.Imbalance[0].Share-0.99) > 1e-9 {
 		t.Errorf("raw counter file: imbalance = %+v, want arena/game with game-a at 0.99", got.Imbalance)
+	}
+	// A directory of plain query_range files named as a user's script
+	// names them (no manifest, no preset names), gzipped or not: the same.
+	mine := t.TempDir()
+	if err := os.WriteFile(filepath.Join(mine, "cadvisor-cpu.json"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mine, "notes.txt"), []byte("not an answer"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = kneeWithProm(t, mine)
+	if len(got.Imbalance) != 1 || got.Imbalance[0].Busiest != "arena/game-a" || math.Abs(got.Imbalance[0].Share-0.99) > 1e-9 {
+		t.Errorf("directory of plain query_range files: imbalance = %+v, want arena/game with game-a at 0.99", got.Imbalance)
 	}
 }
 

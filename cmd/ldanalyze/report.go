@@ -21,12 +21,12 @@ func reportCommand(e *env) *cli.Command {
 			"the holds or ramp steps with inline bar charts, the endpoints and the checks. Plots are written next to\n" +
 			"the markdown as NAME-load.png, NAME-latency.png, ... (and .svg) and linked relatively.",
 		ArgsUsage: "FILE... (k6 CSV or JSON output, plain/gzip/zstd; several files are one distributed run; - is stdin)",
-		Flags: append(runFlags(0, "window width of the plots over time (whole seconds; default: about 80 windows over the run)"),
+		Flags: append(append(runFlags(0, "window width of the plots over time (whole seconds; default: about 80 windows over the run)"),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the markdown to `FILE` and the plots next to it (default: markdown on standard output, no plots)"},
 			&cli.StringFlag{Name: "html", Usage: "also write one self-contained HTML page to `FILE`"},
 			&cli.StringFlag{Name: "by", Value: "name", Usage: "the tag that names an endpoint in the per-endpoint table"},
 			&cli.StringFlag{Name: "title", Usage: "report title (default: \"Load-test report: FILES\")"},
-		),
+		), fromPromFlags()...),
 		Action: func(c *cli.Context) error { return e.report(c) },
 	}
 }
@@ -36,8 +36,8 @@ var reportPercentiles = []float64{50, 95, 99}
 
 func (e *env) report(c *cli.Context) error {
 	paths := c.Args().Slice()
-	if len(paths) == 0 {
-		return usageError{fmt.Errorf("report: no input files: give one or more k6 output files, or - for stdin")}
+	if len(paths) == 0 && c.String("from-prom") == "" {
+		return usageError{fmt.Errorf("report: no input files: give one or more k6 output files, - for stdin, or --from-prom")}
 	}
 	if win := c.Duration("window"); win < 0 || win%time.Second != 0 {
 		return usageError{fmt.Errorf("report: --window must be whole seconds, at least 1s")}
@@ -57,7 +57,7 @@ func (e *env) report(c *cli.Context) error {
 	opt.AutoWindows = 80
 	opt.Endpoints = c.String("by")
 	opt.Attribution = true
-	an, err := e.analyze(paths, opt)
+	an, err := e.analyzeRun(c, paths, opt)
 	if err != nil {
 		return err
 	}

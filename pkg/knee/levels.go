@@ -64,7 +64,7 @@ func (a *analysis) findLevels() (holds, steps []Level) {
 		if a.p.missing != nil {
 			miss = a.p.missing[1 : n-1]
 		}
-		pieces = stages(segments(x[1:n-1], miss, 3, a.model == Open), x[1:n-1], minHold)
+		pieces = stages(segmentsAt(x[1:n-1], miss, 3, a.model == Open, a.resolutionS(), a.gridPhase(1)), x[1:n-1], minHold)
 		for i := range pieces {
 			pieces[i].i0++
 			pieces[i].i1++
@@ -199,12 +199,12 @@ func mergePieces(p, q piece, x []float64, flat bool) piece {
 func (a *analysis) rampSteps(p piece) []Level {
 	w := int(a.opt.RampStepNS / 1e9)
 	if w <= 0 {
-		w = a.stepWidth(p)
+		w = a.coarseStep(a.stepWidth(p))
 	}
 	var out []Level
 	for i0 := p.i0; i0 < p.i1; i0 += w {
 		i1 := min(i0+w, p.i1)
-		if p.i1-i1 < (w+1)/2 {
+		if p.i1-i1 < a.coarseTail((w+1)/2) {
 			i1 = p.i1 // the tail joins this step
 		}
 		if l := a.aggregate(i0, i1, a.opt.Percentiles); a.loadLevel(&l) {

@@ -90,7 +90,7 @@ type Options struct {
 	EndpointPercentiles []float64
 	// Over, when not nil, counts the samples of the metric above a limit,
 	// per value of its By tags (knee --over); Over.Metric is set from
-	// Metric.
+	// Metric. Files only (a Source has no samples).
 	Over *over.Options
 	// WidenWindow widens Knee.WindowNS to the input's resolution when it is
 	// finer (check, whose windows are not shown), instead of refusing it.
@@ -155,35 +155,10 @@ func Run(paths []string, opt Options) (*Analysis, error) {
 	if err := DistinctFiles(paths); err != nil {
 		return nil, err
 	}
-	var thr []threshold.Threshold
-	thr = append(thr, opt.Thresholds...)
 	an := &Analysis{Files: paths, Options: opt}
-	if opt.SummaryPath != "" {
-		sum, err := summary.ReadFile(opt.SummaryPath)
-		if err != nil {
-			return nil, err
-		}
-		an.Summary = sum
-		if opt.SummaryThresholds {
-			for _, m := range sum.Metrics {
-				for _, th := range m.Thresholds {
-					t, err := threshold.ParseExpr(m.Name, th.Source)
-					if err != nil {
-						an.Warnings = append(an.Warnings, fmt.Sprintf("%s: skipping threshold: %v", opt.SummaryPath, err))
-						continue
-					}
-					thr = append(thr, t)
-				}
-			}
-		}
-	}
-	var exp *prom.Export
-	if opt.PromDir != "" {
-		e, err := prom.ReadExport(opt.PromDir)
-		if err != nil {
-			return nil, fmt.Errorf("--prom %s: %w", opt.PromDir, err)
-		}
-		exp = e
+	thr, exp, err := an.prepare(opt)
+	if err != nil {
+		return nil, err
 	}
 	wopt, eopt, err := windowOptions(opt)
 	if err != nil {
@@ -207,6 +182,53 @@ func Run(paths []string, opt Options) (*Analysis, error) {
 	if tl.Rows() == 0 && st.Rows == 0 {
 		return an, fmt.Errorf("%s: the input has a header but no data rows (%w)", an.Name(), knee.ErrNoSamples)
 	}
+	return an, an.analyse(opt, exp, acc, func(kopt knee.Options, metric string) error {
+		return scenarios(an, paths, opt, kopt, metric)
+	})
+}
+
+// prepare reads what the analysis needs beside the run: k6's summary
+// (with its thresholds, for SummaryThresholds) and the Prometheus export
+// (PromDir). It returns the thresholds to re-evaluate.
+func (an *Analysis) prepare(opt Options) ([]threshold.Threshold, *prom.Export, error) {
+	var thr []threshold.Threshold
+	thr = append(thr, opt.Thresholds...)
+	if opt.SummaryPath != "" {
+		sum, err := summary.ReadFile(opt.SummaryPath)
+		if err != nil {
+			return nil, nil, err
+		}
+		an.Summary = sum
+		if opt.SummaryThresholds {
+			for _, m := range sum.Metrics {
+				for _, th := range m.Thresholds {
+					t, err := threshold.ParseExpr(m.Name, th.Source)
+					if err != nil {
+						an.Warnings = append(an.Warnings, fmt.Sprintf("%s: skipping threshold: %v", opt.SummaryPath, err))
+						continue
+					}
+					thr = append(thr, t)
+				}
+			}
+		}
+	}
+	var exp *prom.Export
+	if opt.PromDir != "" {
+		e, err := prom.ReadExport(opt.PromDir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--prom %s: %w", opt.PromDir, err)
+		}
+		exp = e
+	}
+	return thr, exp, nil
+}
+
+// analyse runs every analysis on an.Timeline: the knee (and each
+// scenario's, through perScenario), the checks, the attribution, the
+// summary comparison, the --by and endpoint rows (acc's aggregators, nil
+// for a Source).
+func (an *Analysis) analyse(opt Options, exp *prom.Export, acc *accs, perScenario func(kopt knee.Options, metric string) error) error {
+	tl := an.Timeline
 	kopt := opt.Knee
 	if kopt.WindowNS == 0 && opt.AutoWindows > 0 {
 		kopt.WindowNS = autoWindowNS(tl, opt.AutoWindows)
@@ -224,17 +246,17 @@ func Run(paths []string, opt Options) (*Analysis, error) {
 	res, kerr := knee.Analyze(tl, kopt)
 	if kerr != nil {
 		if !opt.AllowNoMetric || !errors.Is(kerr, knee.ErrNoSamples) {
-			return an, fmt.Errorf("%s: %w", an.Name(), kerr)
+			return fmt.Errorf("%s: %w", an.Name(), kerr)
 		}
 		an.KneeErr = kerr
 		res = nil
 	}
 	if res != nil {
-		mergeSeparateRuns(res, paths)
+		mergeSeparateRuns(res, an.Files)
 	}
 	an.Knee = res
-	if err := scenarios(an, paths, opt, kopt, tl.Metric()); err != nil {
-		return an, fmt.Errorf("%s: %w", an.Name(), err)
+	if err := perScenario(kopt, tl.Metric()); err != nil {
+		return fmt.Errorf("%s: %w", an.Name(), err)
 	}
 	copt := opt.Checks
 	if exp != nil && copt.Generator == nil {
@@ -243,15 +265,16 @@ func Run(paths []string, opt Options) (*Analysis, error) {
 	an.Checks = checks.Evaluate(tl, res, copt)
 	if exp != nil && res != nil && opt.Attribution {
 		levels, ci := saturationLevels(res)
+		var err error
 		if an.Attribution, err = saturation.Attribute(exp, levels, ci, res.Start, res.End, saturation.AttributeOptions{LinkMbps: opt.LinkMbps}); err != nil {
-			return an, fmt.Errorf("--prom %s: %w", opt.PromDir, err)
+			return fmt.Errorf("--prom %s: %w", opt.PromDir, err)
 		}
 	}
 	if an.Summary != nil && res != nil {
 		rows, err := CompareSummary(an.Summary, tl.Metric(), res.Overall)
 		if err != nil {
 			if !opt.SummaryThresholds {
-				return an, err
+				return err
 			}
 			// check reads the summary for its thresholds only.
 		}
@@ -260,31 +283,33 @@ func Run(paths []string, opt Options) (*Analysis, error) {
 			res.Warnings = append(res.Warnings, knee.Warning{Code: knee.WarnSummaryMismatch, Message: m})
 		}
 	}
-	for _, g := range []struct {
-		agg  *window.Aggregator
-		rows *[]window.Row
-	}{{acc.by, &an.Groups}, {acc.ep, &an.Endpoints}} {
-		if g.agg == nil {
-			continue
-		}
-		*g.rows = g.agg.Close()
-		if err := g.agg.Err(); err != nil {
-			return an, fmt.Errorf("%s: %w", an.Name(), err)
-		}
-		if res != nil {
-			for _, w := range g.agg.Warnings() {
-				res.Warnings = append(res.Warnings, knee.Warning{Code: knee.WarnCardinality, Message: w})
+	if acc != nil {
+		for _, g := range []struct {
+			agg  *window.Aggregator
+			rows *[]window.Row
+		}{{acc.by, &an.Groups}, {acc.ep, &an.Endpoints}} {
+			if g.agg == nil {
+				continue
+			}
+			*g.rows = g.agg.Close()
+			if err := g.agg.Err(); err != nil {
+				return fmt.Errorf("%s: %w", an.Name(), err)
+			}
+			if res != nil {
+				for _, w := range g.agg.Warnings() {
+					res.Warnings = append(res.Warnings, knee.Warning{Code: knee.WarnCardinality, Message: w})
+				}
 			}
 		}
 	}
-	if acc.over != nil {
+	if acc != nil && acc.over != nil {
 		r := acc.over.Close(tl.Metric())
 		an.Over = &r
 	}
 	if err := tl.Err(); err != nil {
-		return an, fmt.Errorf("%s: %w", an.Name(), err)
+		return fmt.Errorf("%s: %w", an.Name(), err)
 	}
-	return an, nil
+	return nil
 }
 
 // wholeRunNS is a window width longer than any run: the endpoint

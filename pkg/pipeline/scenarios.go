@@ -19,21 +19,9 @@ import (
 // input cannot be read twice: the run is then analysed as a whole, with a
 // warning.
 func scenarios(an *Analysis, paths []string, opt Options, kopt knee.Options, metric string) error {
-	names := slices.Clone(an.Timeline.Scenarios())
-	if len(names) < 2 || an.Knee == nil {
+	names, span := scenarioOrder(an)
+	if names == nil {
 		return nil
-	}
-	// In the order they started; the gauges count for a scenario from
-	// a second before its first sample to a second after its last.
-	spans := make(map[string][2]int64, len(names))
-	for _, name := range names {
-		first, last, _ := an.Timeline.ScenarioSpan(name)
-		spans[name] = [2]int64{first - 1e9, last + 1e9}
-	}
-	slices.SortStableFunc(names, func(a, b string) int { return cmp.Compare(spans[a][0], spans[b][0]) })
-	span := make([][2]int64, len(names))
-	for k, name := range names {
-		span[k] = spans[name]
 	}
 	if slices.Contains(paths, "-") {
 		an.Warnings = append(an.Warnings, fmt.Sprintf("the run has %d scenarios, but standard input cannot be read a second time to analyse each on its own: give the file to analyse them apart", len(names)))
@@ -88,14 +76,45 @@ func scenarios(an *Analysis, paths []string, opt Options, kopt knee.Options, met
 			return err
 		}
 	}
+	for k := range names {
+		for i := 1; i < n; i++ {
+			seeds[k].Merge(per[i][k])
+		}
+	}
+	return scenarioKnees(an, names, seeds, an.Input.ResolutionNS, kopt, metric)
+}
+
+// scenarioOrder is the run's scenarios in the order they started, and
+// each one's span of the shared gauges: from a second before its first
+// sample to a second after its last. nil when the run has fewer than two
+// or no knee result.
+func scenarioOrder(an *Analysis) ([]string, [][2]int64) {
+	names := slices.Clone(an.Timeline.Scenarios())
+	if len(names) < 2 || an.Knee == nil {
+		return nil, nil
+	}
+	spans := make(map[string][2]int64, len(names))
+	for _, name := range names {
+		first, last, _ := an.Timeline.ScenarioSpan(name)
+		spans[name] = [2]int64{first - 1e9, last + 1e9}
+	}
+	slices.SortStableFunc(names, func(a, b string) int { return cmp.Compare(spans[a][0], spans[b][0]) })
+	span := make([][2]int64, len(names))
+	for k, name := range names {
+		span[k] = spans[name]
+	}
+	return names, span
+}
+
+// scenarioKnees closes each scenario's accumulator (seeds, in names'
+// order) at resolutionNS, analyses it with the run's knee options and
+// sets the results on an.Knee.
+func scenarioKnees(an *Analysis, names []string, seeds []*timeline.Accumulator, resolutionNS int64, kopt knee.Options, metric string) error {
 	kopt.SharedGauges = true
 	var kept []string
 	var parts []*knee.Result
 	for k, name := range names {
-		for i := 1; i < n; i++ {
-			seeds[k].Merge(per[i][k])
-		}
-		tl := seeds[k].Close(an.Input.ResolutionNS)
+		tl := seeds[k].Close(resolutionNS)
 		r, err := knee.Analyze(tl, kopt)
 		if errors.Is(err, knee.ErrNoSamples) {
 			an.Warnings = append(an.Warnings, fmt.Sprintf("scenario %s has no sample of %s: it is not analysed on its own", name, metric))

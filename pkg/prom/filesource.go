@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -181,31 +184,34 @@ func (f *Files) Sum(_ context.Context, name string, sel Selector, by []string, r
 			out.Points[i].Value += s.Points[j].Value
 		}
 	}
-	sort.Strings(keys)
-	res := make([]Series, 0, len(keys))
-	for _, k := range keys {
-		res = append(res, *groups[k])
-	}
-	return res, nil
+	return sortedGroups(groups, keys), nil
 }
 
-// SumProduct is sum(a{sel} * b{sel}) at each time of r, a and b matched on
-// all labels but __name__.
-func (f *Files) SumProduct(_ context.Context, a, b string, sel Selector, r Range) ([]Point, error) {
+// SumProduct is sum by (by) (a{sel} * b{sel}) at each time of r, a and b
+// matched on all labels but __name__.
+func (f *Files) SumProduct(_ context.Context, a, b string, sel Selector, by []string, r Range) ([]Series, error) {
 	times := r.Times()
 	bs := map[string]Series{}
 	for _, s := range f.matching(b, sel) {
 		bs[LabelsKey(withoutName(s.Labels))] = s
 	}
-	out := make([]Point, len(times))
-	for i, t := range times {
-		out[i] = Point{TimeNS: t.UnixNano(), Value: nan()}
-	}
+	groups := map[string]*Series{}
+	var keys []string
 	lb := f.lookback()
 	for _, sa := range f.matching(a, sel) {
 		sb, ok := bs[LabelsKey(withoutName(sa.Labels))]
 		if !ok {
 			continue
+		}
+		k, g := groupKey(sa.Labels, by)
+		out := groups[k]
+		if out == nil {
+			out = &Series{Labels: g, Points: make([]Point, len(times))}
+			for i, t := range times {
+				out.Points[i] = Point{TimeNS: t.UnixNano(), Value: nan()}
+			}
+			groups[k] = out
+			keys = append(keys, k)
 		}
 		fa, fb := 0, 0
 		for i, t := range times {
@@ -214,38 +220,65 @@ func (f *Files) SumProduct(_ context.Context, a, b string, sel Selector, r Range
 			if ja < 0 || jb < 0 {
 				continue
 			}
-			if v := out[i].Value; v != v {
-				out[i].Value = 0
+			if v := out.Points[i].Value; v != v {
+				out.Points[i].Value = 0
 			}
-			out[i].Value += sa.Points[ja].Value * sb.Points[jb].Value
+			out.Points[i].Value += sa.Points[ja].Value * sb.Points[jb].Value
 		}
 	}
-	return out, nil
+	return sortedGroups(groups, keys), nil
 }
 
-// SumHistogram is sum(name{sel}) of native histograms at each time of r.
-func (f *Files) SumHistogram(_ context.Context, name string, sel Selector, r Range) ([]HistogramPoint, error) {
-	times := r.Times()
-	ss := f.matching(name, sel)
-	froms := make([]int, len(ss))
-	lb := f.lookback()
-	var out []HistogramPoint
-	for _, t := range times {
-		var parts []HistogramPoint
-		for k, s := range ss {
-			j := latest(len(s.Histograms), func(j int) int64 { return s.Histograms[j].TimeNS }, t.UnixNano(), lb, &froms[k])
-			if j >= 0 {
-				parts = append(parts, s.Histograms[j])
-			}
-		}
-		if len(parts) == 0 {
-			continue
-		}
-		h := AddHistograms(parts...)
-		h.TimeNS = t.UnixNano()
-		out = append(out, h)
+func sortedGroups(groups map[string]*Series, keys []string) []Series {
+	sort.Strings(keys)
+	res := make([]Series, 0, len(keys))
+	for _, k := range keys {
+		res = append(res, *groups[k])
 	}
-	return out, nil
+	return res
+}
+
+// SumHistogram is sum by (by) (name{sel}) of native histograms at each
+// time of r.
+func (f *Files) SumHistogram(_ context.Context, name string, sel Selector, by []string, r Range) ([]Series, error) {
+	times := r.Times()
+	lb := f.lookback()
+	type member struct {
+		s    Series
+		from int
+	}
+	members := map[string][]*member{}
+	labels := map[string]map[string]string{}
+	var keys []string
+	for _, s := range f.matching(name, sel) {
+		k, g := groupKey(s.Labels, by)
+		if _, ok := members[k]; !ok {
+			keys = append(keys, k)
+			labels[k] = g
+		}
+		members[k] = append(members[k], &member{s: s})
+	}
+	groups := map[string]*Series{}
+	for _, k := range keys {
+		out := &Series{Labels: labels[k]}
+		for _, t := range times {
+			var parts []HistogramPoint
+			for _, m := range members[k] {
+				j := latest(len(m.s.Histograms), func(j int) int64 { return m.s.Histograms[j].TimeNS }, t.UnixNano(), lb, &m.from)
+				if j >= 0 {
+					parts = append(parts, m.s.Histograms[j])
+				}
+			}
+			if len(parts) == 0 {
+				continue
+			}
+			h := AddHistograms(parts...)
+			h.TimeNS = t.UnixNano()
+			out.Histograms = append(out.Histograms, h)
+		}
+		groups[k] = out
+	}
+	return sortedGroups(groups, keys), nil
 }
 
 // Quantile is ErrNotPushedDown: files cannot evaluate PromQL.
@@ -264,3 +297,42 @@ func withoutName(ls map[string]string) map[string]string {
 }
 
 func nan() float64 { return math.NaN() }
+
+// FilesFromPath reads saved Prometheus API JSON into a Files: a file (one
+// response, or an object of responses as the k6-v2 corpus export has;
+// plain or gzipped) or a directory of such files (.json, .json.gz; a
+// `prom pull` manifest.json is skipped). Series are recognised by their
+// __name__; errors name the file, line and column.
+func FilesFromPath(path string) (*Files, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		rs, err := readResponsesFile(path)
+		if err != nil {
+			return nil, err
+		}
+		return FilesFromResponses(rs), nil
+	}
+	ents, err := os.ReadDir(path)
+	if err != nil {
+		return nil, err
+	}
+	var rs []Response
+	for _, ent := range ents {
+		n := ent.Name()
+		if ent.IsDir() || n == ManifestFile || !(strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".json.gz")) {
+			continue
+		}
+		r, err := readResponsesFile(filepath.Join(path, n))
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, r...)
+	}
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("%s: no .json or .json.gz file of Prometheus API answers", path)
+	}
+	return FilesFromResponses(rs), nil
+}

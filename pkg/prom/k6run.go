@@ -42,6 +42,17 @@ type K6Step struct {
 	// http_req_duration observed in the step (seconds; a delta of the
 	// cumulative histograms), nil without native histograms.
 	Latency *HistogramPoint
+	// Durations are the http_req_duration observations of the step per
+	// request group (name, status, expected_response, scenario), and
+	// IterationDurations the iteration_duration ones per scenario, in
+	// seconds: from native histograms the bucket deltas; from trend stats
+	// one bucket of width zero at the group's mean over the step
+	// (Δ(avg·count) ÷ Δcount) holding its Δcount observations (× 1000 for
+	// a time trend), with Mean set. Nil without either.
+	Durations, IterationDurations []DurationGroup
+	// Scenarios split Iterations, DroppedIterations and the bytes by the
+	// scenario label (nil when the series have none).
+	Scenarios map[string]*ScenarioStep
 	// P50MS, P95MS and P99MS are the successful responses' latency
 	// percentiles in the step, milliseconds: from histogram_quantile
 	// pushed down to the server when it could be, else from Latency; NaN
@@ -55,10 +66,42 @@ type K6Step struct {
 }
 
 // RequestGroup is the responses of one step with one expected_response,
-// status and error_code.
+// status, error_code, request name and scenario.
 type RequestGroup struct {
-	ExpectedResponse, Status, ErrorCode string
-	Count                               float64
+	ExpectedResponse, Status, ErrorCode, Name, Scenario string
+	Count                                               float64
+}
+
+// DurationGroup is a Trend's observations in one step for one request
+// group (labels empty where the series have none).
+type DurationGroup struct {
+	Name, Status, ExpectedResponse, Scenario string
+	// Histogram holds the observations, in seconds: Count, Sum and the
+	// buckets of the step (not cumulative).
+	Histogram HistogramPoint
+	// Mean is set when the histogram is trend stats' mean (one bucket of
+	// width zero): the step's distribution is not known.
+	Mean bool
+}
+
+// ScenarioStep is one scenario's counts in one step.
+type ScenarioStep struct {
+	Iterations, DroppedIterations float64
+	// BytesSent and BytesReceived are bytes.
+	BytesSent, BytesReceived float64
+}
+
+// scenario returns step k's counts of scenario name, made on first use.
+func (k *K6Step) scenario(name string) *ScenarioStep {
+	if k.Scenarios == nil {
+		k.Scenarios = map[string]*ScenarioStep{}
+	}
+	sc := k.Scenarios[name]
+	if sc == nil {
+		sc = &ScenarioStep{}
+		k.Scenarios[name] = sc
+	}
+	return sc
 }
 
 // K6Run is a k6 run read from Prometheus at one step.
@@ -136,12 +179,14 @@ type Source interface {
 	// Sum is sum by (by) (name{sel}) at each evaluation time, one series
 	// per group (labels = the by labels).
 	Sum(ctx context.Context, name string, sel Selector, by []string, r Range) ([]Series, error)
-	// SumProduct is sum(a{sel} * b{sel}) at each evaluation time, the
-	// series of a and b matched on their labels but the name.
-	SumProduct(ctx context.Context, a, b string, sel Selector, r Range) ([]Point, error)
-	// SumHistogram is sum(name{sel}) of native histograms at each
-	// evaluation time.
-	SumHistogram(ctx context.Context, name string, sel Selector, r Range) ([]HistogramPoint, error)
+	// SumProduct is sum by (by) (a{sel} * b{sel}) at each evaluation
+	// time, the series of a and b matched on their labels but the name;
+	// one series per group (labels = the by labels).
+	SumProduct(ctx context.Context, a, b string, sel Selector, by []string, r Range) ([]Series, error)
+	// SumHistogram is sum by (by) (name{sel}) of native histograms at each
+	// evaluation time, one series per group (labels = the by labels,
+	// Histograms the sums).
+	SumHistogram(ctx context.Context, name string, sel Selector, by []string, r Range) ([]Series, error)
 	// Quantile is histogram_quantile(q, sum(rate(name{sel}[window]))) at
 	// each evaluation time; ErrNotPushedDown when the source cannot.
 	Quantile(ctx context.Context, q float64, name string, sel Selector, window time.Duration, r Range) ([]Point, error)
@@ -212,12 +257,11 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 	if interval <= 0 {
 		interval = 5 * time.Second
 	}
-	step := opt.Step
-	if step <= 0 {
-		step = interval
-	}
-	if step < interval {
-		run.Warnings = append(run.Warnings, fmt.Sprintf("step %s is shorter than the push interval %s: some steps have no new push", step, interval))
+	if interval >= time.Second {
+		// The gaps between k6's pushes jitter by milliseconds around its
+		// ticker's period (5.002 s for 5 s): the period is what the steps
+		// keep in phase with.
+		interval = interval.Round(100 * time.Millisecond)
 	}
 	start, end := first, last
 	if !opt.Start.IsZero() {
@@ -228,6 +272,22 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 	}
 	if !end.After(start) {
 		return nil, fmt.Errorf("the run's window %s to %s is empty", start.Format(time.RFC3339), end.Format(time.RFC3339))
+	}
+	step := opt.Step
+	if step <= 0 {
+		step = interval
+		if n := end.Sub(start) / step; n > MaxK6Steps {
+			// A long run: whole push intervals, at most MaxK6Steps steps.
+			k := (end.Sub(start)/MaxK6Steps + interval - 1) / interval
+			step = k * interval
+			run.Warnings = append(run.Warnings, fmt.Sprintf("the run lasts %s: read at %s steps (%d push intervals of %s) to stay within %d steps; give --step for another resolution", end.Sub(start).Round(time.Second), step, k, interval, MaxK6Steps))
+		}
+	}
+	if n := end.Sub(start) / step; n > 4*MaxK6Steps {
+		return nil, fmt.Errorf("the run's window %s to %s at %s steps is %d steps, more than %d: give a coarser --step (at least %s)", start.Format(time.RFC3339), end.Format(time.RFC3339), step, n, 4*MaxK6Steps, (end.Sub(start)/(4*MaxK6Steps)).Round(time.Second)+time.Second)
+	}
+	if step < interval {
+		run.Warnings = append(run.Warnings, fmt.Sprintf("step %s is shorter than the push interval %s: some steps have no new push", step, interval))
 	}
 	// The first evaluation time is half an interval after the first push;
 	// the step before it starts one step earlier (sums there are 0).
@@ -257,7 +317,7 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 		if !has[name] {
 			return nil
 		}
-		ss, err := src.Sum(ctx, name, sel, by, eval)
+		ss, err := run.capped(name, by, func(by []string) ([]Series, error) { return src.Sum(ctx, name, sel, by, eval) })
 		if err != nil {
 			return err
 		}
@@ -272,13 +332,24 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 		}
 		return nil
 	}
-	if err := counter("k6_iterations_total", nil, func(k *K6Step, _ map[string]string, v float64) { k.Iterations += v }); err != nil {
+	byScenario := []string{"scenario"}
+	if err := counter("k6_iterations_total", byScenario, func(k *K6Step, g map[string]string, v float64) {
+		k.Iterations += v
+		if sc := g["scenario"]; sc != "" {
+			k.scenario(sc).Iterations += v
+		}
+	}); err != nil {
 		return nil, err
 	}
-	if err := counter("k6_dropped_iterations_total", nil, func(k *K6Step, _ map[string]string, v float64) { k.DroppedIterations += v }); err != nil {
+	if err := counter("k6_dropped_iterations_total", byScenario, func(k *K6Step, g map[string]string, v float64) {
+		k.DroppedIterations += v
+		if sc := g["scenario"]; sc != "" {
+			k.scenario(sc).DroppedIterations += v
+		}
+	}); err != nil {
 		return nil, err
 	}
-	if err := counter("k6_http_reqs_total", []string{"expected_response", "status", "error_code"}, func(k *K6Step, g map[string]string, v float64) {
+	if err := counter("k6_http_reqs_total", RequestLabels, func(k *K6Step, g map[string]string, v float64) {
 		k.Requests += v
 		if g["expected_response"] == "true" {
 			k.OK += v
@@ -287,14 +358,25 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 		if c := g["error_code"]; c != "" {
 			k.ByErrorCode[c] += v
 		}
-		k.Groups = append(k.Groups, RequestGroup{ExpectedResponse: g["expected_response"], Status: g["status"], ErrorCode: g["error_code"], Count: v})
+		k.Groups = append(k.Groups, RequestGroup{ExpectedResponse: g["expected_response"], Status: g["status"], ErrorCode: g["error_code"],
+			Name: g["name"], Scenario: g["scenario"], Count: v})
 	}); err != nil {
 		return nil, err
 	}
-	if err := counter("k6_data_sent_total", nil, func(k *K6Step, _ map[string]string, v float64) { k.BytesSent += v }); err != nil {
+	if err := counter("k6_data_sent_total", byScenario, func(k *K6Step, g map[string]string, v float64) {
+		k.BytesSent += v
+		if sc := g["scenario"]; sc != "" {
+			k.scenario(sc).BytesSent += v
+		}
+	}); err != nil {
 		return nil, err
 	}
-	if err := counter("k6_data_received_total", nil, func(k *K6Step, _ map[string]string, v float64) { k.BytesReceived += v }); err != nil {
+	if err := counter("k6_data_received_total", byScenario, func(k *K6Step, g map[string]string, v float64) {
+		k.BytesReceived += v
+		if sc := g["scenario"]; sc != "" {
+			k.scenario(sc).BytesReceived += v
+		}
+	}); err != nil {
 		return nil, err
 	}
 	gauge := func(name string, put func(k *K6Step, v float64)) error {
@@ -336,6 +418,49 @@ func selNote(s Selector) string {
 	return " matching " + s.PromQL("")
 }
 
+// MaxK6Steps is the most steps ReadK6Run reads at the default step: a
+// longer run is read at a multiple of the push interval (4096 steps: 5.7
+// hours at 5 s, a day at 25 s). An explicit step may give up to four times
+// as many.
+const MaxK6Steps = 4096
+
+// MaxK6Groups caps the series of one summed query (request groups of
+// name × status × error code × scenario): past it the request name is
+// left out of the sums, with a warning, so that a script whose names are
+// URLs does not bring back one series per URL for every step.
+const MaxK6Groups = 500
+
+// capped runs query with the by labels; when it returns more than
+// MaxK6Groups series and by holds "name", it runs again without it and
+// says so.
+func (run *K6Run) capped(name string, by []string, query func(by []string) ([]Series, error)) ([]Series, error) {
+	ss, err := query(by)
+	if err != nil || len(ss) <= MaxK6Groups {
+		return ss, err
+	}
+	var fewer []string
+	for _, l := range by {
+		if l != "name" {
+			fewer = append(fewer, l)
+		}
+	}
+	if len(fewer) == len(by) {
+		return ss, nil
+	}
+	run.Warnings = append(run.Warnings, fmt.Sprintf("%s: %d series summed by %s, more than %d: summed without the request name (per-name failures and histograms are left out)", name, len(ss), strings.Join(by, ", "), MaxK6Groups))
+	return query(fewer)
+}
+
+// RequestLabels are the labels k6_http_reqs_total is summed by: what the
+// outcome rule, the per-status, per-code and per-name failures and the
+// scenarios read.
+var RequestLabels = []string{"expected_response", "status", "error_code", "name", "scenario"}
+
+// DurationLabels are the labels a request Trend's observations are summed
+// by (native histograms or trend stats): the outcome and the request name
+// of each, and its scenario.
+var DurationLabels = []string{"name", "status", "expected_response", "scenario"}
+
 // latency fills the per-step latency from native histograms or trend
 // stats.
 func (run *K6Run) latency(ctx context.Context, src Source, sel Selector, has map[string]bool, eval Range, times []time.Time, interval time.Duration, opt K6Options) error {
@@ -343,19 +468,33 @@ func (run *K6Run) latency(ctx context.Context, src Source, sel Selector, has map
 	okSel := sel.With(map[string]string{"expected_response": "true"})
 	if has[nh] {
 		run.LatencySource = "native-histograms"
-		hs, err := src.SumHistogram(ctx, nh, okSel, eval)
+		groups, err := run.histogramDeltas(ctx, src, nh, sel, DurationLabels, eval, times)
 		if err != nil {
 			return err
 		}
-		cum := histogramsAt(hs, times)
 		for i := range run.Steps {
-			d := HistogramDelta(cum[i], cum[i+1])
-			d.TimeNS = run.Steps[i].End.UnixNano()
-			if d.Count > 0 {
-				k := &run.Steps[i]
+			k := &run.Steps[i]
+			k.Durations = groups[i]
+			var ok []HistogramPoint
+			for _, g := range groups[i] {
+				if g.ExpectedResponse == "true" {
+					ok = append(ok, g.Histogram)
+				}
+			}
+			if d := AddHistograms(ok...); d.Count > 0 {
+				d.TimeNS = k.End.UnixNano()
 				k.Latency = &d
 				k.MeanMS = 1000 * HistogramMean(d)
 				k.P50MS, k.P95MS, k.P99MS = 1000*HistogramQuantile(0.5, d), 1000*HistogramQuantile(0.95, d), 1000*HistogramQuantile(0.99, d)
+			}
+		}
+		if has["k6_iteration_duration_seconds"] {
+			groups, err := run.histogramDeltas(ctx, src, "k6_iteration_duration_seconds", sel, []string{"scenario"}, eval, times)
+			if err != nil {
+				return err
+			}
+			for i := range run.Steps {
+				run.Steps[i].IterationDurations = groups[i]
 			}
 		}
 		if opt.NoPushDown {
@@ -386,32 +525,110 @@ func (run *K6Run) latency(ctx context.Context, src Source, sel Selector, has map
 	}
 	run.TrendStats = ts
 	run.Warnings = append(run.Warnings, ts.Caveats()...)
+	if tr, ok := ts.Trends["iteration_duration"]; ok && tr.Stats["avg"] && tr.Stats["count"] {
+		groups, err := run.trendStatGroups(ctx, src, "iteration_duration", sel, []string{"scenario"}, eval, times)
+		if err != nil {
+			return err
+		}
+		for i := range run.Steps {
+			run.Steps[i].IterationDurations = groups[i]
+		}
+	}
 	tr, ok := ts.Trends["http_req_duration"]
 	if !ok || !tr.Stats["avg"] || !tr.Stats["count"] {
 		return nil
 	}
 	run.LatencySource = "trend-stats"
-	prod, err := src.SumProduct(ctx, "k6_http_req_duration_avg", "k6_http_req_duration_count", okSel, eval)
+	groups, err := run.trendStatGroups(ctx, src, "http_req_duration", sel, DurationLabels, eval, times)
 	if err != nil {
 		return err
 	}
-	cnt, err := src.Sum(ctx, "k6_http_req_duration_count", okSel, nil, eval)
-	if err != nil {
-		return err
-	}
-	if len(cnt) == 0 {
-		return nil
-	}
-	pv, cv := valuesAt(prod, times, 0), valuesAt(cnt[0].Points, times, 0)
 	for i := range run.Steps {
-		// avg is in seconds and count ÷ 1000 (k6's adaptUnit): the mean
-		// Δ(avg·count) ÷ Δcount is in seconds, the factors of 1000 on the
-		// count cancel.
-		if dc := cv[i+1] - cv[i]; dc > 0 {
-			run.Steps[i].MeanMS = 1000 * (pv[i+1] - pv[i]) / dc
+		k := &run.Steps[i]
+		k.Durations = groups[i]
+		var n, sum float64
+		for _, g := range groups[i] {
+			if g.ExpectedResponse == "true" {
+				n += g.Histogram.Count
+				sum += g.Histogram.Sum
+			}
+		}
+		if n > 0 {
+			k.MeanMS = 1000 * sum / n
 		}
 	}
 	return nil
+}
+
+// histogramDeltas is, per step, the observations of the native histogram
+// name in the step per group of the by labels: the server sums the
+// cumulative histograms of each group at the evaluation times, the
+// deltas are taken here (HistogramDelta).
+func (run *K6Run) histogramDeltas(ctx context.Context, src Source, name string, sel Selector, by []string, eval Range, times []time.Time) ([][]DurationGroup, error) {
+	ss, err := run.capped(name, by, func(by []string) ([]Series, error) { return src.SumHistogram(ctx, name, sel, by, eval) })
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]DurationGroup, len(run.Steps))
+	for _, s := range ss {
+		cum := histogramsAt(s.Histograms, times)
+		for i := range run.Steps {
+			d := HistogramDelta(cum[i], cum[i+1])
+			if d.Count <= 0 {
+				continue
+			}
+			d.TimeNS = run.Steps[i].End.UnixNano()
+			out[i] = append(out[i], DurationGroup{Name: s.Labels["name"], Status: s.Labels["status"], ExpectedResponse: s.Labels["expected_response"],
+				Scenario: s.Labels["scenario"], Histogram: d})
+		}
+	}
+	return out, nil
+}
+
+// trendStatGroups recovers, per step and group of the by labels, what the
+// trend stats of the time trend k6_<trend>_avg and _count say of the
+// observations in the step: their number, Δcount × 1000 (k6's adaptUnit
+// divides a time trend's count by 1000), and their mean in seconds,
+// Δ(avg·count) ÷ Δcount (the sums are cumulative; the factors of 1000 on
+// the count cancel), as one bucket of width zero at the mean.
+func (run *K6Run) trendStatGroups(ctx context.Context, src Source, trend string, sel Selector, by []string, eval Range, times []time.Time) ([][]DurationGroup, error) {
+	cname := "k6_" + trend + "_count"
+	cnt, err := run.capped(cname, by, func(b []string) ([]Series, error) {
+		by = b
+		return src.Sum(ctx, cname, sel, b, eval)
+	})
+	if err != nil {
+		return nil, err
+	}
+	prod, err := src.SumProduct(ctx, "k6_"+trend+"_avg", cname, sel, by, eval)
+	if err != nil {
+		return nil, err
+	}
+	pv := map[string][]float64{}
+	for _, p := range prod {
+		k, _ := groupKey(p.Labels, by)
+		pv[k] = valuesAt(p.Points, times, 0)
+	}
+	out := make([][]DurationGroup, len(run.Steps))
+	for _, c := range cnt {
+		k, g := groupKey(c.Labels, by)
+		p := pv[k]
+		if p == nil {
+			continue
+		}
+		cv := valuesAt(c.Points, times, 0)
+		for i := range run.Steps {
+			dc := cv[i+1] - cv[i]
+			mean := (p[i+1] - p[i]) / dc
+			n := math.Round(1000 * dc)
+			if !(dc > 0) || n < 1 || !(mean >= 0) || math.IsInf(mean, 0) {
+				continue
+			}
+			h := HistogramPoint{TimeNS: run.Steps[i].End.UnixNano(), Count: n, Sum: n * mean, Buckets: []Bucket{{Boundaries: 3, Lower: mean, Upper: mean, Count: n}}}
+			out[i] = append(out[i], DurationGroup{Name: g["name"], Status: g["status"], ExpectedResponse: g["expected_response"], Scenario: g["scenario"], Histogram: h, Mean: true})
+		}
+	}
+	return out, nil
 }
 
 func hasList(has map[string]bool) []string {

@@ -166,7 +166,13 @@ func (c *Client) Span(ctx context.Context, names []string, sel Selector, r Range
 
 // Sum is sum by (by) (name{sel}) as query_range over r.
 func (c *Client) Sum(ctx context.Context, name string, sel Selector, by []string, r Range) ([]Series, error) {
-	d, err := c.QueryRange(ctx, fmt.Sprintf("sum by (%s) (%s)", strings.Join(by, ", "), sel.PromQL(name)), r)
+	return c.sumBy(ctx, sel.PromQL(name), by, r)
+}
+
+// sumBy runs sum by (by) (expr) as query_range over r, every by label
+// present in each series ("" where the group has none).
+func (c *Client) sumBy(ctx context.Context, expr string, by []string, r Range) ([]Series, error) {
+	d, err := c.QueryRange(ctx, fmt.Sprintf("sum by (%s) (%s)", strings.Join(by, ", "), expr), r)
 	if err != nil {
 		return nil, err
 	}
@@ -180,22 +186,15 @@ func (c *Client) Sum(ctx context.Context, name string, sel Selector, by []string
 	return d.Series, nil
 }
 
-// SumProduct is sum(a{sel} * b{sel}) as query_range over r.
-func (c *Client) SumProduct(ctx context.Context, a, b string, sel Selector, r Range) ([]Point, error) {
-	d, err := c.QueryRange(ctx, fmt.Sprintf("sum(%s * %s)", sel.PromQL(a), sel.PromQL(b)), r)
-	if err != nil || len(d.Series) == 0 {
-		return nil, err
-	}
-	return d.Series[0].Points, nil
+// SumProduct is sum by (by) (a{sel} * b{sel}) as query_range over r.
+func (c *Client) SumProduct(ctx context.Context, a, b string, sel Selector, by []string, r Range) ([]Series, error) {
+	return c.sumBy(ctx, fmt.Sprintf("%s * %s", sel.PromQL(a), sel.PromQL(b)), by, r)
 }
 
-// SumHistogram is sum(name{sel}) of native histograms as query_range.
-func (c *Client) SumHistogram(ctx context.Context, name string, sel Selector, r Range) ([]HistogramPoint, error) {
-	d, err := c.QueryRange(ctx, fmt.Sprintf("sum(%s)", sel.PromQL(name)), r)
-	if err != nil || len(d.Series) == 0 {
-		return nil, err
-	}
-	return d.Series[0].Histograms, nil
+// SumHistogram is sum by (by) (name{sel}) of native histograms as
+// query_range over r.
+func (c *Client) SumHistogram(ctx context.Context, name string, sel Selector, by []string, r Range) ([]Series, error) {
+	return c.sumBy(ctx, sel.PromQL(name), by, r)
 }
 
 // Quantile is histogram_quantile(q, sum(rate(name{sel}[window]))) as

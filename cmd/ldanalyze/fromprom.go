@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
+	"github.com/ldanalyze/ldanalyze/pkg/prom"
+)
+
+// fromPromFlags are the flags of a run read from Prometheus instead of
+// files (knee, check, report): where, which run, and the client's
+// credentials and bounds (promClientFlags without --url).
+func fromPromFlags() []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "from-prom", Usage: "read the run from Prometheus instead of FILEs: a base `URL` (a k6 run streamed with -o experimental-prometheus-rw, read live; Mimir, Thanos, VictoriaMetrics too) or saved query_range JSON (a file or a directory of them)"},
+		&cli.StringFlag{Name: "match", Usage: "with --from-prom: label `SELECTOR` of the run, e.g. '{testid=\"run-42\"}'"},
+		&cli.StringFlag{Name: "start", Usage: "with --from-prom: run start, RFC 3339 or Unix seconds (default: the first sample of k6_iterations_total)"},
+		&cli.StringFlag{Name: "end", Usage: "with --from-prom: run end, RFC 3339 or Unix seconds (default: its last sample)"},
+		&cli.DurationFlag{Name: "step", Usage: "with --from-prom: resolution of the read (default: k6's push interval found in the data, a multiple of it past 4096 steps)"},
+	}, promClientFlags()[1:]...)
+}
+
+// analyzeRun analyses the run of the command: from --from-prom when it is
+// given (no FILE then), else from the files.
+func (e *env) analyzeRun(c *cli.Context, paths []string, opt pipeline.Options) (*pipeline.Analysis, error) {
+	target := c.String("from-prom")
+	if target == "" {
+		return e.analyze(paths, opt)
+	}
+	cmd := c.Command.Name
+	if len(paths) > 0 {
+		return nil, usageError{fmt.Errorf("%s: give FILEs or --from-prom, not both", cmd)}
+	}
+	copt, secrets, err := promClientOptions(c, cmd)
+	secrets = append(secrets, urlPassword(target))
+	if err != nil {
+		return nil, scrubbed(err, secrets)
+	}
+	kopt := prom.K6Options{Step: c.Duration("step")}
+	if kopt.Selector, err = prom.ParseSelector(c.String("match")); err != nil {
+		return nil, usageError{fmt.Errorf("%s: --match: %w", cmd, err)}
+	}
+	for _, f := range []struct {
+		name string
+		dst  *time.Time
+	}{{"start", &kopt.Start}, {"end", &kopt.End}} {
+		if c.IsSet(f.name) {
+			if *f.dst, err = parseTime(f.name, c.String(f.name)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	src, err := pipeline.OpenPrometheus(target, copt, kopt)
+	if err != nil {
+		if strings.Contains(target, "://") {
+			err = usageError{err}
+		}
+		return nil, scrubbed(fmt.Errorf("%s: --from-prom: %w", cmd, err), secrets)
+	}
+	ctx, cancel := context.WithTimeout(c.Context, c.Duration("deadline"))
+	defer cancel()
+	an, err := pipeline.RunSource(ctx, src, opt)
+	if an != nil {
+		e.warn(an.Warnings...)
+	}
+	return an, scrubbed(err, secrets)
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ldanalyze/ldanalyze/internal/promtest"
+)
+
+const corpusV2 = "../../../shared/corpus/k6-v2/"
+
+// kneeJSON is the part of knee's JSON these tests read.
+type kneeJSON struct {
+	Model       string  `json:"model"`
+	ResolutionS float64 `json:"resolution_s"`
+	Knee        *struct {
+		Offered float64 `json:"offered"`
+	} `json:"knee"`
+	Ceiling *struct {
+		CompletedRPS float64 `json:"completed_rps"`
+	} `json:"ceiling"`
+	Warnings []string `json:"warnings"`
+}
+
+// The done-when of issue 17: against a real Prometheus holding the
+// recorded prom_rw_stats series (replayed through remote write), `knee
+// --from-prom URL` — the run's window found from k6_iterations_total —
+// finds the open model, a knee at an offered 170–190 it/s and a ceiling
+// of 180–190 req/s (the corpus README's ranges for that run), at the
+// store's 5 s step, and warns that the trend stats are cumulative and
+// that per-window percentiles need native histograms, naming the setting.
+func TestKneeFromPromStats(t *testing.T) {
+	srv := promtest.Start(t, promtest.Options{})
+	srv.ReplayCorpus(t, corpusV2+"prom_rw_stats.prom_query_range.json.gz")
+	out, errOut, code := runCLI(t, "", "knee", "--from-prom", srv.URL, "--format", "json", "--timeout", "30s", "--deadline", "2m")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got kneeJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Model != "open" || got.ResolutionS != 5 {
+		t.Errorf("model %s at %v s; want open at the 5 s push interval", got.Model, got.ResolutionS)
+	}
+	if got.Knee == nil || got.Knee.Offered < 170 || got.Knee.Offered > 190 {
+		t.Errorf("knee %+v, want an offered load of 170–190 it/s (README)", got.Knee)
+	}
+	if got.Ceiling == nil || got.Ceiling.CompletedRPS < 180 || got.Ceiling.CompletedRPS > 190 {
+		t.Errorf("ceiling %+v, want 180–190 req/s (README)", got.Ceiling)
+	}
+	all := strings.Join(got.Warnings, "\n")
+	for _, want := range []string{"cumulative since the start of the test", "K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true", "÷ 1000", "percentiles of per-step means"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("warnings lack %q:\n%s", want, all)
+		}
+	}
+	// The table output says the same on stderr.
+	_, errOut, code = runCLI(t, "", "knee", "--from-prom", srv.URL)
+	if code != 0 || !strings.Contains(errOut, "cumulative since the start of the test") {
+		t.Errorf("exit %d, stderr lacks the caveat:\n%s", code, errOut)
+	}
+}
+
+// The saved export of the same run (query_range and raw samples as one
+// gzipped JSON file) gives the same analysis without a server, and so
+// does a directory of plain query_range files, one per metric, named as
+// a user's script names them; check and report take --from-prom too.
+func TestKneeFromPromFiles(t *testing.T) {
+	path := corpusV2 + "prom_rw_stats.prom_query_range.json.gz"
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("corpus: %v", err)
+	}
+	out, errOut, code := runCLI(t, "", "knee", "--from-prom", path, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var file kneeJSON
+	if err := json.Unmarshal([]byte(out), &file); err != nil {
+		t.Fatal(err)
+	}
+	if file.Model != "open" || file.Knee == nil || file.Knee.Offered < 170 || file.Knee.Offered > 190 {
+		t.Errorf("from the file: model %s, knee %+v", file.Model, file.Knee)
+	}
+	// One plain query_range file per metric: the raw samples of every
+	// k6_* name, as {"status":"success","data":{...}}.
+	dir := t.TempDir()
+	resps, err := promtest.CorpusFile(path, "raw_samples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string][]string{}
+	for _, s := range resps {
+		b, err := json.Marshal(s.Labels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var vals []string
+		for _, p := range s.Points {
+			vals = append(vals, fmt.Sprintf(`[%.3f,"%g"]`, float64(p.TimeNS)/1e9, p.Value))
+		}
+		byName[s.Name()] = append(byName[s.Name()], fmt.Sprintf(`{"metric":%s,"values":[%s]}`, b, strings.Join(vals, ",")))
+	}
+	for name, series := range byName {
+		body := `{"status":"success","data":{"resultType":"matrix","result":[` + strings.Join(series, ",") + `]}}`
+		if err := os.WriteFile(filepath.Join(dir, "export-"+name+".json"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errOut, code = runCLI(t, "", "knee", "--from-prom", dir, "--format", "json")
+	if code != 0 {
+		t.Fatalf("directory: exit %d: %s", code, errOut)
+	}
+	var fromDir kneeJSON
+	if err := json.Unmarshal([]byte(out), &fromDir); err != nil {
+		t.Fatal(err)
+	}
+	if fromDir.Knee == nil || math.Abs(fromDir.Knee.Offered-file.Knee.Offered) > 1e-6 || math.Abs(fromDir.Ceiling.CompletedRPS-file.Ceiling.CompletedRPS) > 1e-6 {
+		t.Errorf("directory: knee %+v ceiling %+v; the file: %+v %+v", fromDir.Knee, fromDir.Ceiling, file.Knee, file.Ceiling)
+	}
+	// check fails on the errors (24 % of requests), as on the CSV.
+	out, errOut, code = runCLI(t, "", "check", "--from-prom", path)
+	if code != 1 || !strings.Contains(out, "rate-limited") || !strings.Contains(errOut, "cumulative since the start of the test") {
+		t.Errorf("check: exit %d, stdout %q, stderr %q; want 1, the rate limit and the caveat", code, out, errOut)
+	}
+	md := filepath.Join(t.TempDir(), "r.md")
+	if _, errOut, code := runCLI(t, "", "report", "--from-prom", path, "-o", md); code != 0 {
+		t.Errorf("report: exit %d: %s", code, errOut)
+	} else if b, _ := os.ReadFile(md); !strings.Contains(string(b), "time resolution | 5s") {
+		t.Errorf("report lacks the 5 s resolution:\n%.600s", b)
+	}
+}
+
+// Usage errors name the flag: files and --from-prom together, a bad
+// --match, a bad --start; a URL's password never reaches the output; a
+// server that holds no k6 run is an error naming it.
+func TestFromPromUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"knee", "--from-prom", "x.json", td + "breakpoint.csv.gz"}, "knee: give FILEs or --from-prom, not both"},
+		{[]string{"check", "--from-prom", "http://127.0.0.1:1", "--match", "testid=1"}, "check: --match"},
+		{[]string{"knee", "--from-prom", "http://127.0.0.1:1", "--start", "yesterday"}, `--start "yesterday": want RFC 3339`},
+		{[]string{"knee", "--from-prom", filepath.Join(t.TempDir(), "none.json")}, "knee: --from-prom: "},
+	} {
+		_, errOut, code := runCLI(t, "", c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+	srv := promtest.Start(t, promtest.Options{})
+	u := strings.Replace(srv.URL, "http://", "http://me:s3cret@", 1)
+	start := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+	out, errOut, code := runCLI(t, "", "knee", "--from-prom", u, "--start", start, "--timeout", "10s")
+	if code != 2 || !strings.Contains(errOut, "no k6_vus or k6_iterations_total series") || strings.Contains(out+errOut, "s3cret") {
+		t.Errorf("empty server: exit %d, stderr %q; want 2, no k6 series, no password", code, errOut)
+	}
+}
