@@ -155,6 +155,7 @@ func commands(e *env) []*cli.Command {
 		promCommand(e),
 		reportCommand(e),
 		compareCommand(e),
+		suiteCommand(e),
 		ledgerCommand(e),
 	}
 }

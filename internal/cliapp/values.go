@@ -2,8 +2,10 @@ package cliapp
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 )
@@ -78,3 +80,18 @@ func Label(arg, def string) (label string, files []string) {
 
 // Defines reports whether the command of c defines the flag name.
 func Defines(c *cli.Context, name string) bool { return hasFlag(c.Command.Flags, name) }
+
+// Limit reads a limit on a Trend's values (knee --over): a duration with
+// its unit ("1s", "200ms", "1m30s") in ms, k6's unit of time trends, or a
+// plain number in the Trend's own unit ("500"). The error names the flag.
+func Limit(flag, s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	if d, err := time.ParseDuration(s); err == nil {
+		return float64(d) / float64(time.Millisecond), nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("--%s %q: want a duration such as 1s or 200ms, or a number in the metric's unit", flag, s)
+	}
+	return v, nil
+}
