@@ -1442,11 +1442,10 @@ func (cw *columnarWriter) indices(c int, optional bool, name string, defs []int1
 // number of record batches, and its blocks are set to where the messages
 // really are.
 type arrowOut struct {
-	cw      *columnarWriter
-	tmpSch  *arrow.Schema // the dictionary columns as int32
-	schLen  int           // bytes of a stream's schema message for tmpSch
-	recs    []ipcBlock
-	started bool
+	cw     *columnarWriter
+	tmpSch *arrow.Schema // the dictionary columns as int32
+	schLen int           // bytes of a stream's schema message for tmpSch
+	recs   []ipcBlock
 }
 
 // ipcBlock is where a message is in the file.

@@ -3,7 +3,6 @@ package ingest
 import (
 	"hash/maphash"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -327,6 +326,3 @@ func layoutKey(dst []byte, keys [][]byte) []byte {
 	}
 	return dst
 }
-
-// joinStrings is layoutKey for strings.
-func joinStrings(keys []string) string { return strings.Join(keys, "\x00") + "\x00" }

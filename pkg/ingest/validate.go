@@ -20,15 +20,6 @@ const (
 // timeRange is the range in words, for messages.
 const timeRange = "1970–2200"
 
-// checkTimeNS returns "" when ns is inside [MinTimeNS, MaxTimeNS], else the
-// reason, naming the instant in UTC.
-func checkTimeNS(ns int64) string {
-	if ns >= MinTimeNS && ns <= MaxTimeNS {
-		return ""
-	}
-	return fmt.Sprintf("%s is outside %s", time.Unix(0, ns).UTC().Format(time.RFC3339Nano), timeRange)
-}
-
 // checkYear returns "" when t (in UTC) falls inside the accepted years,
 // else the reason.
 func checkYear(t time.Time) string {
