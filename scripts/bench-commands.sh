@@ -2,8 +2,11 @@
 # Times knee, check and report, one ldanalyze binary against another, on
 # the bench files of ../shared/bench (its generator, seed 1; csv2json for
 # the JSON lines): wall time, user+system CPU and peak RSS from GNU time,
-# REPEAT rounds with the binaries interleaved in each (so a busy machine
-# slows all of them alike), medians printed as a markdown table.
+# REPEAT rounds with the binaries interleaved in each, each round starting
+# at the next binary (so a busy machine slows all of them alike), medians
+# printed as a markdown table. Copy a freshly linked binary (cat a > b)
+# before timing it: its peak RSS is otherwise ~10 MB higher, from how its
+# pages sit in the page cache (BENCHMARKS.md).
 #
 #   BINS="before=/path/to/old/ldanalyze after=/path/to/new/ldanalyze" scripts/bench-commands.sh
 #   SIZES=1000000 FORMATS=csv REPEAT=1 scripts/bench-commands.sh   # quick
@@ -54,7 +57,11 @@ for run in $(seq "$REPEAT"); do
 			in=$BENCH_DIR/$(name "$n").$fmt
 			cat "$in" >/dev/null # warm page cache, as the harness does
 			for cmd in $COMMANDS; do
-				for b in $BINS; do
+				# Each round starts at another binary, so none always runs
+				# first (or last) after the page-cache warm-up.
+				read -ra bins <<<"$BINS"
+				k=$(((run - 1) % ${#bins[@]}))
+				for b in "${bins[@]:k}" "${bins[@]:0:k}"; do
 					label=${b%%=*} bin=${b#*=}
 					out=$BENCH_DIR/cmdout/$label-$cmd
 					rm -rf "$out" && mkdir -p "$out"

@@ -1,29 +1,38 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/ldanalyze/ldanalyze/internal/cliapp"
 	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/compare"
-	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 	"github.com/urfave/cli/v2"
 )
 
 func compareCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "compare",
-		Usage: "did the change help? per matched load level, before vs after with a Mann–Whitney U test (benchstat-style, ~ when not significant)",
+		Usage: "did the change help? per matched load level, before vs after: each figure with its interval and a test (~ when not significant)",
 		Description: "BEFORE and AFTER are k6 outputs of one run each, optionally labelled (before=a.csv); several files of one\n" +
-			"distributed run are joined with commas. Levels (holds, or ramp steps) are matched by offered load; at\n" +
-			"each, the per-window p50/p95/p99, completed rate and error rate are summarised as median ± CI and tested.",
-		ArgsUsage: "BEFORE AFTER",
+			"distributed run are joined with commas. Levels (holds, or ramp steps) are matched by offered load. At each,\n" +
+			"latency percentiles and goodput are the level's own figures with a block-bootstrap interval over the\n" +
+			"windows, tested with a Mann–Whitney U test over the per-window values; the error rate is compared as counts\n" +
+			"(the level's pooled requests) with Fisher's exact test and Wilson/Newcombe score intervals. The knee and the\n" +
+			"ceiling are compared with their intervals. Two directories compare two suites: their runs are paired by\n" +
+			"file name, one table for all. --fail-on regress exits 1 when anything got significantly worse.",
+		ArgsUsage: "BEFORE AFTER (files, or two directories of runs)",
 		Flags: append(append(runFlags(time.Second, "window width: each window is one sample of the test (whole seconds)"),
-			&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level of the U test"},
+			&cli.Float64Flag{Name: "alpha", Value: 0.05, Usage: "significance level of the tests"},
 			&cli.Float64Flag{Name: "tolerance", Value: 0.05, Usage: "largest relative difference of offered load at which two levels match"},
+			&cli.IntFlag{Name: "resamples", Value: 1000, Usage: "bootstrap resamples per level and run"},
+			&cli.StringFlag{Name: "fail-on", Usage: "`regress`: exit 1 when a figure, the knee or the ceiling got significantly worse (CI gating)"},
 		), outputFlags()...),
 		Action: func(c *cli.Context) error { return e.compare(c) },
 	}
@@ -36,32 +45,120 @@ func (e *env) compare(c *cli.Context) error {
 	if a := c.Float64("alpha"); !(a > 0 && a < 1) {
 		return usageError{fmt.Errorf("compare: --alpha must be in (0, 1), got %v", a)}
 	}
+	if n := c.Int("resamples"); n < 100 {
+		return usageError{fmt.Errorf("compare: --resamples %d: want at least 100", n)}
+	}
+	if f := c.String("fail-on"); f != "" && f != "regress" {
+		return usageError{fmt.Errorf("compare: --fail-on %q: want regress", f)}
+	}
 	opt, err := runOptions(c, time.Second)
 	if err != nil {
 		return err
 	}
+	copt := compare.Options{Alpha: c.Float64("alpha"), Tolerance: c.Float64("tolerance"), Resamples: c.Int("resamples")}
 	var labels [2]string
-	var runs [2]*knee.Result
+	var paths [2][]string
 	for i, arg := range c.Args().Slice() {
-		label, paths := cliapp.Label(arg, [2]string{"before", "after"}[i])
-		labels[i] = label
-		an, err := e.analyze(paths, opt)
+		labels[i], paths[i] = cliapp.Label(arg, [2]string{"before", "after"}[i])
+	}
+	var docs []*present.CompareDoc
+	if dirs, err := compareDirs(paths); err != nil {
+		return err
+	} else if dirs {
+		if docs, err = e.compareSuites(labels, paths, opt, copt); err != nil {
+			return err
+		}
+	} else {
+		var runs [2]compare.Run
+		for i := range runs {
+			if runs[i], err = e.compareRun(labels[i], paths[i], opt); err != nil {
+				return err
+			}
+		}
+		res, err := compare.Compare(runs[0], runs[1], copt)
 		if err != nil {
 			return err
 		}
-		runs[i] = an.Knee
-		warnSpans(e.stderr, label, runs[i])
+		docs = []*present.CompareDoc{{Before: labels[0], After: labels[1], Result: res}}
 	}
-	res, err := compare.Compare(runs[0], runs[1], compare.Options{Alpha: c.Float64("alpha"), Tolerance: c.Float64("tolerance")})
-	if err != nil {
+	for _, d := range docs {
+		for _, w := range d.Warnings {
+			if d.Run != "" {
+				w = d.Run + ": " + w
+			}
+			e.warn(w)
+		}
+	}
+	if err := e.emit(c, func(w io.Writer, f render.Format) error {
+		return present.WriteCompare(w, f, docs)
+	}); err != nil {
 		return err
 	}
-	doc := &present.CompareDoc{Before: labels[0], After: labels[1], Result: res}
-	e.warn(doc.AllWarnings()...)
-	return e.emit(c, func(w io.Writer, f render.Format) error {
-		if f == render.GitHub {
-			return present.CompareGitHub(w, doc)
+	if c.String("fail-on") == "regress" {
+		var worse []string
+		for _, d := range docs {
+			for _, r := range d.Regressions() {
+				if d.Run != "" {
+					r = d.Run + ": " + r
+				}
+				worse = append(worse, r)
+			}
 		}
-		return doc.Write(w, f)
-	})
+		if len(worse) > 0 {
+			return errFinding{fmt.Sprintf("%s → %s: significantly worse: %s", labels[0], labels[1], strings.Join(worse, "; "))}
+		}
+	}
+	return nil
+}
+
+// compareRun analyses one side of a comparison.
+func (e *env) compareRun(label string, paths []string, opt pipeline.Options) (compare.Run, error) {
+	an, err := e.analyze(paths, opt)
+	if err != nil {
+		return compare.Run{}, err
+	}
+	warnSpans(e.stderr, label, an.Knee)
+	return compare.Run{Knee: an.Knee, Latency: an.Timeline.Latency}, nil
+}
+
+// compareDirs reports whether BEFORE and AFTER are two directories (two
+// suites); one directory and one run is a usage error.
+func compareDirs(paths [2][]string) (bool, error) {
+	var dir [2]bool
+	for i, p := range paths {
+		if len(p) == 1 {
+			if fi, err := os.Stat(p[0]); err == nil && fi.IsDir() {
+				dir[i] = true
+			}
+		}
+	}
+	if dir[0] != dir[1] {
+		return false, usageError{errors.New("compare: give two runs or two directories of runs, not one of each")}
+	}
+	return dir[0], nil
+}
+
+// compareSuites compares the runs of two directories, paired by file
+// name (pipeline.SuitePairs); what was left out is warned about.
+func (e *env) compareSuites(labels [2]string, paths [2][]string, opt pipeline.Options, copt compare.Options) ([]*present.CompareDoc, error) {
+	pairs, warn, err := pipeline.SuitePairs(paths[0][0], paths[1][0])
+	e.warn(warn...)
+	if err != nil {
+		return nil, err
+	}
+	var docs []*present.CompareDoc
+	for _, p := range pairs {
+		var runs [2]compare.Run
+		for i, f := range []string{p.Before, p.After} {
+			if runs[i], err = e.compareRun(labels[i]+" "+p.Name, []string{f}, opt); err != nil {
+				return nil, err
+			}
+		}
+		res, err := compare.Compare(runs[0], runs[1], copt)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.Name, err)
+		}
+		docs = append(docs, &present.CompareDoc{Run: p.Name, Before: labels[0], After: labels[1], Result: res})
+	}
+	return docs, nil
 }

@@ -2,9 +2,8 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
+	"github.com/ldanalyze/ldanalyze/internal/outfile"
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/urfave/cli/v2"
 )
@@ -22,7 +21,7 @@ func convertCommand(e *env) *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (.parquet or .arrow); required"},
 			&cli.StringFlag{Name: "to", Usage: "output `FORMAT`: parquet or arrow (default: from the -o extension)"},
 			&cli.StringFlag{Name: "time-unit", Usage: "timestamp `UNIT`: s, ms, us or ns (default: the input's resolution)"},
-			&cli.IntFlag{Name: "batch-rows", Value: 1 << 16, Usage: "`ROWS` per record batch / row group"},
+			&cli.IntFlag{Name: "batch-rows", Value: 1 << 15, Usage: "`ROWS` per record batch / row group"},
 		},
 		Action: e.convertAction,
 	}
@@ -60,40 +59,40 @@ func (e *env) convertAction(c *cli.Context) error {
 	default:
 		return usageError{fmt.Errorf("unknown --time-unit %q: want s, ms, us or ns", u)}
 	}
+	oopt := outfile.Options{Inputs: inputs, Perm: 0o644}
+	if err := outfile.Check(out, oopt); err != nil {
+		return usageError{err}
+	}
 	r, err := ingest.OpenAll(inputs, e.stdin)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	// Write beside the target and rename at the end, so a failed convert
-	// leaves no half file under the asked name.
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
+	// An output of the command (internal/outfile): written beside the
+	// target, which it replaces only when convert succeeds.
+	f, err := e.outs.Create(out, oopt)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	res, err := ingest.WriteColumnar(tmp, r, ingest.ColumnarOptions{
+	res, err := ingest.WriteColumnar(f, r, ingest.ColumnarOptions{
 		Format: format, TimeUnit: c.String("time-unit"), BatchRows: c.Int("batch-rows"),
 	})
-	if cerr := tmp.Close(); err == nil && cerr != nil {
+	if cerr := f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("writing %s: %w", out, cerr)
 	}
 	reportStats(e.stderr, res.Stats)
 	if err != nil {
+		f.Abort()
 		return err
 	}
-	written, err := ingest.CountColumnarRows(tmp.Name())
+	written, err := ingest.CountColumnarRows(f.TempName())
 	if err != nil {
+		f.Abort()
 		return err
 	}
 	if written != res.RowsIn {
+		f.Abort()
 		return fmt.Errorf("convert: read %d rows but %s holds %d", res.RowsIn, out, written)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), out); err != nil {
-		return err
 	}
 	fmt.Fprintf(e.stdout, "rows in: %d\nrows out: %d\nwrote %s (%s, timestamp unit %s, %d tag columns)\n",
 		res.RowsIn, written, out, format, res.TimeUnit, len(res.TagColumns))

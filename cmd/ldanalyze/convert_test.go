@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,5 +66,29 @@ func TestConvertUsage(t *testing.T) {
 	stdout, errOut, code := runCLI(t, "", "convert", "--to", "arrow", "-o", out, td+"timefmt_rfc3339_nano.csv")
 	if code != 0 || !strings.HasPrefix(stdout, "rows in: 1424\nrows out: 1424\n") || !strings.Contains(stdout, "timestamp unit ns") {
 		t.Errorf("exit %d stdout %q stderr %q", code, stdout, errOut)
+	}
+}
+
+// TestConvertRefusesInputAsOutput: -o naming an input (here through a hard
+// link) is a usage error that names both paths, and the input is left as
+// it was.
+func TestConvertRefusesInputAsOutput(t *testing.T) {
+	dir := t.TempDir()
+	pq := filepath.Join(dir, "in.parquet")
+	if _, errOut, code := runCLI(t, "", "convert", td+"timefmt_rfc3339_nano.csv", "-o", pq); code != 0 {
+		t.Fatalf("convert: exit %d: %s", code, errOut)
+	}
+	before, _ := os.ReadFile(pq)
+	link := filepath.Join(dir, "link.parquet")
+	if err := os.Link(pq, link); err != nil {
+		t.Skip(err)
+	}
+	_, errOut, code := runCLI(t, "", "convert", pq, "-o", link)
+	want := "output " + link + " is the same file as the input " + pq
+	if code != 2 || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut, want)
+	}
+	if after, _ := os.ReadFile(pq); !bytes.Equal(after, before) {
+		t.Error("the input changed")
 	}
 }

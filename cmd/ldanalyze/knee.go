@@ -9,6 +9,7 @@ import (
 	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/over"
 	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 	"github.com/ldanalyze/ldanalyze/pkg/window"
 	"github.com/urfave/cli/v2"
@@ -23,6 +24,7 @@ func kneeCommand(e *env) *cli.Command {
 			&cli.StringSliceFlag{Name: "by", Usage: "split windows by these tags, e.g. --by name or --by name,status"},
 			&cli.IntFlag{Name: "by-limit", Value: window.DefaultMaxGroups, Usage: "with --by, rows for at most `N` tag values (the busiest); the rest are summed in (other) rows"},
 			&cli.BoolFlag{Name: "windows", Usage: "also print the table of every --window window in the table and markdown output (JSON and CSV always have them)"},
+			&cli.StringFlag{Name: "over", Usage: "count the samples of --metric above `LIMIT` (1s, 200ms, or a number in the metric's unit), over the run and per --by tag value, with the worst of each"},
 		), append(fromPromFlags(), outputFlags()...)...),
 		Action: func(c *cli.Context) error { return e.knee(c) },
 	}
@@ -42,6 +44,16 @@ func (e *env) knee(c *cli.Context) error {
 		return usageError{fmt.Errorf("knee: --by-limit %d: want at least 1", n)}
 	}
 	opt.ByLimit = c.Int("by-limit")
+	if s := c.String("over"); s != "" {
+		if c.String("from-prom") != "" {
+			return usageError{fmt.Errorf("knee: --over counts samples, which a run read from Prometheus does not have (its series are summed by the store): use the k6 output file")}
+		}
+		limit, err := cliapp.Limit("over", s)
+		if err != nil {
+			return usageError{err}
+		}
+		opt.Over = &over.Options{Limit: limit, By: opt.By}
+	}
 	opt.Attribution = true
 	opt.Checks.WindowNS = opt.Knee.WindowNS
 	format, err := render.ParseFormat(c.String("format"))
@@ -56,7 +68,10 @@ func (e *env) knee(c *cli.Context) error {
 	pcts := opt.Knee.Percentiles
 	e.warn(knee.Messages(res.Warnings)...)
 	rep := present.KneeDoc{Result: res, Input: present.InputOf(an.Files, an.Input), Checks: an.Checks.Checks, Summary: an.SummaryRows, Attribution: an.Attribution,
-		ShowWindows: c.Bool("windows")}
+		ShowWindows: c.Bool("windows"), Over: an.Over}
+	if an.Over != nil {
+		e.warn(an.Over.Warnings...)
+	}
 	if len(opt.By) > 0 {
 		rep.Groups = present.GroupRows(an.Groups, opt.By, pcts)
 	}

@@ -137,7 +137,7 @@ func TestLedgerErrors(t *testing.T) {
 		{[]string{"ledger", "add", "--ledger", bad, "--label", "x", td + "timefmt_rfc3339_nano.csv"},
 			"1 line(s) of the ledger are not entries; fix them first:\n  " + bad + ":2:1: invalid JSON: invalid character '<' looking for beginning of value"},
 		{[]string{"ledger", "show", "--ledger", bad}, bad + ":2:1: invalid JSON"},
-		{[]string{"ledger", "show", "--ledger", missing}, "none.json: no such file"},
+		{[]string{"ledger", "show", "--ledger", missing}, "none.json: no ledger there yet; start one with the first run of the scenario: ldanalyze ledger add --ledger"},
 		{[]string{"ledger", "show", "--ledger", bad, "--format", "yaml"}, "unknown --format"},
 		{[]string{"ledger", "show", "--ledger", bad, "extra"}, `unexpected argument "extra"`},
 	} {

@@ -133,6 +133,7 @@ func commands(e *env) []*cli.Command {
 		promCommand(e),
 		reportCommand(e),
 		compareCommand(e),
+		suiteCommand(e),
 		ledgerCommand(e),
 	}
 }

@@ -95,7 +95,7 @@ func TestQueueUsageErrors(t *testing.T) {
 		{[]string{"queue", "mmc", "--run", "../../testdata/scale/vus8.csv", "--rates", "1,2"}, "queue mmc: --run takes the rates from the run; drop --rates"},
 		{[]string{"queue", "mmc", "--run", "../../testdata/scale/vus8.csv", "--servers", "0"}, "--servers 0: want at least 1"},
 		{[]string{"queue", "little", "--run", "../../testdata/scale/room100.csv"}, "../../testdata/scale/room100.csv: no iteration_duration samples: the run has no completed iterations to measure"},
-		{[]string{"scale", "--usl", "--run", "1=../../testdata/scale/room100.csv"}, "--run 1=../../testdata/scale/room100.csv: no iteration_duration samples"},
+		{[]string{"scale", "--usl", "--run", "1=../../testdata/scale/room250.csv"}, "--run 1=../../testdata/scale/room250.csv: no request Trend and no iteration_duration samples"},
 	} {
 		_, errs, code := scaleRun(t, "", c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) {

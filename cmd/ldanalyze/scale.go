@@ -21,7 +21,7 @@ func scaleCommand(e *env) *cli.Command {
 		Usage: "fit how a cost grows with size (growth exponent, --fit) or a Universal Scalability Law (--usl)",
 		UsageText: "ldanalyze scale --fit --point 100=36MB --point 250=382MB --point 500=2645MB [--at 1000]\n" +
 			"ldanalyze scale --fit points.csv\n" +
-			"ldanalyze scale --fit --run 100=room100.csv --run 250=room250.csv --run 500=room500.csv [--y data_received:total]\n" +
+			"ldanalyze scale --fit --run 100=room100.csv --run 250=room250.csv --run 500=room500.csv [--y data_received:total | --y bytes_per_request]\n" +
 			"ldanalyze scale --usl sweep.csv   (columns: concurrency, throughput)\n" +
 			"ldanalyze scale --usl --run 1=vus1.csv --run 5=vus5.csv --run 10=vus10.csv --run 20=vus20.csv ...",
 		ArgsUsage: "[FILE...] (CSV of x,y points with units such as 36MB, 2.6 GB, 500ms, 1.5k; - is stdin)",
@@ -34,7 +34,9 @@ func scaleCommand(e *env) *cli.Command {
 			"add the files of one distributed run). With --fit a run's y is --y METRIC[{TAG:VALUE,...}]:STAT of\n" +
 			"the whole run, STAT one of total, count, rate (total ÷ the run's duration), mean, min, max, med,\n" +
 			"pN or p(N): data_received:total (the default; bytes), http_reqs:rate (per second),\n" +
-			"http_req_duration:p95 (seconds), http_req_duration{name:order}:mean. k6's time trends are\n" +
+			"http_req_duration:p95 (seconds), http_req_duration{name:order}:mean; or a figure of the run's\n" +
+			"longest hold as knee reports it: bytes_received_per_s, bytes_sent_per_s (bytes/s) or\n" +
+			"bytes_per_request (data_received per response, bytes). k6's time trends are\n" +
 			"converted from ms to s, data_received and data_sent are bytes, other metrics plain numbers.\n" +
 			"With --usl a run's label is its concurrency N and its X is the completed rate, successful\n" +
 			"requests per second (iterations per second without HTTP), over the run's longest hold as\n" +
@@ -58,7 +60,7 @@ func scaleFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "fit", Usage: "fit a growth exponent y = a·x^b (the default)"},
 		&cli.BoolFlag{Name: "usl", Usage: "fit the Universal Scalability Law to (concurrency, throughput) points"},
 	}, append(uslFlags(),
-		&cli.StringFlag{Name: "y", Value: "data_received:total", Usage: "with --fit and --run: the `METRIC[{TAG:VALUE}]:STAT` of each run to fit, STAT total, count, rate, mean, min, max, med, pN"},
+		&cli.StringFlag{Name: "y", Value: "data_received:total", Usage: "with --fit and --run: the `METRIC[{TAG:VALUE}]:STAT` of each run to fit, STAT total, count, rate, mean, min, max, med, pN; or bytes_received_per_s, bytes_sent_per_s, bytes_per_request of its longest hold"},
 	)...)
 }
 
@@ -67,6 +69,7 @@ func uslFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "point", Aliases: []string{"p"}, Usage: "a point `X=Y`, e.g. 100=36MB (repeatable)"},
 		&cli.StringSliceFlag{Name: "run", Usage: "a k6 run labelled with its x (--usl: its concurrency N), `X=FILE` (repeatable; repeat an X for the files of a distributed run)"},
+		&cli.StringSliceFlag{Name: "levels", Usage: "--usl: one point per load level of the k6 run in `FILE` (N = the level's mean VUs, X its completed rate; a closed model's VU steps; repeat for the files of one distributed run)"},
 		&cli.StringFlag{Name: "at", Usage: "project to this `X` (same unit as the points' x)"},
 		&cli.Float64Flag{Name: "level", Value: 0.95, Usage: "confidence `LEVEL` of the intervals, in (0, 1)"},
 	}
@@ -75,6 +78,12 @@ func uslFlags() []cli.Flag {
 // runPoints reads each run and adds its point: for --fit the --y selector
 // of the whole run, for --usl the completed rate of its longest hold.
 func (e *env) runPoints(c *cli.Context, p *scale.Points, usl bool) ([]present.RunPoint, []string, error) {
+	if files := c.StringSlice("levels"); len(files) > 0 {
+		if !usl {
+			return nil, nil, usageError{errors.New("scale: --levels takes a run's load levels as USL points: use it with --usl")}
+		}
+		return e.levelPoints(files, p)
+	}
 	runs, err := pipeline.ParseSweepRuns(c.StringSlice("run"))
 	if err != nil || len(runs) == 0 {
 		return nil, nil, usageOrNil(err)
@@ -93,10 +102,10 @@ func (e *env) runPoints(c *cli.Context, p *scale.Points, usl bool) ([]present.Ru
 		name := fmt.Sprintf("--run %s=%s", r.Label, strings.Join(r.Files, ","))
 		var row present.RunPoint
 		if usl {
-			an, err := e.analyze(r.Files, pipeline.Options{Metric: "iteration_duration"})
+			an, err := e.analyzeSweepRun(r.Files)
 			if err != nil {
 				if errors.Is(err, knee.ErrNoSamples) {
-					return nil, nil, usageError{fmt.Errorf("%s: no iteration_duration samples: the run has no completed iterations to measure", name)}
+					return nil, nil, usageError{fmt.Errorf("%s: no request Trend and no iteration_duration samples: the run has no completed requests or iterations to measure", name)}
 				}
 				return nil, nil, fmt.Errorf("%s: %w", name, err)
 			}
@@ -105,6 +114,18 @@ func (e *env) runPoints(c *cli.Context, p *scale.Points, usl bool) ([]present.Ru
 				return nil, nil, fmt.Errorf("%s: %w", name, err)
 			}
 			row = present.USLRunPoint(r.X.Value, r.Files, t)
+			row.Metric = an.Knee.Metric
+			warn = append(warn, t.Warnings...)
+		} else if sel.Stat == scale.StatLevel {
+			an, err := e.analyzeSweepRun(r.Files)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", name, err)
+			}
+			t, v, err := pipeline.LevelSelectorValue(an, r.X.Value, sel)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", name, err)
+			}
+			row = present.LevelRunPoint(r.X.Value, r.Files, sel, t, v)
 			warn = append(warn, t.Warnings...)
 		} else {
 			an, err := e.analyze(r.Files, pipeline.Options{Queries: []timeline.Query{pipeline.SelectorQuery(sel)}, AllowNoMetric: true})
@@ -133,6 +154,40 @@ func (e *env) runPoints(c *cli.Context, p *scale.Points, usl bool) ([]present.Ru
 		}
 	}
 	return rows, warn, nil
+}
+
+// levelPoints adds one USL point per load level of the run in files.
+func (e *env) levelPoints(files []string, p *scale.Points) ([]present.RunPoint, []string, error) {
+	an, err := e.analyzeSweepRun(files)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--levels %s: %w", strings.Join(files, ","), err)
+	}
+	ts, warn, err := pipeline.SweepLevels(an)
+	if err != nil {
+		return nil, nil, usageError{fmt.Errorf("--levels %s: %w", strings.Join(files, ","), err)}
+	}
+	var rows []present.RunPoint
+	for _, t := range ts {
+		row := present.USLRunPoint(t.VUs, files, t)
+		row.Metric, row.Selector, row.Span = an.Knee.Metric, present.LevelSelector, present.LevelSpan
+		if err := p.Add(scale.Quantity{Value: t.VUs, Unit: scale.Count}, scale.Quantity{Value: t.PerSecond, Unit: scale.PerSecond}); err != nil {
+			return nil, nil, usageError{err}
+		}
+		rows = append(rows, row)
+	}
+	p.YName = "X"
+	return rows, warn, nil
+}
+
+// analyzeSweepRun analyses one run of a sweep with its request Trend, or
+// iteration_duration when it has none (a run of iterations only): its
+// levels, rates and p95.
+func (e *env) analyzeSweepRun(files []string) (*pipeline.Analysis, error) {
+	an, err := e.analyze(files, pipeline.Options{})
+	if errors.Is(err, knee.ErrNoSamples) {
+		an, err = e.analyze(files, pipeline.Options{Metric: "iteration_duration"})
+	}
+	return an, err
 }
 
 // scalePoints gathers the points of the CSV files (arguments), the

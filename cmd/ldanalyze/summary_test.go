@@ -38,9 +38,18 @@ func TestSummaryExitCodes(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "rate<0.05 FAIL") || !strings.Contains(out, "p(95)<300 pass") {
 		t.Errorf("exit %d, output:\n%s", code, out)
 	}
-	_, errOut, code = runCLI(t, "", "summary", td+"breakpoint.csv.gz")
-	if code != 2 || !strings.Contains(errOut, "breakpoint.csv.gz:1:1: invalid JSON") {
+	_, errOut, code = runCLI(t, "", "summary", td+"README.md")
+	if code != 2 || !strings.Contains(errOut, "README.md:1:1: invalid JSON") {
 		t.Errorf("not a summary: exit %d, stderr %q", code, errOut)
+	}
+	// A k6 output, or several files: the suite table, one row each.
+	out, errOut, code = runCLI(t, "", "summary", "--format", "csv", td+"breakpoint.csv.gz", td+"closed_ramp.summary.json")
+	if code != 0 || !strings.HasPrefix(out, "file,scenario,kind,") || strings.Count(out, "\n") != 3 {
+		t.Errorf("many: exit %d, stderr %q, output %q", code, errOut, out)
+	}
+	_, errOut, code = runCLI(t, "", "summary", "--fail-on-thresholds", td+"closed_ramp.summary.json", td+"open_ramp.summary.json")
+	if code != 1 || !strings.Contains(errOut, "3 threshold(s) failed") {
+		t.Errorf("many --fail-on-thresholds: exit %d, stderr %q", code, errOut)
 	}
 	_, errOut, code = runCLI(t, "", "summary")
 	if code != 2 || !strings.Contains(errOut, "want one k6 summary FILE") {
@@ -48,7 +57,7 @@ func TestSummaryExitCodes(t *testing.T) {
 	}
 	// Standard input.
 	out, _, code = runCLI(t, `{"metrics":{"iterations":{"count":3,"rate":1.5}}}`, "summary", "--format", "csv", "-")
-	if code != 0 || out != "metric,type,count,rate,avg,p90,p95,p99,max,value,thresholds\niterations,counter,3,1.5,,,,,,,\n" {
+	if code != 0 || out != "metric,type,count,rate,avg,min,med,p90,p95,p99,max,value,thresholds\niterations,counter,3,1.5,,,,,,,,,\n" {
 		t.Errorf("stdin: exit %d, output %q", code, out)
 	}
 }

@@ -2,8 +2,10 @@ package cliapp
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ldanalyze/ldanalyze/pkg/scale"
 	"github.com/urfave/cli/v2"
@@ -98,4 +100,19 @@ func Quantity(flag, s string, want scale.Unit) (float64, error) {
 		return 0, fmt.Errorf("--%s %s: want %s, got a value in %q", flag, s, map[scale.Unit]string{scale.PerSecond: "a rate per second", scale.Seconds: "a duration", scale.Count: "a number"}[want], q.Unit)
 	}
 	return q.Value, nil
+}
+
+// Limit reads a limit on a Trend's values (knee --over): a duration with
+// its unit ("1s", "200ms", "1m30s") in ms, k6's unit of time trends, or a
+// plain number in the Trend's own unit ("500"). The error names the flag.
+func Limit(flag, s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	if d, err := time.ParseDuration(s); err == nil {
+		return float64(d) / float64(time.Millisecond), nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("--%s %q: want a duration such as 1s or 200ms, or a number in the metric's unit", flag, s)
+	}
+	return v, nil
 }

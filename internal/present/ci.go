@@ -211,36 +211,55 @@ func KneeGitHub(w io.Writer, rep *KneeDoc, pcts []float64) error {
 	return flush(w, &b)
 }
 
-// CompareGitHub writes a comparison as a GitHub Actions job summary: a
-// heading that counts the significant regressions and improvements, the
-// knee and ceiling of both runs, and the table with each significant
-// change marked.
-func CompareGitHub(w io.Writer, d *CompareDoc) error {
+// CompareGitHub writes comparisons (one, or one per pair of runs of two
+// suites) as a GitHub Actions job summary: a heading that counts the
+// significant regressions and improvements, the knee and ceiling of
+// each pair, the table with each significant change marked, and its
+// notes.
+func CompareGitHub(w io.Writer, docs []*CompareDoc) error {
 	better, worse := 0, 0
-	g := CompareGrid(d.Result, d.Labels(), false)
+	g, notes := CompareGrid(docs, false)
 	g.Header = append([]string{""}, g.Header...)
-	for i, r := range d.Rows {
-		m := ""
-		if r.Significant {
-			if r.Better {
-				m, better = "✅", better+1
-			} else {
-				m, worse = "❌", worse+1
+	i := 0
+	for _, d := range docs {
+		for _, r := range d.Rows {
+			m := ""
+			if r.Significant {
+				if r.Better {
+					m, better = "✅", better+1
+				} else {
+					m, worse = "❌", worse+1
+				}
 			}
+			g.Rows[i] = append([]string{m}, g.Rows[i]...)
+			i++
 		}
-		g.Rows[i] = append([]string{m}, g.Rows[i]...)
 	}
 	head := "✅ no significant regression"
 	if worse > 0 {
 		head = fmt.Sprintf("❌ %d significant regression(s)", worse)
 	}
-	fmt.Fprintf(w, "### ldanalyze compare %s → %s: %s, %d improvement(s)\n\n", d.Before, d.After, head, better)
-	for _, s := range CompareFindings(d) {
-		fmt.Fprintf(w, "- %s\n", s)
-	}
-	for _, s := range d.AllWarnings() {
-		fmt.Fprintf(w, "- warning: %s\n", render.MarkdownEscape(s))
+	fmt.Fprintf(w, "### ldanalyze compare %s → %s: %s, %d improvement(s)\n\n", docs[0].Before, docs[0].After, head, better)
+	for _, d := range docs {
+		prefix := ""
+		if d.Run != "" {
+			prefix = d.Run + ": "
+		}
+		for _, s := range CompareFindings(d) {
+			fmt.Fprintf(w, "- %s%s\n", render.MarkdownEscape(prefix), s)
+		}
+		for _, s := range d.Warnings {
+			fmt.Fprintf(w, "- warning: %s%s\n", render.MarkdownEscape(prefix), render.MarkdownEscape(s))
+		}
 	}
 	fmt.Fprintln(w)
-	return g.Write(w, render.Markdown)
+	if err := g.Write(w, render.Markdown); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	for i, n := range notes {
+		fmt.Fprintf(w, "- [%d] %s\n", i+1, render.MarkdownEscape(n))
+	}
+	_, err := fmt.Fprintf(w, "- %s\n", CompareMethods(docs[0].Result, docs[0].Labels()))
+	return err
 }

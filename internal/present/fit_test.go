@@ -48,7 +48,7 @@ func TestKneeTextFitsTerminal(t *testing.T) {
 			t.Errorf("table line of %d columns: %s", runewidth.StringWidth(line), line)
 		}
 	}
-	if !strings.Contains(term.String(), "(not shown, to fit 100 columns: dropped/s") {
+	if !strings.Contains(term.String(), "(not shown, to fit 100 columns: B/req, recv/s, dropped/s") {
 		t.Errorf("no note of the columns left out:\n%s", term.String())
 	}
 }

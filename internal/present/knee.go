@@ -12,6 +12,7 @@ import (
 	"github.com/ldanalyze/ldanalyze/pkg/checks"
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/over"
 	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 	"github.com/ldanalyze/ldanalyze/pkg/saturation"
 	"github.com/ldanalyze/ldanalyze/pkg/window"
@@ -33,6 +34,8 @@ type KneeDoc struct {
 	*saturation.Attribution
 	// ShowWindows adds the windows table to the text (knee --windows).
 	ShowWindows bool `json:"-"`
+	// Over is the count of samples above --over's limit, nil without it.
+	Over *over.Result `json:"over,omitempty"`
 }
 
 // GroupRow is one window of one tag set of the --by table: count, rate per
@@ -146,6 +149,9 @@ func KneeText(w io.Writer, f render.Format, rep *KneeDoc, rows []window.Row, by 
 			fmt.Fprintf(&b, "warning: %s\n", wn)
 		}
 	}
+	if rep.Over != nil {
+		OverLines(&b, rep.Over)
+	}
 	CheckLines(&b, rep.Checks)
 	if rep.ShowWindows && len(r.Windows) > 0 {
 		if err := windowsText(w, f, &b, r, pcts); err != nil {
@@ -165,6 +171,31 @@ func KneeText(w io.Writer, f render.Format, rep *KneeDoc, rows []window.Row, by 
 		fmt.Fprintf(&b, "\n_%s._\n", r.PercentileMethod)
 	}
 	return flush(w, &b)
+}
+
+// OverLines states the count above --over's limit and the worst tag
+// values (the ten with the most samples above it).
+func OverLines(b *strings.Builder, o *over.Result) {
+	fmt.Fprintf(b, "%s above %s: %d of %d samples (%s)", o.Metric, limitText(o.LimitMS), o.Count, o.Total, pctFine(float64(o.Share)))
+	if o.WorstMS.Valid() {
+		fmt.Fprintf(b, ", worst %s ms", Num(float64(o.WorstMS)))
+	}
+	b.WriteString("\n")
+	for i, k := range o.By {
+		if i == 10 {
+			fmt.Fprintf(b, "  … %d more %s values above it (--format json lists them all)\n", len(o.By)-10, strings.Join(o.ByTags, ","))
+			break
+		}
+		fmt.Fprintf(b, "  %s=%s: %d of %d (%s), worst %s ms\n", strings.Join(o.ByTags, ","), k.Key, k.Count, k.Total, pctFine(float64(k.Share)), Num(float64(k.WorstMS)))
+	}
+}
+
+// limitText is a limit in ms as a duration when whole ("1s", "200ms").
+func limitText(ms float64) string {
+	if d := time.Duration(ms * float64(time.Millisecond)); float64(d)/float64(time.Millisecond) == ms && ms > 0 {
+		return d.String()
+	}
+	return Num(ms)
 }
 
 // CheckLines lists the validity checks that did not pass, one line
@@ -337,7 +368,17 @@ func LevelGrid(ls []knee.Level, res *knee.Result, pcts []float64, machine bool) 
 	}
 	g := &render.Grid{Header: []string{"start", "s", offered, good, all, "errors", "dropped/s", "VUs"}}
 	if machine {
-		g.Header = []string{"start", "seconds", "offered", "completed_rps", "requests_rps", "error_rate", "dropped_per_s", "vus", "count", "mean_ms", "min_ms", "max_ms"}
+		g.Header = []string{"start", "seconds", "offered", "completed_rps", "requests_rps", "error_rate", "dropped_per_s", "vus", "count", "mean_ms", "min_ms", "max_ms",
+			"bytes_received_per_s", "bytes_sent_per_s", "bytes_per_request", "bytes_sent_per_request"}
+	}
+	// A terminal or markdown table shows the network columns only when
+	// the run has data_received or data_sent rows.
+	bytes := machine
+	for _, l := range ls {
+		bytes = bytes || l.BytesReceivedPerS > 0 || l.BytesSentPerS > 0
+	}
+	if bytes && !machine {
+		g.Header = append(g.Header, "recv/s", "B/req")
 	}
 	for _, p := range pcts {
 		h := knee.PercentileName(p)
@@ -371,7 +412,10 @@ func LevelGrid(ls []knee.Level, res *knee.Result, pcts []float64, machine bool) 
 		}
 		row = append(row, f(float64(l.DroppedPerS)), f(float64(l.VUs)))
 		if machine {
-			row = append(row, strconv.FormatUint(l.Count, 10), f(float64(l.MeanMS)), f(float64(l.MinMS)), f(float64(l.MaxMS)))
+			row = append(row, strconv.FormatUint(l.Count, 10), f(float64(l.MeanMS)), f(float64(l.MinMS)), f(float64(l.MaxMS)),
+				f(float64(l.BytesReceivedPerS)), f(float64(l.BytesSentPerS)), f(float64(l.BytesPerRequest)), f(float64(l.BytesSentPerRequest)))
+		} else if bytes {
+			row = append(row, BytesPerS(float64(l.BytesReceivedPerS)), f(float64(l.BytesPerRequest)))
 		}
 		for _, p := range pcts {
 			row = append(row, f(float64(l.Percentiles[knee.PercentileName(p)])))

@@ -19,7 +19,10 @@ func LedgerAdded(path string, rows []ledger.Row) string {
 	r := rows[len(rows)-1]
 	msg := fmt.Sprintf("%s: entry %d, %q: ceiling %s req/s", path, r.N, r.Label, LedgerCeiling(r.Entry))
 	if r.N > 1 {
-		msg += " (" + LedgerChange(r.CeilingChangeRatio) + " from the entry before)"
+		msg += " (" + LedgerRowChange(r) + " from the entry before)"
+	}
+	for _, sh := range r.Shifts {
+		msg += "; " + shiftText(sh)
 	}
 	return msg
 }
@@ -29,10 +32,10 @@ func LedgerAdded(path string, rows []ledger.Row) string {
 func LedgerGrid(rows []ledger.Row, machine bool) *render.Grid {
 	if machine {
 		g := &render.Grid{Header: []string{"n", "date", "label", "files", "model", "offered_unit", "knee", "knee_p95_ms",
-			"ceiling_rps", "ceiling_low_rps", "ceiling_high_rps", "ceiling_reached", "ceiling_change_ratio", "slo", "slo_capacity",
-			"requests", "error_rate", "saturated", "busiest", "failed_checks", "warned_checks"}}
+			"ceiling_rps", "ceiling_low_rps", "ceiling_high_rps", "ceiling_reached", "ceiling_change_ratio", "ceiling_change_bound", "slo", "slo_capacity",
+			"requests", "error_rate", "saturated", "busiest", "resources", "utilisation_shifts", "failed_checks", "warned_checks"}}
 		for _, r := range rows {
-			var sat, busiest []string
+			var sat, busiest, res, shifts []string
 			if s := r.Saturation; s != nil {
 				for _, x := range s.Saturated {
 					sat = append(sat, x.Name+"="+CSVNum(float64(x.Utilisation)))
@@ -40,6 +43,16 @@ func LedgerGrid(rows []ledger.Row, machine bool) *render.Grid {
 				if s.Busiest != nil {
 					busiest = append(busiest, s.Busiest.Name+"="+CSVNum(float64(s.Busiest.Utilisation)))
 				}
+				for _, x := range s.Resources {
+					res = append(res, x.Name+"="+CSVNum(float64(x.Utilisation)))
+				}
+			}
+			for _, x := range r.Shifts {
+				shifts = append(shifts, x.Name+"="+CSVNum(float64(x.Before))+">"+CSVNum(float64(x.After)))
+			}
+			bound := ""
+			if b := r.CeilingChangeBound; b != nil {
+				bound = b.Op + CSVNum(float64(b.Ratio))
 			}
 			slo := ""
 			if r.SLO != "" {
@@ -48,24 +61,29 @@ func LedgerGrid(rows []ledger.Row, machine bool) *render.Grid {
 			g.Rows = append(g.Rows, []string{strconv.Itoa(r.N), r.Date.Format(time.RFC3339), r.Label, strings.Join(r.Files, ";"),
 				r.Model, r.OfferedUnit, CSVNum(float64(r.Knee)), CSVNum(float64(r.KneeP95MS)),
 				CSVNum(float64(r.CeilingRPS)), CSVNum(float64(r.CeilingLowRPS)), CSVNum(float64(r.CeilingHighRPS)),
-				strconv.FormatBool(r.CeilingReached), CSVNum(float64(r.CeilingChangeRatio)), r.SLO, slo,
+				strconv.FormatBool(r.CeilingReached), CSVNum(float64(r.CeilingChangeRatio)), bound, r.SLO, slo,
 				strconv.FormatUint(r.Requests, 10), CSVNum(float64(r.ErrorRate)), strings.Join(sat, ";"), strings.Join(busiest, ";"),
-				strings.Join(r.FailedChecks, ";"), strings.Join(r.WarnedChecks, ";")})
+				strings.Join(res, ";"), strings.Join(shifts, ";"), strings.Join(r.FailedChecks, ";"), strings.Join(r.WarnedChecks, ";")})
 		}
 		return g
 	}
-	withSLO := false
+	withSLO, withShifts := false, false
 	for _, r := range rows {
 		withSLO = withSLO || r.SLO != ""
+		withShifts = withShifts || len(r.Shifts) > 0
 	}
 	g := &render.Grid{Header: []string{"#", "date (UTC)", "label", "knee", "p95 at knee ms", "ceiling req/s", "vs previous"}, Drop: ledgerDrop}
 	if withSLO {
 		g.Header = append(g.Header, "SLO capacity")
 	}
-	g.Header = append(g.Header, "errors", "what saturated", "validity")
+	g.Header = append(g.Header, "errors", "what saturated")
+	if withShifts {
+		g.Header = append(g.Header, "utilisation shifts")
+	}
+	g.Header = append(g.Header, "validity")
 	for _, r := range rows {
 		row := []string{strconv.Itoa(r.N), r.Date.Format("2006-01-02 15:04"), r.Label, offeredText(r.Knee, r.OfferedUnit),
-			Num(float64(r.KneeP95MS)), LedgerCeiling(r.Entry), LedgerChange(r.CeilingChangeRatio)}
+			Num(float64(r.KneeP95MS)), LedgerCeiling(r.Entry), LedgerRowChange(r)}
 		if r.N == 1 {
 			row[6] = ""
 		}
@@ -76,7 +94,15 @@ func LedgerGrid(rows []ledger.Row, machine bool) *render.Grid {
 			}
 			row = append(row, s)
 		}
-		row = append(row, Pct(float64(r.ErrorRate)), saturationText(r.Saturation), validityText(r.Entry))
+		row = append(row, Pct(float64(r.ErrorRate)), saturationText(r.Saturation))
+		if withShifts {
+			var sh []string
+			for _, x := range r.Shifts {
+				sh = append(sh, shiftText(x))
+			}
+			row = append(row, strings.Join(sh, "; "))
+		}
+		row = append(row, validityText(r.Entry))
 		g.Rows = append(g.Rows, row)
 	}
 	return g
@@ -97,6 +123,22 @@ func LedgerCeiling(e ledger.Entry) string {
 		s = "≥ " + s
 	}
 	return s
+}
+
+// LedgerRowChange is a row's change in ceiling from the entry before: a
+// signed percentage, "≥ -61.5%" or "≤ +12.0%" when one of the ceilings was
+// not reached (a bound, not a change), "-" when neither was or one is
+// missing.
+func LedgerRowChange(r ledger.Row) string {
+	if b := r.CeilingChangeBound; b != nil {
+		return b.Op + " " + LedgerChange(b.Ratio)
+	}
+	return LedgerChange(r.CeilingChangeRatio)
+}
+
+// shiftText is a resource's shift, "db-1 CPU 65.0% → 28.0%".
+func shiftText(s ledger.Shift) string {
+	return s.Name + " " + Pct(float64(s.Before)) + " → " + Pct(float64(s.After))
 }
 
 // LedgerChange is a signed percentage, "-" when unknown.

@@ -40,12 +40,12 @@ func Lines(w io.Writer, f render.Format, lines, warnings []string) error {
 // The columns a terminal table leaves out first when it is wider than the
 // terminal (render.Grid.Drop): what the other columns or the JSON say too.
 var (
-	levelDrop   = []string{"dropped/s", "all/s", "s", "VUs", "p90 ms", "p50 ms"}
+	levelDrop   = []string{"B/req", "recv/s", "dropped/s", "all/s", "s", "VUs", "p90 ms", "p50 ms"}
 	byDrop      = []string{"min ms", "max ms", "mean ms", "per s"}
-	summaryDrop = []string{"value", "max", "p90", "rate", "count"}
+	summaryDrop = []string{"min", "value", "med", "max", "p90", "rate", "count"}
 	costDrop    = []string{"kind", "price source", "share %", "USD/month"}
 	priceDrop   = []string{"note", "as of", "source"}
-	ledgerDrop  = []string{"p95 at knee ms", "date (UTC)", "errors", "validity"}
+	ledgerDrop  = []string{"p95 at knee ms", "date (UTC)", "errors", "validity", "utilisation shifts"}
 )
 
 // full formats a number for CSV at full precision (NaN as "NaN", unlike

@@ -8,6 +8,8 @@ package present
 import (
 	"math"
 	"strconv"
+
+	"github.com/ldanalyze/ldanalyze/pkg/scale"
 )
 
 // Num formats a number for a table cell or a sentence: "-" for NaN and
@@ -54,4 +56,13 @@ func Plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// BytesPerS formats a network rate in bytes per second with a decimal
+// prefix: 12653 → "12.65 kB/s"; NaN → "-".
+func BytesPerS(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "-"
+	}
+	return scale.BytesPerSecond.Format(v)
 }

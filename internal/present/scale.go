@@ -31,10 +31,21 @@ type RunPoint struct {
 	Seconds   float64    `json:"seconds,omitempty"`
 	VUs       *float64   `json:"vus,omitempty"`
 	ErrorRate *float64   `json:"error_rate,omitempty"`
+	// P95MS is the p95 over the span of Metric, the run's request Trend
+	// (iteration_duration without one), ms (--usl).
+	P95MS  *float64 `json:"p95_ms,omitempty"`
+	Metric string   `json:"metric,omitempty"`
 }
 
-// USLSelector names what --usl takes from a run.
-const USLSelector = "successful requests/s over the longest hold"
+// USLSelector names what --usl takes from a run, LevelSelector what
+// --usl --levels takes from each level.
+const (
+	USLSelector   = "successful requests/s over the longest hold"
+	LevelSelector = "completed rate of the level"
+)
+
+// LevelSpan is the Span of a point from a run's level (--usl --levels).
+const LevelSpan = "level"
 
 // ScaleFitDoc is the JSON document of `scale --fit` (issue 7 contract:
 // exponent, exponent_low, exponent_high, coefficient, r2, n,
@@ -153,6 +164,8 @@ func runLines(runs []RunPoint, xn string) []string {
 			s += fmt.Sprintf("; hold %s–%s, %.0f s", r.Start.Format(time.TimeOnly), r.End.Format(time.TimeOnly), r.Seconds)
 		case r.Span == scale.SpanRun:
 			s += fmt.Sprintf("; no hold: whole run, %.0f s", r.Seconds)
+		case r.Span == LevelSpan && r.Start != nil:
+			s += fmt.Sprintf("; level %s–%s, %.0f s", r.Start.Format(time.TimeOnly), r.End.Format(time.TimeOnly), r.Seconds)
 		default:
 			s += fmt.Sprintf("; %d samples over %s", r.Samples, scale.Seconds.Format(r.DurationS))
 		}
@@ -206,28 +219,42 @@ type USLPrediction struct {
 	X float64 `json:"x"`
 }
 
-// USLPoint is one (N, X) point with the fitted X, X − fitted and the
-// efficiency X ÷ (N·λ), a ratio.
+// USLPoint is one (N, X) point with the fitted X, X − fitted, the
+// efficiency X ÷ (N·λ) against the fit and X ÷ (N·X(1)) against the
+// measured X(1) (measured_efficiency: queueing.SweepStep), ratios, the
+// marginal gain of the step to it, its label (headroom, saturation or
+// contention) with the reason, and a run's p95 (ms; null for points
+// that are not runs).
 type USLPoint struct {
-	N          float64 `json:"n"`
-	X          float64 `json:"x"`
-	Fitted     float64 `json:"fitted"`
-	Residual   float64 `json:"residual"`
-	Efficiency float64 `json:"efficiency"`
+	N                  float64       `json:"n"`
+	X                  float64       `json:"x"`
+	Fitted             float64       `json:"fitted"`
+	Residual           float64       `json:"residual"`
+	Efficiency         float64       `json:"efficiency"`
+	MeasuredEfficiency jsonnum.Float `json:"measured_efficiency"`
+	Gain               jsonnum.Float `json:"gain"`
+	Label              string        `json:"label"`
+	LabelReason        string        `json:"label_reason"`
+	P95MS              jsonnum.Float `json:"p95_ms"`
 }
 
-// Write renders a USL fit like ScaleFitDoc.Write: a row per point, then the
+// Write renders a USL fit like ScaleFitDoc.Write: a row per point (N, X,
+// the p95 of a run, X ÷ (N·X(1)), the label, the fit), then the
 // coefficients as lines.
 func (r *USLDoc) Write(w io.Writer, f render.Format) error {
 	if f == render.JSON {
 		return render.WriteJSON(w, r)
 	}
 	xu := scale.Unit(r.XUnit)
-	g := render.Grid{Header: []string{"N", "X", "fitted X", "residual", "efficiency"}}
+	g := render.Grid{Header: []string{"N", "X", "p95 ms", "X/(N·X(1))", "label", "fitted X", "residual", "X/(N·λ)"}, Drop: []string{"X/(N·λ)", "residual"}}
+	if f == render.CSV {
+		g.Header = []string{"n", "x", "p95_ms", "measured_efficiency", "label", "fitted", "residual", "efficiency"}
+	}
 	for _, p := range r.Points {
-		row := []string{strconv.FormatFloat(p.N, 'g', -1, 64), xu.Format(p.X), xu.Format(p.Fitted), xu.Format(p.Residual), strconv.FormatFloat(p.Efficiency, 'f', 3, 64)}
+		row := []string{strconv.FormatFloat(p.N, 'g', -1, 64), xu.Format(p.X), Num(float64(p.P95MS)), Num(float64(p.MeasuredEfficiency)), p.Label,
+			xu.Format(p.Fitted), xu.Format(p.Residual), strconv.FormatFloat(p.Efficiency, 'f', 3, 64)}
 		if f == render.CSV {
-			row = []string{full(p.N), full(p.X), full(p.Fitted), full(p.Residual), full(p.Efficiency)}
+			row = []string{full(p.N), full(p.X), CSVNum(float64(p.P95MS)), CSVNum(float64(p.MeasuredEfficiency)), p.Label, full(p.Fitted), full(p.Residual), full(p.Efficiency)}
 		}
 		g.Rows = append(g.Rows, row)
 	}
@@ -263,6 +290,11 @@ func (r *USLDoc) Write(w io.Writer, f render.Format) error {
 	if p := r.Prediction; p != nil {
 		lines = append(lines, fmt.Sprintf("at N = %g: X = %s", p.N, xu.Format(p.X)))
 	}
+	for _, p := range r.Points {
+		if p.Label != "" {
+			lines = append(lines, fmt.Sprintf("N = %g: %s (%s)", p.N, p.Label, p.LabelReason))
+		}
+	}
 	lines = append(lines, runLines(r.Runs, "N")...)
 	return Lines(w, f, lines, r.Warnings)
 }
@@ -273,6 +305,18 @@ func FitRunPoint(x float64, files []string, sel scale.Selector, v scale.RunValue
 	return RunPoint{X: x, Files: files, Y: v.Value, YUnit: string(v.Unit), Selector: sel.String(), Samples: v.Samples, DurationS: v.DurationSeconds}
 }
 
+// LevelRunPoint is the point a k6 run (files, labelled x) gave `scale
+// --fit` for a level selector sel (bytes_per_request, …): the value v it
+// took over the run's steady span t.
+func LevelRunPoint(x float64, files []string, sel scale.Selector, t scale.Throughput, v scale.RunValue) RunPoint {
+	p := RunPoint{X: x, Files: files, Y: v.Value, YUnit: string(v.Unit), Selector: sel.String() + " over the longest hold",
+		Span: t.Span, Start: &t.Start, End: &t.End, Seconds: t.Seconds, ErrorRate: &t.ErrorRate}
+	if t.HasVUs {
+		p.VUs = &t.VUs
+	}
+	return p
+}
+
 // USLRunPoint is the point a k6 run (files, labelled with its concurrency
 // n) gave `scale --usl`: its steady throughput t.
 func USLRunPoint(n float64, files []string, t scale.Throughput) RunPoint {
@@ -280,6 +324,9 @@ func USLRunPoint(n float64, files []string, t scale.Throughput) RunPoint {
 		Span: t.Span, Start: &t.Start, End: &t.End, Seconds: t.Seconds, ErrorRate: &t.ErrorRate}
 	if t.HasVUs {
 		p.VUs = &t.VUs
+	}
+	if !math.IsNaN(t.P95MS) && !math.IsInf(t.P95MS, 0) {
+		p.P95MS = &t.P95MS
 	}
 	return p
 }
@@ -341,8 +388,29 @@ func NewUSLDoc(pts scale.Points, f queueing.USLFit, runs []RunPoint, warnings []
 	if f.Amdahl.HasCeiling {
 		d.Amdahl.Ceiling = jsonnum.Float(f.Amdahl.Ceiling)
 	}
+	// The runs are the last points, in order (scalePoints adds them
+	// after the CSV files and --point flags).
+	first := len(pts.X) - len(runs)
 	for i := range pts.X {
-		d.Points = append(d.Points, USLPoint{N: pts.X[i], X: pts.Y[i], Fitted: f.Fitted[i], Residual: f.Residuals[i], Efficiency: f.Efficiency[i]})
+		p := USLPoint{N: pts.X[i], X: pts.Y[i], Fitted: f.Fitted[i], Residual: f.Residuals[i], Efficiency: f.Efficiency[i],
+			MeasuredEfficiency: nan, Gain: nan, P95MS: nan}
+		if j := i - first; j >= 0 && runs[j].P95MS != nil {
+			p.P95MS = jsonnum.Float(*runs[j].P95MS)
+		}
+		d.Points = append(d.Points, p)
+	}
+	steps, _, err := queueing.Sweep(pts.X, pts.Y)
+	if err != nil {
+		d.Warnings = append(d.Warnings, "no headroom/saturation/contention labels: "+err.Error())
+		return d
+	}
+	for i := range d.Points {
+		for _, s := range steps {
+			if s.N == d.Points[i].N {
+				p := &d.Points[i]
+				p.MeasuredEfficiency, p.Gain, p.Label, p.LabelReason = jsonnum.Float(s.Efficiency), jsonnum.Float(s.Gain), s.Label, s.Reason
+			}
+		}
 	}
 	return d
 }

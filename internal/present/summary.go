@@ -1,6 +1,7 @@
 package present
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -10,11 +11,11 @@ import (
 )
 
 // K6SummaryGrid lays a k6 end-of-test summary out as one table (`ldanalyze
-// summary`): metric, type, count, rate, avg, p90, p95, p99, max, value and
-// thresholds, times in ms. human rounds numbers to 6 significant digits;
-// otherwise (CSV) they keep full precision.
+// summary`): metric, type, count, rate, avg, min, med, p90, p95, p99, max,
+// value and thresholds, times in ms. human rounds numbers to 6
+// significant digits; otherwise (CSV) they keep full precision.
 func K6SummaryGrid(s *summary.Summary, human bool) *render.Grid {
-	g := &render.Grid{Header: []string{"metric", "type", "count", "rate", "avg", "p90", "p95", "p99", "max", "value", "thresholds"}, Drop: summaryDrop}
+	g := &render.Grid{Header: []string{"metric", "type", "count", "rate", "avg", "min", "med", "p90", "p95", "p99", "max", "value", "thresholds"}, Drop: summaryDrop}
 	num := func(v *float64) string {
 		if v == nil {
 			return ""
@@ -37,7 +38,7 @@ func K6SummaryGrid(s *summary.Summary, human bool) *render.Grid {
 			}
 			th = append(th, t.Source+" "+verdict)
 		}
-		g.Rows = append(g.Rows, []string{m.Name, m.Type, num(m.Count), num(m.Rate), num(m.Avg), pct(m, "p90"), pct(m, "p95"), pct(m, "p99"), num(m.Max), num(m.Value), strings.Join(th, "; ")})
+		g.Rows = append(g.Rows, []string{m.Name, m.Type, num(m.Count), num(m.Rate), num(m.Avg), num(m.Min), num(m.Med), pct(m, "p90"), pct(m, "p95"), pct(m, "p99"), num(m.Max), num(m.Value), strings.Join(th, "; ")})
 	}
 	return g
 }
@@ -67,4 +68,27 @@ func summaryNumber(v float64, human bool) string {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 6, 64)
+}
+
+// K6SummaryChecks are the lines of a summary's checks, one per check
+// with its passes, fails and pass rate ("✓" when none failed, "✗"
+// otherwise); none when the summary has no checks.
+func K6SummaryChecks(s *summary.Summary) []string {
+	var out []string
+	for _, c := range s.Checks {
+		mark := "✓"
+		if c.Fails > 0 {
+			mark = "✗"
+		}
+		name := c.Name
+		if c.Path != "" {
+			name = c.Path
+		}
+		rate := "-"
+		if n := c.Passes + c.Fails; n > 0 {
+			rate = strconv.FormatFloat(100*float64(c.Passes)/float64(n), 'f', 2, 64) + "%"
+		}
+		out = append(out, fmt.Sprintf("%s check %q: %d passed, %d failed (%s)", mark, name, c.Passes, c.Fails, rate))
+	}
+	return out
 }

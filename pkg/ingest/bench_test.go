@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -35,4 +36,37 @@ func BenchmarkReadAllCorpus(b *testing.B) {
 			b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 		})
 	}
+}
+
+// BenchmarkConvertFile converts the file named by LDANALYZE_BENCH_FILE
+// (e.g. a shared/bench generated CSV) to Parquet in memory, as convert
+// does, and reports MB/s of the input and rows/s.
+func BenchmarkConvertFile(b *testing.B) {
+	path := os.Getenv("LDANALYZE_BENCH_FILE")
+	if path == "" {
+		b.Skip("set LDANALYZE_BENCH_FILE")
+	}
+	format := FormatParquet
+	if os.Getenv("LDANALYZE_BENCH_FORMAT") == "arrow" {
+		format = FormatArrow
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(fi.Size())
+	var rows int64
+	for b.Loop() {
+		r, err := OpenAll([]string{path}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := WriteColumnar(io.Discard, r, ColumnarOptions{Format: format})
+		r.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows += res.RowsOut
+	}
+	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
 }

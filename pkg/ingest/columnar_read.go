@@ -8,12 +8,14 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/schema"
@@ -25,50 +27,78 @@ import (
 // strings, timestamp as a timestamp of any unit, metric_value as float64;
 // every other string column is a tag column).
 //
-// It reads one batch at a time: an Arrow record batch, or up to 8,192 rows
-// of a Parquet row group, decoded column by column with Parquet's own
-// readers (a Parquet string is a BYTE_ARRAY column with the String logical
-// type or UTF8 converted type; a timestamp is an INT64 Timestamp column of
-// any unit, or INT96; nested and repeated columns are ignored). A row with
-// a null metric_name, timestamp or metric_value is recorded as a
+// It reads a batch of rows at a time: an Arrow record batch, or up to
+// 8,192 rows of a Parquet row group, decoded column by column with
+// Parquet's own readers (a Parquet string is a BYTE_ARRAY column with the
+// String logical type or UTF8 converted type; a timestamp is an INT64
+// Timestamp column of any unit, or INT96; nested and repeated columns are
+// ignored). The fixed columns are decoded for every row; a tag column (and
+// extra_tags, metadata) only when a sample of the batch asks for it
+// (Tags.Get, Value), as the CSV reader decodes its tag fields, and a
+// Parquet column chunk that no sample of its row group asks for is not
+// read at all. Drain reads row groups (record batches) on every core.
+//
+// A row with a null metric_name, timestamp or metric_value is recorded as a
 // SyntaxError whose Line is the 1-based row number and Column the 1-based
-// column number, and skipped.
+// column number, and skipped; so is an empty metric_name, a time outside
+// 1970–2200, a value that is not finite, and a negative value of one of
+// k6's built-in durations.
 // Sample.Source is the source_file of the row when the file has one (the
 // k6 file the sample was first read from), else the columnar file's name.
 // Stats.ResolutionNS is the original input's resolution as WriteColumnar
-// recorded it, else the timestamp column's unit.
+// recorded it, else the timestamp column's unit. A corrupt file is an
+// error (at open, or the Err that stops the read), never a panic; chunk
+// sizes are checked against the file's size before anything is allocated.
 type ColumnarReader struct {
 	name    string
 	closers []io.Closer
 
-	next func(b *colBatch) error // reads the next batch into b; io.EOF at the end
-	b    colBatch
-	row  int
-	base int64 // rows before the current batch
+	pq *parquetSource
+	ar *arrowSource
 
 	iMetric, iTime, iValue int // field positions, for SyntaxError.Column
 	iExtra, iMeta, iSource int
 	iTags                  []int
 	unitNS                 int64 // the timestamp column's unit
+	keys                   []string
 
-	keys, vals []string
+	// Next: one cursor over every unit (row group, record batch) in order.
+	started  bool
+	cur      colCursor
+	unit     int   // the current unit (-1 before the first)
+	base     int64 // rows of the units before the current one
+	unitRows int64 // rows of the current unit in batches so far
+	b        *colBatch
+	row      int
+	done     bool
 
-	in  *interner
-	s   Sample
-	st  Stats
-	err error
+	s    Sample
+	crow colRow
+	st   Stats
+	err  error
 }
 
-// colBatch is one batch of decoded rows. Strings are interned (metadata:
-// copied), so they stay valid after the batch.
+// colBatch is one batch of decoded rows. The fixed columns are decoded on
+// creation; the string column j (a tag column j, then extra_tags, then
+// metadata) when first asked, by dec. Strings are held as ids into the
+// cursor's table (metadata, nearly always distinct, as strings), so the
+// per-row arrays hold no pointers for the garbage collector to scan.
 type colBatch struct {
-	n                   int
-	null                []uint8 // per row: nullMetric|nullTime|nullValue
-	metric              []string
-	times               []int64 // nanoseconds
-	values              []float64
-	tags                [][]string
-	extra, meta, source []string
+	n      int
+	start  int64   // rows of the unit before the batch
+	null   []uint8 // per row: nullMetric|nullTime|nullValue
+	bad    []bool  // per row: the time is outside 1970–2200 (times holds whole seconds)
+	metric []int32
+	times  []int64 // nanoseconds
+	values []float64
+	source []int32
+	ids    [][]int32 // string columns but metadata
+	meta   []string  // the metadata column
+	metaJ  int       // the index of the metadata column
+	have   []bool
+	tab    *strTable
+	dec    colCursor
+	err    error // the first failed lazy decode
 }
 
 // The null flags of colBatch.null.
@@ -78,30 +108,77 @@ const (
 	nullValue
 )
 
-// reset sizes b for n rows, all empty and not null.
-func (b *colBatch) reset(n, tags int) {
-	b.n = n
-	grow := func(s []string) []string {
-		if cap(s) < n {
-			return make([]string, n)
-		}
-		s = s[:n]
-		clear(s)
-		return s
-	}
+// reset sizes b for n rows of nstr string columns (the last is metadata),
+// all empty and not null.
+func (b *colBatch) reset(n, nstr int, start int64, tab *strTable) {
+	b.n, b.start, b.err, b.tab = n, start, nil, tab
 	if cap(b.null) < n {
-		b.null, b.times, b.values = make([]uint8, n), make([]int64, n), make([]float64, n)
+		b.null, b.bad, b.times, b.values = make([]uint8, n), make([]bool, n), make([]int64, n), make([]float64, n)
+		b.metric, b.source = make([]int32, n), make([]int32, n)
 	}
-	b.null, b.times, b.values = b.null[:n], b.times[:n], b.values[:n]
+	b.null, b.bad, b.times, b.values = b.null[:n], b.bad[:n], b.times[:n], b.values[:n]
+	b.metric, b.source = b.metric[:n], b.source[:n]
 	clear(b.null)
-	b.metric, b.extra, b.meta, b.source = grow(b.metric), grow(b.extra), grow(b.meta), grow(b.source)
-	if len(b.tags) != tags {
-		b.tags = make([][]string, tags)
+	clear(b.bad)
+	clear(b.metric)
+	clear(b.source)
+	if len(b.have) != nstr {
+		b.ids, b.have = make([][]int32, nstr-1), make([]bool, nstr)
+		b.metaJ = nstr - 1
 	}
-	for j := range b.tags {
-		b.tags[j] = grow(b.tags[j])
-	}
+	clear(b.have)
 }
+
+// str returns string column j at row i, decoding the column for the batch
+// on first use.
+func (b *colBatch) str(j, i int) string {
+	if !b.have[j] {
+		b.have[j] = true
+		if j == b.metaJ {
+			if cap(b.meta) < b.n {
+				b.meta = make([]string, b.n)
+			}
+			b.meta = b.meta[:b.n]
+			clear(b.meta)
+		} else {
+			if cap(b.ids[j]) < b.n {
+				b.ids[j] = make([]int32, b.n)
+			}
+			b.ids[j] = b.ids[j][:b.n]
+			clear(b.ids[j])
+		}
+		if err := b.dec.decode(b, j); err != nil && b.err == nil {
+			b.err = err
+		}
+	}
+	if j == b.metaJ {
+		return b.meta[i]
+	}
+	return b.tab.strs[b.ids[j][i]]
+}
+
+// colCursor reads the units of a columnar file one batch at a time. A
+// cursor belongs to one goroutine.
+type colCursor interface {
+	// open moves to unit u (a row group, a record batch).
+	open(u int) error
+	// next decodes the unit's next batch into b; io.EOF at the unit's end.
+	next(b *colBatch) error
+	// decode fills string column j of b, the cursor's current batch.
+	decode(b *colBatch, j int) error
+	close()
+}
+
+// colRow is the tag view of one row of a batch.
+type colRow struct {
+	b *colBatch
+	i int
+	n int // tag columns; extra_tags is string column n, metadata n+1
+}
+
+func (r *colRow) value(j int) string { return r.b.str(j, r.i) }
+func (r *colRow) extra() string      { return r.b.str(r.n, r.i) }
+func (r *colRow) metadata() string   { return r.b.str(r.n+1, r.i) }
 
 // colKind is what a column of a file is to the reader.
 type colKind uint8
@@ -138,13 +215,22 @@ func OpenColumnar(path string) (*ColumnarReader, error) {
 }
 
 // openColumnarStream reads a columnar file that came through a pipe or a
-// decompressor: it is spooled to a scratch file, which Close removes.
+// decompressor: it is spooled to a scratch file, which is unlinked at once
+// where the system allows (so a killed process leaves nothing behind) and
+// removed by Close otherwise.
 func openColumnarStream(r io.Reader, name string) (*ColumnarReader, error) {
 	tmp, err := os.CreateTemp("", "ldanalyze-columnar-*.tmp")
 	if err != nil {
 		return nil, fmt.Errorf("%s: scratch file for a columnar input: %w", name, err)
 	}
-	rm := closeFunc(func() error { tmp.Close(); return os.Remove(tmp.Name()) })
+	unlinked := os.Remove(tmp.Name()) == nil
+	rm := closeFunc(func() error {
+		tmp.Close()
+		if unlinked {
+			return nil
+		}
+		return os.Remove(tmp.Name())
+	})
 	if _, err := io.Copy(tmp, r); err != nil {
 		rm()
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -166,12 +252,9 @@ func newColumnarReader(f *os.File, name string) (c *ColumnarReader, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c = &ColumnarReader{name: name, in: newInterner()}
+	c = &ColumnarReader{name: name}
 	c.st.Bytes = info.Size()
-	var (
-		cols []colInfo
-		pq   *parquetSource
-	)
+	var cols []colInfo
 	switch {
 	case strings.HasPrefix(string(magic), "PAR1"):
 		p, err := openParquet(f, info.Size(), c)
@@ -179,14 +262,14 @@ func newColumnarReader(f *os.File, name string) (c *ColumnarReader, err error) {
 			return nil, prefixed(name, "parquet", err)
 		}
 		c.closers = append(c.closers, p)
-		c.next, cols, pq = p.next, p.info, p
+		c.pq, cols = p, p.info
 	case strings.HasPrefix(string(magic), "ARROW1"):
 		a, err := openArrow(f, c)
 		if err != nil {
 			return nil, prefixed(name, "arrow", err)
 		}
 		c.closers = append(c.closers, a)
-		c.next, cols = a.next, a.info
+		c.ar, cols = a, a.info
 	default:
 		return nil, fmt.Errorf("%s: not a Parquet or Arrow IPC file (no PAR1/ARROW1 magic)", name)
 	}
@@ -194,10 +277,12 @@ func newColumnarReader(f *os.File, name string) (c *ColumnarReader, err error) {
 		c.Close()
 		return nil, err
 	}
-	if pq != nil {
-		pq.bindColumns()
+	if c.pq != nil {
+		c.pq.bindColumns()
 	}
 	c.s.Source = name
+	c.crow.n = len(c.keys)
+	c.s.Tags = Tags{keys: c.keys, lazyC: &c.crow}
 	return c, nil
 }
 
@@ -253,62 +338,249 @@ func (c *ColumnarReader) mapColumns(cols []colInfo) error {
 	if c.st.ResolutionNS < c.unitNS {
 		c.st.ResolutionNS = c.unitNS // a file from elsewhere: the unit is all we know
 	}
-	c.vals = make([]string, len(c.iTags))
 	return nil
 }
 
 // TagColumns returns the file's tag columns, in file order.
 func (c *ColumnarReader) TagColumns() []string { return c.keys }
 
-// Next advances to the next row; rows with a null fixed column are
-// recorded and skipped.
-func (c *ColumnarReader) Next() bool {
-	if c.err != nil || c.next == nil {
+// units returns the number of row groups or record batches.
+func (c *ColumnarReader) units() int {
+	if c.pq != nil {
+		return c.pq.pf.NumRowGroups()
+	}
+	return c.ar.fr.NumRecords()
+}
+
+// newCursor returns a cursor with its own column readers and interner.
+func (c *ColumnarReader) newCursor() colCursor {
+	if c.pq != nil {
+		return c.pq.newCursor()
+	}
+	return c.ar.newCursor()
+}
+
+// unitResult is what reading one unit found; lines of errs count from the
+// unit's first row until they are absorbed in order.
+type unitResult struct {
+	rows, skipped int64 // samples handed out, rows skipped
+	n             int64 // rows of the unit
+	errs          []*SyntaxError
+	err           error
+}
+
+// rowCheck returns the syntax error of row i of b, or nil.
+func (c *ColumnarReader) rowCheck(b *colBatch, i int) *SyntaxError {
+	line := b.start + int64(i) + 1 // within the unit
+	if nf := b.null[i]; nf != 0 {
+		switch {
+		case nf&nullMetric != 0:
+			return &SyntaxError{File: c.name, Line: line, Column: c.iMetric + 1, Msg: "null metric_name"}
+		case nf&nullTime != 0:
+			return &SyntaxError{File: c.name, Line: line, Column: c.iTime + 1, Msg: "null timestamp"}
+		default:
+			return &SyntaxError{File: c.name, Line: line, Column: c.iValue + 1, Msg: "null metric_value"}
+		}
+	}
+	if b.metric[i] == 0 {
+		return &SyntaxError{File: c.name, Line: line, Column: c.iMetric + 1, Msg: "empty metric_name"}
+	}
+	if b.bad[i] {
+		t := time.Unix(b.times[i], 0).UTC().Format(time.RFC3339)
+		return &SyntaxError{File: c.name, Line: line, Column: c.iTime + 1, Msg: fmt.Sprintf("timestamp %s is outside %s", t, timeRange)}
+	}
+	if v := b.values[i]; !(v >= 0 && v <= 1.7976931348623157e308) {
+		if msg := checkValue(b.tab.strs[b.metric[i]], v); msg != "" {
+			return &SyntaxError{File: c.name, Line: line, Column: c.iValue + 1, Msg: fmt.Sprintf("metric_value %s: %s", strconv.FormatFloat(v, 'g', -1, 64), msg)}
+		}
+	}
+	return nil
+}
+
+// record adds a row's syntax error to a unit's result.
+func (r *unitResult) record(e *SyntaxError) {
+	r.skipped++
+	if len(r.errs) < MaxRecordedErrors {
+		r.errs = append(r.errs, e)
+	}
+}
+
+// absorb adds a unit's result to the stats, in file order; false when the
+// unit's read failed (c.err is set).
+func (c *ColumnarReader) absorb(r *unitResult, base int64) bool {
+	c.st.Rows += r.rows
+	c.st.Skipped += r.skipped - int64(len(r.errs))
+	for _, e := range r.errs {
+		e.Line += base
+		c.st.record(e)
+	}
+	if r.err != nil {
+		c.err = fmt.Errorf("%s: after row %d: %w", c.name, base+r.n, r.err)
 		return false
 	}
-	b := &c.b
+	return true
+}
+
+// Next advances to the next row; rows with a null fixed column or a value
+// out of range are recorded and skipped.
+func (c *ColumnarReader) Next() bool {
+	if c.done || c.err != nil {
+		return false
+	}
+	if !c.started {
+		c.started = true
+		c.cur = c.newCursor()
+		c.b = &colBatch{dec: c.cur}
+		c.unit = -1
+	}
+	b := c.b
 	for {
 		for c.row >= b.n {
-			c.base += int64(b.n)
-			c.row, b.n = 0, 0
-			err := c.next(b)
-			if err == io.EOF {
-				c.next = nil
+			if b.err != nil { // a tag column of the batch did not decode
+				c.err = fmt.Errorf("%s: after row %d: %w", c.name, c.base+c.unitRows, b.err)
 				return false
 			}
-			if err != nil {
+			c.row = 0
+			if c.unit >= 0 {
+				err := c.cur.next(b)
+				if err == nil {
+					c.unitRows = b.start + int64(b.n)
+					continue
+				}
+				if err != io.EOF {
+					c.err = fmt.Errorf("%s: after row %d: %w", c.name, c.base+c.unitRows, err)
+					return false
+				}
+				c.base += c.unitRows
+			}
+			b.n, c.unitRows = 0, 0
+			c.unit++
+			if c.unit >= c.units() {
+				c.done = true
+				c.cur.close()
+				return false
+			}
+			if err := c.cur.open(c.unit); err != nil {
 				c.err = fmt.Errorf("%s: after row %d: %w", c.name, c.base, err)
 				return false
 			}
 		}
 		i := c.row
 		c.row++
-		if nf := b.null[i]; nf != 0 {
-			line := c.base + int64(i) + 1
-			switch {
-			case nf&nullMetric != 0:
-				c.st.record(&SyntaxError{File: c.name, Line: line, Column: c.iMetric + 1, Msg: "null metric_name"})
-			case nf&nullTime != 0:
-				c.st.record(&SyntaxError{File: c.name, Line: line, Column: c.iTime + 1, Msg: "null timestamp"})
-			default:
-				c.st.record(&SyntaxError{File: c.name, Line: line, Column: c.iValue + 1, Msg: "null metric_value"})
-			}
+		if e := c.rowCheck(b, i); e != nil {
+			e.Line += c.base
+			c.st.record(e)
 			continue
 		}
-		c.s.Metric = b.metric[i]
-		c.s.TimeNS = b.times[i]
-		c.s.Value = b.values[i]
-		for j := range c.vals {
-			c.vals[j] = b.tags[j][i]
-		}
-		c.s.Tags = NewTags(c.keys, c.vals, b.extra[i], b.meta[i])
-		c.s.Source = c.name
-		if src := b.source[i]; src != "" {
-			c.s.Source = src
-		}
+		c.fill(&c.s, &c.crow, b, i)
 		c.st.Rows++
 		return true
 	}
+}
+
+// fill makes s row i of b.
+func (c *ColumnarReader) fill(s *Sample, r *colRow, b *colBatch, i int) {
+	s.Metric = b.tab.strs[b.metric[i]]
+	s.TimeNS = b.times[i]
+	s.Value = b.values[i]
+	r.b, r.i = b, i
+	s.Source = c.name
+	if src := b.tab.strs[b.source[i]]; src != "" {
+		s.Source = src
+	}
+}
+
+// Drain reads the whole file, handing its samples to sinks from parallel
+// workers, a row group (record batch) at a time each: sinks[i] is called
+// only from worker i's goroutine, with samples in no particular order,
+// valid during the call. Drain must be called before any Next. It returns
+// the error that stopped the read (a corrupt file), or nil.
+func (c *ColumnarReader) Drain(sinks []func(*Sample)) error {
+	return c.drain(sinks, nil)
+}
+
+// drainBatches is Drain for batch sinks: a unit (row group, record batch)
+// is a batch.
+func (c *ColumnarReader) drainBatches(sinks []batchSink) error {
+	fs := make([]func(*Sample), len(sinks))
+	for i, s := range sinks {
+		fs[i] = s.sample
+	}
+	return c.drain(fs, sinks)
+}
+
+func (c *ColumnarReader) drain(sinks []func(*Sample), bsinks []batchSink) error {
+	if c.started {
+		return errors.New("ingest: Drain after Next")
+	}
+	if len(sinks) == 0 {
+		return errors.New("ingest: Drain with no sinks")
+	}
+	c.started, c.done = true, true
+	units := c.units()
+	results := make([]unitResult, units)
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for w := range min(len(sinks), max(units, 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cur := c.newCursor()
+			defer cur.close()
+			b := &colBatch{dec: cur}
+			r := colRow{n: len(c.keys)}
+			s := Sample{Source: c.name, Tags: Tags{keys: c.keys, lazyC: &r}}
+			sink := sinks[w]
+			for !failed.Load() {
+				u := int(next.Add(1) - 1)
+				if u >= units {
+					return
+				}
+				res := &results[u]
+				if bsinks != nil {
+					bsinks[w].begin(int64(u))
+				}
+				res.err = cur.open(u)
+				for res.err == nil {
+					if res.err = cur.next(b); res.err != nil {
+						break
+					}
+					for i := range b.n {
+						if e := c.rowCheck(b, i); e != nil {
+							res.record(e)
+							continue
+						}
+						c.fill(&s, &r, b, i)
+						sink(&s)
+						res.rows++
+					}
+					res.n = b.start + int64(b.n)
+					if b.err != nil {
+						res.err = b.err
+					}
+				}
+				if res.err == io.EOF {
+					res.err = nil
+				}
+				if bsinks != nil {
+					bsinks[w].end(int64(u), resolution{intNS: c.st.ResolutionNS})
+				}
+				if res.err != nil {
+					failed.Store(true)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var base int64
+	for u := range results {
+		if !c.absorb(&results[u], base) {
+			break
+		}
+		base += results[u].n
+	}
+	return c.err
 }
 
 // Sample returns the current sample; it is valid until the next call to Next.
@@ -323,13 +595,16 @@ func (c *ColumnarReader) Stats() Stats { return c.st }
 // Close releases the file (and removes a scratch copy).
 func (c *ColumnarReader) Close() error {
 	var first error
+	if c.cur != nil && !c.done {
+		c.cur.close()
+	}
+	c.done = true
 	for i := len(c.closers) - 1; i >= 0; i-- {
 		if err := c.closers[i].Close(); err != nil && first == nil {
 			first = err
 		}
 	}
 	c.closers = nil
-	c.next = nil
 	return first
 }
 
@@ -340,25 +615,112 @@ func recovered(err *error) {
 	}
 }
 
+// strTable is a cursor's table of the strings of its batches: batch
+// columns hold ids into it (0 is ""). It is emptied at a batch start once
+// it holds more than maxTable strings (a high-cardinality column), which
+// keeps memory bounded.
+type strTable struct {
+	strs []string
+	ids  map[string]int32
+	gen  uint32 // counts the resets, for the caches
+}
+
+const maxTable = 1 << 16
+
+func newStrTable() *strTable {
+	return &strTable{strs: []string{""}, ids: map[string]int32{"": 0}}
+}
+
+// id returns the id of the string of bs, adding it (copied).
+func (t *strTable) id(bs []byte) int32 {
+	if id, ok := t.ids[string(bs)]; ok {
+		return id
+	}
+	return t.add(string(bs))
+}
+
+// idString is id for a string that may point into an Arrow buffer.
+func (t *strTable) idString(s string) int32 {
+	if id, ok := t.ids[s]; ok {
+		return id
+	}
+	return t.add(strings.Clone(s))
+}
+
+func (t *strTable) add(s string) int32 {
+	id := int32(len(t.strs))
+	t.strs = append(t.strs, s)
+	t.ids[s] = id
+	return id
+}
+
+// maybeReset empties a full table between batches. The strings go to a
+// new array: converter fragments may still refer to the old one.
+func (t *strTable) maybeReset() {
+	if len(t.strs) > maxTable {
+		clear(t.ids)
+		t.strs = []string{""}
+		t.ids[""] = 0
+		t.gen++
+	}
+}
+
+// idCache finds the ids of one column's values: by the address of a
+// value's bytes first (values decoded from a Parquet dictionary page share
+// it), confirmed by content, and only then in the table's map.
+type idCache struct {
+	gen uint32
+	ptr [256]uintptr
+	id  [256]int32
+}
+
+func (c *idCache) get(bs []byte, t *strTable) int32 {
+	if len(bs) == 0 {
+		return 0
+	}
+	if c.gen != t.gen {
+		*c = idCache{gen: t.gen}
+	}
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(bs)))
+	h := (p>>3 ^ p>>11) & 255
+	if c.ptr[h] == p {
+		if id := c.id[h]; t.strs[id] == string(bs) {
+			return id
+		}
+	}
+	id := t.id(bs)
+	c.ptr[h], c.id[h] = p, id
+	return id
+}
+
 // --- Parquet ---------------------------------------------------------------
 
 // pqBatchRows is the most rows a Parquet batch decodes at a time.
 const pqBatchRows = 1 << 13
 
-// parquetSource reads a Parquet file row group by row group, a batch of
-// rows at a time, with one column chunk reader per sample column.
+// parquetSource is an open Parquet file: its reader and the sample columns.
 type parquetSource struct {
+	mu   sync.Mutex // around RowGroup (the file reader's page cache is shared)
 	pf   *file.Reader
 	size int64 // of the file
 	c    *ColumnarReader
 	info []colInfo
 	cols []*pqColumn
-	rg   int   // the next row group
-	left int64 // rows of the current row group not yet read
 }
 
-// pqColumn is a sample column of a Parquet file and its reader in the
-// current row group.
+// pqRole is what a Parquet column is to the reader.
+type pqRole uint8
+
+const (
+	roleNone pqRole = iota
+	roleMetric
+	roleTime
+	roleValue
+	roleSource
+	roleStr // a tag column, extra_tags or metadata: decoded when asked
+)
+
+// pqColumn is a sample column of a Parquet file.
 type pqColumn struct {
 	name   string
 	field  int   // the position among the file's top-level columns
@@ -367,27 +729,16 @@ type pqColumn struct {
 	kind   colKind
 	int96  bool
 	unitNS int64
-	rd     file.ColumnChunkReader
-
-	// where the values go: a string column of the batch (copy: not
-	// interned), or the fixed columns; nullFlag marks a null fixed value
-	str      func(b *colBatch) []string
-	copy     bool
-	nullFlag uint8
-	last     string // the last string read, to skip the interner on runs
-
-	defs  []int16
-	bytes []parquet.ByteArray
-	i64   []int64
-	i96   []parquet.Int96
-	f64   []float64
+	role   pqRole
+	str    int  // roleStr: the index among the batch's string columns
+	copy   bool // metadata: copied, not interned (nearly every value differs)
 }
 
 // openParquet reads the footer of a Parquet file and maps its top-level
 // columns; it records the file's resolution metadata in c.st.
 func openParquet(f *os.File, size int64, c *ColumnarReader) (p *parquetSource, err error) {
 	defer recovered(&err)
-	props := parquet.NewReaderProperties(memory.DefaultAllocator)
+	props := parquet.NewReaderProperties(newBoundedAllocator(size))
 	// Read column chunks through a buffer rather than whole: less memory,
 	// and a corrupt chunk length cannot ask for a huge allocation.
 	props.BufferedStreamEnabled = true
@@ -460,8 +811,8 @@ func parquetKind(col *schema.Column) (kind colKind, unitNS int64, int96 bool) {
 	return kindOther, 0, false
 }
 
-// bindColumns tells each sample column where its values go, once the
-// sample columns are known.
+// bindColumns gives each sample column its role, once the sample columns
+// are known, and drops the others.
 func (p *parquetSource) bindColumns() {
 	c := p.c
 	var used []*pqColumn
@@ -469,17 +820,17 @@ func (p *parquetSource) bindColumns() {
 		i := col.field
 		switch {
 		case i == c.iMetric:
-			col.str, col.nullFlag = func(b *colBatch) []string { return b.metric }, nullMetric
+			col.role = roleMetric
 		case i == c.iTime:
-			col.nullFlag = nullTime
+			col.role = roleTime
 		case i == c.iValue:
-			col.nullFlag = nullValue
-		case i == c.iExtra:
-			col.str = func(b *colBatch) []string { return b.extra }
-		case i == c.iMeta:
-			col.str, col.copy = func(b *colBatch) []string { return b.meta }, true
+			col.role = roleValue
 		case i == c.iSource:
-			col.str = func(b *colBatch) []string { return b.source }
+			col.role = roleSource
+		case i == c.iExtra:
+			col.role, col.str = roleStr, len(c.keys)
+		case i == c.iMeta:
+			col.role, col.str, col.copy = roleStr, len(c.keys)+1, true
 		default:
 			j := -1
 			for k, t := range c.iTags {
@@ -490,134 +841,237 @@ func (p *parquetSource) bindColumns() {
 			if j < 0 {
 				continue // not a sample column
 			}
-			col.str = func(b *colBatch) []string { return b.tags[j] }
+			col.role, col.str = roleStr, j
 		}
 		used = append(used, col)
 	}
 	p.cols = used
 }
 
-// next decodes the next batch of rows.
-func (p *parquetSource) next(b *colBatch) (err error) {
-	defer recovered(&err)
-	for p.left == 0 {
-		if p.rg >= p.pf.NumRowGroups() {
-			return io.EOF
-		}
-		if err := p.openRowGroup(p.rg); err != nil {
-			return fmt.Errorf("row group %d: %w", p.rg, err)
-		}
-		p.rg++
-	}
-	n := int(min(p.left, pqBatchRows))
-	b.reset(n, len(p.c.iTags))
-	for _, col := range p.cols {
-		if err := col.read(b, n, p.c.in); err != nil {
-			return fmt.Errorf("row group %d: column %s: %w", p.rg-1, col.name, err)
-		}
-	}
-	p.left -= int64(n)
-	return nil
+// Close releases the file reader.
+func (p *parquetSource) Close() error { return p.pf.Close() }
+
+// pqCursor reads row groups of a Parquet file; it has its own column
+// readers, opened per row group when first needed.
+type pqCursor struct {
+	p    *parquetSource
+	tab  *strTable
+	rg   *file.RowGroupReader
+	rows int64 // of the row group
+	pos  int64 // rows of the row group in batches so far
+	cols []*pqReader
+	strs []*pqReader // by string column index (nil: not in the file)
 }
 
-// openRowGroup opens the column chunk readers of row group i.
-func (p *parquetSource) openRowGroup(i int) error {
-	rg := p.pf.RowGroup(i)
+// pqReader is a cursor's reader of one column in the current row group.
+type pqReader struct {
+	col  *pqColumn
+	rd   file.ColumnChunkReader // nil until needed in this row group
+	done int64                  // rows of the row group read or skipped
+	ic   idCache
+
+	defs  []int16
+	bytes []parquet.ByteArray
+	i64   []int64
+	i96   []parquet.Int96
+	f64   []float64
+}
+
+func (p *parquetSource) newCursor() colCursor {
+	cur := &pqCursor{p: p, tab: newStrTable(), strs: make([]*pqReader, len(p.c.keys)+2)}
+	for _, col := range p.cols {
+		r := &pqReader{col: col}
+		cur.cols = append(cur.cols, r)
+		if col.role == roleStr {
+			cur.strs[col.str] = r
+		}
+	}
+	return cur
+}
+
+// open moves to row group u.
+func (cur *pqCursor) open(u int) (err error) {
+	defer recovered(&err)
+	cur.closeReaders()
+	p := cur.p
+	p.mu.Lock()
+	rg := p.pf.RowGroup(u)
+	p.mu.Unlock()
 	rows := rg.NumRows()
 	if rows < 0 {
-		return fmt.Errorf("%d rows", rows)
+		return fmt.Errorf("row group %d: %d rows", u, rows)
 	}
-	if rows == 0 {
-		return nil
-	}
-	for _, col := range p.cols {
-		if col.rd != nil {
-			col.rd.Close()
-			col.rd = nil
-		}
-		cc, err := rg.MetaData().ColumnChunk(col.leaf)
+	md := rg.MetaData()
+	for _, r := range cur.cols {
+		cc, err := md.ColumnChunk(r.col.leaf)
 		if err != nil {
-			return fmt.Errorf("column %s: %w", col.name, err)
+			return fmt.Errorf("row group %d: column %s: %w", u, r.col.name, err)
 		}
 		start, n := cc.DataPageOffset(), cc.TotalCompressedSize()
 		if d := cc.DictionaryPageOffset(); cc.HasDictionaryPage() && d > 0 && d < start {
 			start = d
 		}
 		if start < 0 || n < 0 || start > p.size || n > p.size-start {
-			return fmt.Errorf("column %s: chunk of %d bytes at %d, past the end of the file (%d bytes)", col.name, n, start, p.size)
+			return fmt.Errorf("row group %d: column %s: chunk of %d bytes at %d, past the end of the file (%d bytes)", u, r.col.name, n, start, p.size)
 		}
-		rd, err := rg.Column(col.leaf)
-		if err != nil {
-			return fmt.Errorf("column %s: %w", col.name, err)
-		}
-		col.rd = rd
+		r.done = 0
 	}
-	p.left = rows
+	cur.rg, cur.rows, cur.pos = rg, rows, 0
 	return nil
 }
 
-// Close releases the column readers and the file reader.
-func (p *parquetSource) Close() error {
-	for _, col := range p.cols {
-		if col.rd != nil {
-			col.rd.Close()
-			col.rd = nil
+func (cur *pqCursor) closeReaders() {
+	for _, r := range cur.cols {
+		if r.rd != nil {
+			r.rd.Close()
+			r.rd = nil
 		}
 	}
-	return p.pf.Close()
 }
 
-// read decodes the column's next n rows into b.
-func (col *pqColumn) read(b *colBatch, n int, in *interner) error {
-	if len(col.defs) < n {
-		col.defs = make([]int16, n)
+func (cur *pqCursor) close() { cur.closeReaders() }
+
+// reader returns r's column reader in the current row group, opening it,
+// and skips it to row at (rows of the row group).
+func (cur *pqCursor) reader(r *pqReader, at int64) (file.ColumnChunkReader, error) {
+	if r.rd == nil {
+		rd, err := cur.rg.Column(r.col.leaf)
+		if err != nil {
+			return nil, err
+		}
+		r.rd, r.done = rd, 0
 	}
+	if at > r.done {
+		var err error
+		switch rd := r.rd.(type) {
+		case *file.ByteArrayColumnChunkReader:
+			_, err = rd.Skip(at - r.done)
+		case *file.Int64ColumnChunkReader:
+			_, err = rd.Skip(at - r.done)
+		case *file.Int96ColumnChunkReader:
+			_, err = rd.Skip(at - r.done)
+		case *file.Float64ColumnChunkReader:
+			_, err = rd.Skip(at - r.done)
+		}
+		if err != nil {
+			return nil, err
+		}
+		r.done = at
+	}
+	return r.rd, nil
+}
+
+// next decodes the fixed columns of the row group's next batch.
+func (cur *pqCursor) next(b *colBatch) (err error) {
+	defer recovered(&err)
+	if cur.pos >= cur.rows {
+		return io.EOF
+	}
+	n := int(min(cur.rows-cur.pos, pqBatchRows))
+	cur.tab.maybeReset()
+	b.reset(n, len(cur.strs), cur.pos, cur.tab)
+	b.dec = cur
+	for _, r := range cur.cols {
+		if r.col.role == roleStr {
+			continue
+		}
+		var dst []int32
+		switch r.col.role {
+		case roleMetric:
+			dst = b.metric
+		case roleSource:
+			dst = b.source
+		}
+		if err := cur.read(r, b, n, dst, nil); err != nil {
+			return fmt.Errorf("column %s: %w", r.col.name, err)
+		}
+	}
+	cur.pos += int64(n)
+	return nil
+}
+
+// decode reads string column j of the current batch b.
+func (cur *pqCursor) decode(b *colBatch, j int) (err error) {
+	defer recovered(&err)
+	r := cur.strs[j]
+	if r == nil {
+		return nil // no such column in the file: empty
+	}
+	var ids []int32
 	var strs []string
-	if col.str != nil {
-		strs = col.str(b)
+	if j == b.metaJ {
+		strs = b.meta
+	} else {
+		ids = b.ids[j]
+	}
+	if err := cur.read(r, b, b.n, ids, strs); err != nil {
+		return fmt.Errorf("column %s: %w", r.col.name, err)
+	}
+	return nil
+}
+
+// read decodes the batch's n rows of r's column into b: strings into ids
+// (or, copied, into strs), the fixed columns into their slices.
+func (cur *pqCursor) read(r *pqReader, b *colBatch, n int, ids []int32, strs []string) error {
+	rd, err := cur.reader(r, b.start)
+	if err != nil {
+		return err
+	}
+	col := r.col
+	if len(r.defs) < n {
+		r.defs = make([]int16, n)
+	}
+	var nullFlag uint8
+	switch col.role {
+	case roleMetric:
+		nullFlag = nullMetric
+	case roleTime:
+		nullFlag = nullTime
+	case roleValue:
+		nullFlag = nullValue
 	}
 	for got := 0; got < n; {
 		want := n - got
 		var defs []int16
 		if col.maxDef > 0 {
-			defs = col.defs[:want]
+			defs = r.defs[:want]
 		}
 		var (
 			levels int64
 			nv     int
 			err    error
 		)
-		switch rd := col.rd.(type) {
+		switch rd := rd.(type) {
 		case *file.ByteArrayColumnChunkReader:
-			if len(col.bytes) < want {
-				col.bytes = make([]parquet.ByteArray, n)
+			if len(r.bytes) < want {
+				r.bytes = make([]parquet.ByteArray, n)
 			}
 			// In-page values alias the page: they are copied (interned)
 			// below, before the next read.
-			levels, nv, err = rd.ReadBatchInPage(int64(want), col.bytes[:want], defs, nil)
+			levels, nv, err = rd.ReadBatchInPage(int64(want), r.bytes[:want], defs, nil)
 		case *file.Int64ColumnChunkReader:
-			if len(col.i64) < want {
-				col.i64 = make([]int64, n)
+			if len(r.i64) < want {
+				r.i64 = make([]int64, n)
 			}
-			levels, nv, err = rd.ReadBatch(int64(want), col.i64[:want], defs, nil)
+			levels, nv, err = rd.ReadBatch(int64(want), r.i64[:want], defs, nil)
 		case *file.Int96ColumnChunkReader:
-			if len(col.i96) < want {
-				col.i96 = make([]parquet.Int96, n)
+			if len(r.i96) < want {
+				r.i96 = make([]parquet.Int96, n)
 			}
-			levels, nv, err = rd.ReadBatch(int64(want), col.i96[:want], defs, nil)
+			levels, nv, err = rd.ReadBatch(int64(want), r.i96[:want], defs, nil)
 		case *file.Float64ColumnChunkReader:
-			if len(col.f64) < want {
-				col.f64 = make([]float64, n)
+			if len(r.f64) < want {
+				r.f64 = make([]float64, n)
 			}
-			levels, nv, err = rd.ReadBatch(int64(want), col.f64[:want], defs, nil)
+			levels, nv, err = rd.ReadBatch(int64(want), r.f64[:want], defs, nil)
 		default:
-			return fmt.Errorf("unexpected column type %s", col.rd.Type())
+			return fmt.Errorf("unexpected column type %s", rd.Type())
 		}
 		if err != nil {
 			return err
 		}
 		if levels <= 0 || levels > int64(want) {
-			if err := col.rd.Err(); err != nil {
+			if err := rd.Err(); err != nil {
 				return err
 			}
 			return fmt.Errorf("ends after %d of the batch's %d rows", got, n)
@@ -631,63 +1085,76 @@ func (col *pqColumn) read(b *colBatch, n int, in *interner) error {
 		for k := range int(levels) {
 			row := got + k
 			if defs != nil && defs[k] != col.maxDef {
-				b.null[row] |= col.nullFlag
+				b.null[row] |= nullFlag
 				continue
 			}
 			if v >= nv {
 				return fmt.Errorf("%d values for %d non-null rows", nv, v+1)
 			}
 			switch {
+			case ids != nil:
+				ids[row] = r.ic.get(r.bytes[v], cur.tab)
 			case strs != nil:
-				bs := col.bytes[v]
-				switch {
-				case col.copy:
-					strs[row] = string(bs)
-				case string(bs) == col.last:
-					strs[row] = col.last
-				default:
-					col.last = in.intern(bs)
-					strs[row] = col.last
-				}
+				strs[row] = string(r.bytes[v])
 			case col.kind == kindTime && col.int96:
-				b.times[row] = int96NS(col.i96[v])
+				b.times[row], b.bad[row] = int96NS(r.i96[v])
 			case col.kind == kindTime:
-				b.times[row] = col.i64[v] * col.unitNS
+				b.times[row], b.bad[row] = unitTime(r.i64[v], col.unitNS)
 			case col.kind == kindFloat64:
-				b.values[row] = col.f64[v]
+				b.values[row] = r.f64[v]
 			}
 			v++
 		}
 		got += int(levels)
 	}
+	r.done = b.start + int64(n)
 	return nil
 }
 
+// unitTime converts a time of unitNS-nanosecond units since the epoch to
+// nanoseconds; bad is set when it is outside 1970–2200, and then the time
+// is returned in whole seconds, for the message.
+func unitTime(t, unitNS int64) (ns int64, bad bool) {
+	if t < 0 || t > MaxTimeNS/unitNS {
+		return t / (1e9 / unitNS), true
+	}
+	return t * unitNS, false
+}
+
 // int96NS converts an INT96 timestamp (nanoseconds of the day, Julian day)
-// to nanoseconds since the Unix epoch.
-func int96NS(v parquet.Int96) int64 {
+// to nanoseconds since the Unix epoch, as unitTime does.
+func int96NS(v parquet.Int96) (int64, bool) {
 	const julianUnixEpoch, nsPerDay = 2440588, 86400 * 1e9
 	nanos := int64(binary.LittleEndian.Uint64(v[:8]))
 	days := int64(binary.LittleEndian.Uint32(v[8:])) - julianUnixEpoch
-	return days*nsPerDay + nanos
+	if nanos < 0 || nanos >= nsPerDay {
+		nanos = 0 // a corrupt time of day: the day tells
+	}
+	if days < 0 || days*nsPerDay+nanos > MaxTimeNS {
+		return days*86400 + nanos/1e9, true
+	}
+	return days*nsPerDay + nanos, false
 }
 
 // --- Arrow IPC -------------------------------------------------------------
 
-// arrowSource reads the record batches of an Arrow IPC file.
+// arrowSource is an open Arrow IPC file.
 type arrowSource struct {
+	// mu serialises RecordBatchAt: arrow-go's file reader is not safe for
+	// concurrent use (its dictionary mapper shares a hash). Loading a batch
+	// is mostly the read; decoding its columns runs in parallel.
+	mu   sync.Mutex
 	fr   *ipc.FileReader
 	c    *ColumnarReader
 	info []colInfo
-	i    int // the next record batch
-
-	metric, extra, meta, source strColumn
-	tags                        []strColumn
 }
 
 func openArrow(f *os.File, c *ColumnarReader) (a *arrowSource, err error) {
 	defer recovered(&err)
-	fr, err := ipc.NewFileReader(f, ipc.WithAllocator(memory.DefaultAllocator))
+	if err := verifyArrowFooter(f, c.st.Bytes); err != nil {
+		return nil, err
+	}
+	fr, err := ipc.NewFileReader(f, ipc.WithAllocator(newBoundedAllocator(c.st.Bytes)))
 	if err != nil {
 		return nil, err
 	}
@@ -726,38 +1193,80 @@ func isStringType(t arrow.DataType) bool {
 	return false
 }
 
-// next decodes the next record batch.
-func (a *arrowSource) next(b *colBatch) (err error) {
+// Close releases the file reader.
+func (a *arrowSource) Close() error { return a.fr.Close() }
+
+// arCursor reads record batches of an Arrow IPC file, a whole record batch
+// being one batch.
+type arCursor struct {
+	a      *arrowSource
+	tab    *strTable
+	rec    arrow.RecordBatch
+	served bool
+	metric strColumn
+	source strColumn
+	strs   []strColumn // tag columns, extra_tags, metadata
+	bound  []bool
+}
+
+func (a *arrowSource) newCursor() colCursor {
+	n := len(a.c.keys) + 2
+	return &arCursor{a: a, tab: newStrTable(), strs: make([]strColumn, n), bound: make([]bool, n)}
+}
+
+// open reads record batch u.
+func (cur *arCursor) open(u int) (err error) {
 	defer recovered(&err)
-	if a.i >= a.fr.NumRecords() {
-		return io.EOF
-	}
-	rec, err := a.fr.RecordBatch(a.i)
-	a.i++
+	cur.close()
+	cur.a.mu.Lock()
+	rec, err := cur.a.fr.RecordBatchAt(u)
+	cur.a.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	c := a.c
+	cur.rec, cur.served = rec, false
+	clear(cur.bound)
+	cur.tab.maybeReset()
+	return nil
+}
+
+func (cur *arCursor) close() {
+	if cur.rec != nil {
+		cur.rec.Release()
+		cur.rec = nil
+	}
+}
+
+// column returns the record's column i, or nil for i < 0.
+func (cur *arCursor) column(i int) arrow.Array {
+	if i < 0 {
+		return nil
+	}
+	return cur.rec.Column(i)
+}
+
+// next decodes the record batch's fixed columns, once.
+func (cur *arCursor) next(b *colBatch) (err error) {
+	defer recovered(&err)
+	if cur.served || cur.rec == nil {
+		return io.EOF
+	}
+	cur.served = true
+	c := cur.a.c
+	rec := cur.rec
 	times, ok1 := rec.Column(c.iTime).(*array.Timestamp)
 	values, ok2 := rec.Column(c.iValue).(*array.Float64)
 	if !ok1 || !ok2 {
 		return errors.New("record batch does not match the schema")
 	}
-	if len(a.tags) != len(c.iTags) {
-		a.tags = make([]strColumn, len(c.iTags))
-	}
-	a.metric.bind(rec.Column(c.iMetric), c.in)
-	for j, i := range c.iTags {
-		a.tags[j].bind(rec.Column(i), c.in)
-	}
-	a.extra.bind(colOrNil(rec, c.iExtra), c.in)
-	a.meta.bind(colOrNil(rec, c.iMeta), c.in)
-	a.source.bind(colOrNil(rec, c.iSource), c.in)
+	cur.metric.bind(rec.Column(c.iMetric), cur.tab)
+	cur.source.bind(cur.column(c.iSource), cur.tab)
 	n := int(rec.NumRows())
-	b.reset(n, len(c.iTags))
+	b.reset(n, len(cur.strs), 0, cur.tab)
+	b.dec = cur
 	for i := range n {
 		switch {
-		case a.metric.isNull(i):
+		case cur.metric.isNull(i):
 			b.null[i] = nullMetric
 			continue
 		case times.IsNull(i):
@@ -767,43 +1276,65 @@ func (a *arrowSource) next(b *colBatch) (err error) {
 			b.null[i] = nullValue
 			continue
 		}
-		b.metric[i] = a.metric.get(i)
-		b.times[i] = int64(times.Value(i)) * c.unitNS
+		b.metric[i] = cur.metric.get(i)
+		b.times[i], b.bad[i] = unitTime(int64(times.Value(i)), c.unitNS)
 		b.values[i] = values.Value(i)
-		for j := range a.tags {
-			b.tags[j][i] = a.tags[j].get(i)
-		}
-		b.extra[i] = a.extra.get(i)
-		b.meta[i] = a.meta.getCopy(i)
-		b.source[i] = a.source.get(i)
+		b.source[i] = cur.source.get(i)
 	}
 	return nil
 }
 
-// Close releases the file reader.
-func (a *arrowSource) Close() error { return a.fr.Close() }
-
-func colOrNil(rec arrow.RecordBatch, i int) arrow.Array {
+// decode fills string column j of the record batch.
+func (cur *arCursor) decode(b *colBatch, j int) (err error) {
+	defer recovered(&err)
+	c := cur.a.c
+	i := -1
+	switch {
+	case j < len(c.keys):
+		i = c.iTags[j]
+	case j == len(c.keys):
+		i = c.iExtra
+	default:
+		i = c.iMeta
+	}
 	if i < 0 {
 		return nil
 	}
-	return rec.Column(i)
+	s := &cur.strs[j]
+	if !cur.bound[j] {
+		cur.bound[j] = true
+		s.bind(cur.rec.Column(i), cur.tab)
+	}
+	if j == b.metaJ {
+		for k := range b.n {
+			b.meta[k] = s.getCopy(k)
+		}
+		return nil
+	}
+	ids := b.ids[j]
+	for k := range b.n {
+		ids[k] = s.get(k)
+	}
+	return nil
 }
 
-// strColumn reads strings from a string or dictionary-of-string array.
-// Dictionary values are interned once per dictionary.
+// strColumn reads strings from a string or dictionary-of-string array as
+// ids of a cursor's table. A dictionary's strings are kept (cloned) while
+// the dictionary stays the same from batch to batch.
 type strColumn struct {
 	arr      arrow.Array
 	dict     *array.Dictionary
 	dictData arrow.ArrayData
 	dictStrs []string
+	dictIDs  []int32
 	str      *array.String
 	lstr     *array.LargeString
-	in       *interner
+	tab      *strTable
+	ic       idCache
 }
 
-func (s *strColumn) bind(a arrow.Array, in *interner) {
-	s.arr, s.dict, s.str, s.lstr, s.in = a, nil, nil, nil, in
+func (s *strColumn) bind(a arrow.Array, tab *strTable) {
+	s.arr, s.dict, s.str, s.lstr, s.tab = a, nil, nil, nil, tab
 	switch a := a.(type) {
 	case *array.Dictionary:
 		s.dict = a
@@ -816,13 +1347,17 @@ func (s *strColumn) bind(a arrow.Array, in *interner) {
 				if !d.IsNull(j) {
 					switch d := d.(type) {
 					case *array.String:
-						v = internString(in, d.Value(j))
+						v = strings.Clone(d.Value(j))
 					case *array.LargeString:
-						v = internString(in, d.Value(j))
+						v = strings.Clone(d.Value(j))
 					}
 				}
 				s.dictStrs = append(s.dictStrs, v)
 			}
+		}
+		s.dictIDs = s.dictIDs[:0]
+		for _, v := range s.dictStrs {
+			s.dictIDs = append(s.dictIDs, tab.idString(v))
 		}
 	case *array.String:
 		s.str = a
@@ -833,24 +1368,28 @@ func (s *strColumn) bind(a arrow.Array, in *interner) {
 
 func (s *strColumn) isNull(i int) bool { return s.arr == nil || s.arr.IsNull(i) }
 
-// get returns row i's value, "" for null; interned.
-func (s *strColumn) get(i int) string {
+// get returns the id of row i's value, 0 ("") for null.
+func (s *strColumn) get(i int) int32 {
 	if s.arr == nil || s.arr.IsNull(i) {
-		return ""
+		return 0
 	}
 	switch {
 	case s.dict != nil:
-		return s.dictStrs[s.dict.GetValueIndex(i)]
+		k := s.dict.GetValueIndex(i)
+		if k < 0 || k >= len(s.dictIDs) {
+			return 0 // a corrupt index
+		}
+		return s.dictIDs[k]
 	case s.str != nil:
-		return internString(s.in, s.str.Value(i))
+		return s.ic.get(unsafe.Slice(unsafe.StringData(s.str.Value(i)), len(s.str.Value(i))), s.tab)
 	case s.lstr != nil:
-		return internString(s.in, s.lstr.Value(i))
+		return s.ic.get(unsafe.Slice(unsafe.StringData(s.lstr.Value(i)), len(s.lstr.Value(i))), s.tab)
 	}
-	return ""
+	return 0
 }
 
-// getCopy returns row i's value without interning (for high-cardinality
-// columns such as metadata).
+// getCopy returns row i's value as a string of its own (for
+// high-cardinality columns such as metadata).
 func (s *strColumn) getCopy(i int) string {
 	if s.arr == nil || s.arr.IsNull(i) {
 		return ""
@@ -861,16 +1400,7 @@ func (s *strColumn) getCopy(i int) string {
 	case s.lstr != nil:
 		return strings.Clone(s.lstr.Value(i))
 	}
-	return s.get(i)
-}
-
-// internString is interner.intern for a string that may point into an
-// Arrow buffer: a new value is cloned before it is kept.
-func internString(in *interner, s string) string {
-	if s == "" {
-		return ""
-	}
-	return in.intern(unsafe.Slice(unsafe.StringData(s), len(s)))
+	return s.tab.strs[s.get(i)]
 }
 
 // CountColumnarRows returns the number of rows in the Parquet or Arrow IPC

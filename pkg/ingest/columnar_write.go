@@ -3,12 +3,16 @@ package ingest
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -20,6 +24,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/schema"
+	flatbuffers "github.com/google/flatbuffers/go"
 )
 
 // The columns of ldanalyze's columnar sample files (Parquet and Arrow IPC).
@@ -53,12 +58,12 @@ const (
 )
 
 // ColumnarOptions configure WriteColumnar. The zero value writes Parquet in
-// batches of 65,536 rows with the time unit chosen from the data.
+// batches of 32,768 rows with the time unit chosen from the data.
 type ColumnarOptions struct {
 	// Format is FormatParquet (default) or FormatArrow.
 	Format Format
 	// BatchRows is the number of rows per record batch (Parquet: per row
-	// group); 0 means 65,536.
+	// group); 0 means 32,768 (a batch is what the writer holds in memory).
 	BatchRows int
 	// TimeUnit forces the timestamp unit: "s", "ms", "us" or "ns". ""
 	// chooses the coarsest unit that holds every timestamp of the first
@@ -66,7 +71,9 @@ type ColumnarOptions struct {
 	// timestamp that the unit cannot hold exactly is an error (rerun with
 	// "ns").
 	TimeUnit string
-	// TempDir holds the scratch file of the Arrow writer ("" = os.TempDir).
+	// TempDir is ignored: the Arrow writer no longer needs a scratch file
+	// (it writes the dictionaries after the record batches, as the Arrow
+	// IPC file format allows). Kept so that existing callers compile.
 	TempDir string
 }
 
@@ -93,13 +100,23 @@ var timeUnits = []struct {
 }{{"s", arrow.Second, 1e9}, {"ms", arrow.Millisecond, 1e6}, {"us", arrow.Microsecond, 1e3}, {"ns", arrow.Nanosecond, 1}}
 
 // WriteColumnar reads every sample of r and writes them to w as one row
-// each, in Parquet or Arrow IPC file format (see the Col* constants for the
-// columns). The tag columns are the tag keys of the first batch; a tag key
-// first seen later (or one named like a fixed column) is kept in
-// extra_tags as "k=v", so nothing is lost. Memory is bounded by one batch
-// and the dictionaries (the Arrow writer keeps every distinct string of a
-// column, since an Arrow file has one dictionary per column; it spools the
-// batches to a scratch file in TempDir meanwhile).
+// each, in file order, in Parquet or Arrow IPC file format (see the Col*
+// constants for the columns). The tag columns are the tag keys of the first
+// batch (a JSON input's: k6's default tag columns, then its other keys in
+// name order); a tag key first seen later (or one named like a fixed
+// column) is kept in extra_tags as "k=v", so nothing is lost.
+//
+// It streams: when r comes from Open or OpenAll, the input is parsed on
+// every core and each worker turns its chunk's rows into dictionary ids
+// (with no string hashing per value: interned tag values are recognised
+// by address); one goroutine puts the chunks back in file order, maps their
+// ids to the batch's dictionaries and writes a row group (record batch)
+// once it holds BatchRows rows. Memory is bounded by a few chunks and one
+// batch. A Parquet file's dictionaries are per row group; an Arrow IPC file
+// has one dictionary per column for the whole file (the format's rule), so
+// there memory also grows with the distinct values of each column, and the
+// dictionaries are written after the record batches, as the Arrow file
+// format allows (no scratch file).
 //
 // Parquet has no seconds unit: timestamps in "s" are stored in
 // milliseconds, and the Arrow schema stored in the file (ARROW:schema, as
@@ -116,225 +133,612 @@ func WriteColumnar(w io.Writer, r Reader, opts ColumnarOptions) (ColumnarResult,
 		return ColumnarResult{}, fmt.Errorf("unknown columnar format %q: want parquet or arrow", opts.Format)
 	}
 	if opts.BatchRows <= 0 {
-		opts.BatchRows = 1 << 16
+		opts.BatchRows = 1 << 15
 	}
-	cw := &columnarWriter{opts: opts, mem: memory.DefaultAllocator}
-	res, err := cw.run(w, r)
-	res.Stats = r.Stats()
-	if err == nil && r.Err() != nil {
-		err = r.Err()
+	if opts.TimeUnit != "" && unitNamed(opts.TimeUnit) == nil {
+		return ColumnarResult{}, fmt.Errorf("unknown time unit %q: want s, ms, us or ns", opts.TimeUnit)
 	}
-	return res, err
+	cw := &columnarWriter{opts: opts, out: &countWriter{w: w}, mem: &poolAllocator{}, colOf: map[string]int{}}
+	var (
+		st  Stats
+		err error
+	)
+	if parts, ok := batchParts(r); ok {
+		for _, p := range parts {
+			err = cw.drainParallel(p)
+			st.merge(p.(Reader).Stats())
+			if err != nil {
+				break
+			}
+		}
+	} else {
+		err = cw.drainSequential(r)
+		st = r.Stats()
+	}
+	if err == nil {
+		err = cw.err
+	}
+	if err == nil {
+		err = cw.close(st.ResolutionNS)
+	}
+	return ColumnarResult{RowsIn: cw.rowsIn, RowsOut: cw.rowsOut, TagColumns: cw.tagCols, TimeUnit: cw.unitName(), Stats: st}, err
 }
 
-type bufferedSample struct {
-	metric, extra, meta, source string
-	timeNS                      int64
-	value                       float64
-	keys, values                []string
+// batchParts returns the readers below r when every one can drain in
+// batches and none has started.
+func batchParts(r Reader) ([]batchDrainer, bool) {
+	var parts []batchDrainer
+	var walk func(Reader) bool
+	walk = func(r Reader) bool {
+		switch v := r.(type) {
+		case *closingReader:
+			return walk(v.Reader)
+		case *MultiReader:
+			if v.i != 0 {
+				return false
+			}
+			for _, sub := range v.rs {
+				if !walk(sub) {
+					return false
+				}
+			}
+			return true
+		case *CSVReader:
+			if v.started {
+				return false
+			}
+		case *K6JSONReader:
+			if v.started {
+				return false
+			}
+		case *ColumnarReader:
+			if v.started {
+				return false
+			}
+		default:
+			return false
+		}
+		parts = append(parts, r.(batchDrainer))
+		return true
+	}
+	return parts, walk(r)
 }
 
-// stringColumn collects the values of one string column for a batch; ""
-// is null (except in the required metric_name column of Parquet).
-type stringColumn interface {
-	add(s string)
+// ---- fragments: the rows of one batch as dictionary ids ------------------
+
+// fragment holds the rows of one input batch: strings as ids into its
+// builder's table (0 is ""), tags by the builder's slots.
+type fragment struct {
+	seq     int64
+	builder int
+	gen     uint32   // the table's generation
+	tab     []string // the builder's table (a prefix that never changes)
+	slots   []slotInfo
+	n       int
+	metric  []int32
+	source  []int32
+	extra   []int32
+	times   []int64
+	values  []float64
+	meta    []string
+	tags    [][]int32 // per slot: an id per row, or nil
+	// Row-major tags of CSV rows: rowW ids per row, of slots rowSlots
+	// (rowW 0: none; -1: given up, the tags are in tags).
+	rowW     int
+	rowSlots []int32
+	rowIDs   []int32
+	res      resolution
 }
 
-type columnarWriter struct {
-	opts ColumnarOptions
-	mem  memory.Allocator
+var fragPool = sync.Pool{New: func() any { return &fragment{} }}
 
-	schema  *arrow.Schema
-	tagCols []string
-	colOf   map[string]int
-	unit    arrow.TimeUnit
-	unitNS  int64 // nanoseconds per unit
-	storeNS int64 // nanoseconds per stored value (Parquet stores s as ms)
+func (f *fragment) release() {
+	for i := range f.tags {
+		f.tags[i] = f.tags[i][:0]
+	}
+	clear(f.meta)
+	*f = fragment{metric: f.metric[:0], source: f.source[:0], extra: f.extra[:0], times: f.times[:0],
+		values: f.values[:0], meta: f.meta[:0], tags: f.tags[:0], rowSlots: f.rowSlots[:0], rowIDs: f.rowIDs[:0]}
+	fragPool.Put(f)
+}
 
-	metric, extra, meta, source stringColumn
-	tags                        []stringColumn
-	rowTags                     []string // the current row's tag column values
-	times                       []int64  // in storeNS
-	values                      []float64
-	n                           int
+// slotInfo is a tag key a builder has met; json marks a key met in a JSON
+// input's tags, whose column order the writer sets (k6's defaults, then by
+// name), since the workers meet them in no particular order.
+type slotInfo struct {
+	key  string
+	json bool
+}
 
-	// key-slice cache: the mapping of the last Tags.Keys to columns
+// fragBuilder turns samples into fragments on one worker (a batchSink).
+type fragBuilder struct {
+	id       int
+	q        *fragQueue
+	tab      *strTable
+	mc, sc   idCache
+	ec       idCache
+	slots    []slotInfo
+	slotOf   map[string]int32
+	caches   []idCache
+	recent   [][]rawID // per slot: recent raw values (CSV fields) and their ids
+	recGen   uint32
 	lastKeys []string
-	mapping  []int
+	mapping  []int32
+	f        *fragment
 
-	pw      *file.Writer                // Parquet
-	rgw     file.BufferedRowGroupWriter // the batch's row group
-	chunk   int                         // rows since the last writeChunk
-	tmp     *os.File                    // Arrow: the scratch file, its writer and schema
-	tmpW    *ipc.Writer
-	tmpSch  *arrow.Schema
-	rowsOut int64
-	pairs   []byte
+	lastExtra int32 // the id of the last CSV extra_tags field
+	extraGen  uint32
+	lastMeta  string
+	lastSpan  []byte // the tag fields of the fragment's last CSV row
 }
 
-// dictColumn accumulates a dictionary-encoded string column of the Arrow
-// file: the dictionary grows for the whole file (Arrow IPC files allow one
-// dictionary per column), the indices are per batch.
-type dictColumn struct {
-	memo  map[string]int32
-	dict  []string
-	idx   []int32
-	valid []bool
+// rawID is a recent value of a slot, as bytes (the table's string), and
+// its id.
+type rawID struct {
+	b  []byte
+	id int32
 }
 
-func newDictColumn() *dictColumn {
-	return &dictColumn{memo: map[string]int32{}}
+func newFragBuilder(id int, q *fragQueue) *fragBuilder {
+	return &fragBuilder{id: id, q: q, tab: newStrTable(), slotOf: map[string]int32{}}
 }
 
-func (d *dictColumn) add(s string) {
+// slot returns the slot of key, adding it.
+func (fb *fragBuilder) slot(key string, json bool) int32 {
+	if s, ok := fb.slotOf[key]; ok {
+		return s
+	}
+	s := int32(len(fb.slots))
+	fb.slotOf[key] = s
+	fb.slots = append(fb.slots, slotInfo{key: key, json: json})
+	fb.caches = append(fb.caches, idCache{})
+	fb.recent = append(fb.recent, nil)
+	return s
+}
+
+func (fb *fragBuilder) begin(seq int64) {
+	fb.tab.maybeReset()
+	f := fragPool.Get().(*fragment)
+	f.seq, f.builder, f.gen = seq, fb.id, fb.tab.gen
+	fb.f = f
+	fb.lastSpan = fb.lastSpan[:0]
+}
+
+func (fb *fragBuilder) sample(s *Sample) { fb.add(s) }
+
+func (fb *fragBuilder) end(seq int64, res resolution) {
+	f := fb.finish(res)
+	fb.q.put(f)
+}
+
+// finish closes the current fragment.
+func (fb *fragBuilder) finish(res resolution) *fragment {
+	f := fb.f
+	fb.f = nil
+	f.res = res
+	f.tab = fb.tab.strs
+	f.slots = fb.slots
+	if f.rowW > 0 {
+		for len(f.rowIDs) < f.n*f.rowW {
+			f.rowIDs = append(f.rowIDs, 0)
+		}
+	}
+	for i, col := range f.tags {
+		if col != nil {
+			for len(col) < f.n {
+				col = append(col, 0)
+			}
+			f.tags[i] = col
+		}
+	}
+	return f
+}
+
+// strID returns s's id in the builder's table.
+func (fb *fragBuilder) strID(c *idCache, s string) int32 {
 	if s == "" {
-		d.idx = append(d.idx, 0)
-		d.valid = append(d.valid, false)
+		return 0
+	}
+	return c.get(unsafe.Slice(unsafe.StringData(s), len(s)), fb.tab)
+}
+
+// set puts value v of slot at row of the current fragment.
+func (fb *fragBuilder) set(slot int32, row int, v string) {
+	fb.setID(slot, row, fb.strID(&fb.caches[slot], v))
+}
+
+// rawValue returns the id of a slot's value given as the bytes of a CSV
+// field: a comparison with the slot's recent values (a tag column takes a
+// few values over and over), else the table.
+func (fb *fragBuilder) rawValue(slot int32, b []byte) int32 {
+	if fb.recGen != fb.tab.gen {
+		fb.recGen = fb.tab.gen
+		for i := range fb.recent {
+			fb.recent[i] = fb.recent[i][:0]
+		}
+	}
+	recent := fb.recent[slot]
+	for k, r := range recent {
+		if string(r.b) == string(b) {
+			if k > 0 {
+				copy(recent[1:k+1], recent[:k])
+				recent[0] = r
+			}
+			return r.id
+		}
+	}
+	id := fb.tab.id(b)
+	s := fb.tab.strs[id]
+	r := rawID{b: unsafe.Slice(unsafe.StringData(s), len(s)), id: id}
+	if len(recent) < recentValues {
+		recent = append(recent, rawID{})
+	}
+	copy(recent[1:], recent)
+	recent[0] = r
+	fb.recent[slot] = recent
+	return id
+}
+
+// rawExtra returns the id of a CSV extra_tags field.
+func (fb *fragBuilder) rawExtra(b []byte) int32 {
+	if len(b) == 0 {
+		return 0
+	}
+	if s := fb.tab.strs[fb.lastExtra]; fb.lastExtra != 0 && fb.extraGen == fb.tab.gen && s == string(b) {
+		return fb.lastExtra
+	}
+	fb.lastExtra, fb.extraGen = fb.tab.id(b), fb.tab.gen
+	return fb.lastExtra
+}
+
+// rawMeta returns a CSV metadata field as a string, the last one again
+// when it repeats.
+func (fb *fragBuilder) rawMeta(b []byte) string {
+	if string(b) != fb.lastMeta {
+		fb.lastMeta = string(b)
+	}
+	return fb.lastMeta
+}
+
+// setID puts id of slot at row of the current fragment.
+func (fb *fragBuilder) setID(slot int32, row int, id int32) {
+	f := fb.f
+	for int(slot) >= len(f.tags) {
+		f.tags = append(f.tags, nil)
+	}
+	col := f.tags[slot]
+	for len(col) < row {
+		col = append(col, 0)
+	}
+	f.tags[slot] = append(col, id)
+}
+
+// csvRow takes the tag fields of an unquoted CSV record of a k6 v0.41+
+// header (tags, then extra_tags and metadata last) as raw bytes, into the
+// fragment's row-major ids; a row whose tag fields are the previous row's
+// (the samples of one request) copies its ids. It returns the extra_tags
+// and metadata fields, and false when the record is not of that shape or
+// the fragment keeps its tags by column.
+func (fb *fragBuilder) csvRow(l *lazyRow, row int) (extra, meta []byte, ok bool) {
+	f := fb.f
+	w := len(fb.mapping)
+	if !l.cols.contiguous || f.rowW < 0 {
+		return nil, nil, false
+	}
+	if f.rowW == 0 {
+		f.rowW = w
+		f.rowSlots = append(f.rowSlots[:0], fb.mapping...)
+	} else if !slices.Equal(f.rowSlots, fb.mapping) {
+		fb.toColumns()
+		return nil, nil, false
+	}
+	line, pos := l.line, 0
+	for range 3 {
+		for pos < len(line) && line[pos] != ',' {
+			pos++
+		}
+		pos++
+	}
+	c2 := bytes.LastIndexByte(line, ',')
+	if c2 < 0 {
+		return nil, nil, false
+	}
+	c1 := bytes.LastIndexByte(line[:c2], ',')
+	if c1 < pos-1 {
+		return nil, nil, false
+	}
+	span := line[min(pos, c1):c1]
+	for len(f.rowIDs) < row*w {
+		f.rowIDs = append(f.rowIDs, 0) // rows of other readers
+	}
+	base := len(f.rowIDs)
+	f.rowIDs = slices.Grow(f.rowIDs, w)[:base+w]
+	ids := f.rowIDs[base:]
+	if row > 0 && len(fb.lastSpan) > 0 && base >= w && string(span) == string(fb.lastSpan) {
+		copy(ids, f.rowIDs[base-w:base])
+	} else {
+		clear(ids)
+		p := 0
+		for i, slot := range fb.mapping {
+			e := p
+			for e < len(span) && span[e] != ',' {
+				e++
+			}
+			if e > p {
+				ids[i] = fb.rawValue(slot, span[p:e])
+			}
+			p = e + 1
+		}
+		fb.lastSpan = append(fb.lastSpan[:0], span...)
+		if len(fb.lastSpan) == 0 {
+			fb.lastSpan = append(fb.lastSpan, 0) // no tag field: nothing to compare
+		}
+	}
+	return line[c1+1 : c2], line[c2+1:], true
+}
+
+// toColumns moves the fragment's row-major tags into its columns, for the
+// rest of the fragment.
+func (fb *fragBuilder) toColumns() {
+	f := fb.f
+	if f.rowW > 0 {
+		for r := 0; r*f.rowW < len(f.rowIDs); r++ {
+			for j, slot := range f.rowSlots {
+				if id := f.rowIDs[r*f.rowW+j]; id != 0 {
+					fb.setID(slot, r, id)
+				}
+			}
+		}
+	}
+	f.rowW, f.rowIDs = -1, f.rowIDs[:0]
+}
+
+// add appends one sample to the current fragment.
+func (fb *fragBuilder) add(s *Sample) {
+	f := fb.f
+	row := f.n
+	f.n++
+	f.metric = append(f.metric, fb.strID(&fb.mc, s.Metric))
+	f.source = append(f.source, fb.strID(&fb.sc, s.Source))
+	f.times = append(f.times, s.TimeNS)
+	f.values = append(f.values, s.Value)
+	t := &s.Tags
+	if r := t.lazyJ; r != nil {
+		fb.lastSpan = fb.lastSpan[:0]
+		l := r.layout
+		if l.fbOwner != fb {
+			if len(fb.slots) == 0 {
+				for _, k := range k6DefaultTagColumns {
+					fb.slot(k, true)
+				}
+			}
+			l.fbOwner, l.fbSlots = fb, make([]int32, len(l.keys))
+			for p, k := range l.keys {
+				l.fbSlots[p] = fb.slot(k, true)
+			}
+		}
+		for p, slot := range l.fbSlots {
+			if v := r.value(p); v != "" {
+				fb.set(slot, row, v)
+			}
+		}
+	} else {
+		keys := t.Keys()
+		if len(keys) != len(fb.lastKeys) || len(keys) > 0 && &keys[0] != &fb.lastKeys[0] {
+			fb.lastKeys = keys
+			fb.mapping = fb.mapping[:0]
+			for _, k := range keys {
+				fb.mapping = append(fb.mapping, fb.slot(k, false))
+			}
+		}
+		if l := t.lazy; l != nil && l.fields == nil {
+			if extra, meta, ok := fb.csvRow(l, row); ok {
+				f.extra = append(f.extra, fb.rawExtra(extra))
+				f.meta = append(f.meta, fb.rawMeta(meta))
+				return
+			}
+		}
+		fb.lastSpan = fb.lastSpan[:0]
+		for i, slot := range fb.mapping {
+			if v := t.Value(i); v != "" {
+				fb.set(slot, row, v)
+			}
+		}
+	}
+	f.extra = append(f.extra, fb.strID(&fb.ec, t.Extra()))
+	f.meta = append(f.meta, t.Metadata())
+}
+
+// fragQueue hands fragments from the builders to the writer in seq order.
+// A builder more than window fragments ahead of the writer waits, which
+// bounds the fragments in memory.
+type fragQueue struct {
+	mu      sync.Mutex
+	cond    sync.Cond
+	pending map[int64]*fragment
+	next    int64
+	window  int64
+	done    bool
+	aborted bool
+}
+
+func newFragQueue(window int) *fragQueue {
+	q := &fragQueue{pending: map[int64]*fragment{}, window: int64(window)}
+	q.cond.L = &q.mu
+	return q
+}
+
+func (q *fragQueue) put(f *fragment) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for !q.aborted && f.seq >= q.next+q.window {
+		q.cond.Wait()
+	}
+	if q.aborted {
+		f.release()
 		return
 	}
-	i, ok := d.memo[s]
-	if !ok {
-		i = int32(len(d.dict))
-		d.memo[s] = i
-		d.dict = append(d.dict, s)
-	}
-	d.idx = append(d.idx, i)
-	d.valid = append(d.valid, true)
+	q.pending[f.seq] = f
+	q.cond.Broadcast()
 }
 
-// indices builds the batch's index array and resets the batch.
-func (d *dictColumn) indices(mem memory.Allocator) arrow.Array {
-	b := array.NewInt32Builder(mem)
-	defer b.Release()
-	b.AppendValues(d.idx, d.valid)
-	d.idx, d.valid = d.idx[:0], d.valid[:0]
-	return b.NewArray()
-}
-
-func (d *dictColumn) dictionary(mem memory.Allocator) arrow.Array {
-	b := array.NewStringBuilder(mem)
-	defer b.Release()
-	b.AppendValues(d.dict, nil)
-	return b.NewArray()
-}
-
-// plainColumn accumulates a plain string column of the Arrow file
-// (metadata: nearly every value differs).
-type plainColumn struct {
-	vals  []string
-	valid []bool
-}
-
-func (p *plainColumn) add(s string) {
-	p.vals = append(p.vals, s)
-	p.valid = append(p.valid, s != "")
-}
-
-// array builds the batch's array and resets the batch.
-func (p *plainColumn) array(mem memory.Allocator) arrow.Array {
-	b := array.NewStringBuilder(mem)
-	defer b.Release()
-	b.AppendValues(p.vals, p.valid)
-	clear(p.vals)
-	p.vals, p.valid = p.vals[:0], p.valid[:0]
-	return b.NewArray()
-}
-
-// pqStrings accumulates a batch of one Parquet string column: the values,
-// which alias the samples' strings (immutable, so they stay valid until
-// the row group is written), and for an optional column the definition
-// levels (0 = null). The column writer dictionary-encodes them.
-type pqStrings struct {
-	optional bool
-	vals     []parquet.ByteArray
-	defs     []int16
-}
-
-func (p *pqStrings) add(s string) {
-	if p.optional {
-		if s == "" {
-			p.defs = append(p.defs, 0)
-			return
+// take returns the next fragment in seq order; false once the input is
+// done and none is left (or a seq never came: a reader that failed).
+func (q *fragQueue) take() (*fragment, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for {
+		if f, ok := q.pending[q.next]; ok {
+			delete(q.pending, q.next)
+			q.next++
+			q.cond.Broadcast()
+			return f, true
 		}
-		p.defs = append(p.defs, 1)
+		if q.done {
+			return nil, false
+		}
+		q.cond.Wait()
 	}
-	p.vals = append(p.vals, parquet.ByteArray(unsafe.Slice(unsafe.StringData(s), len(s))))
 }
 
-// write writes the values so far to col and resets them.
-func (p *pqStrings) write(col file.ColumnChunkWriter) error {
-	w, ok := col.(*file.ByteArrayColumnChunkWriter)
-	if !ok {
-		return fmt.Errorf("column %s is not a byte array column", col.Descr().Name())
+func (q *fragQueue) finish() {
+	q.mu.Lock()
+	q.done = true
+	for _, f := range q.pending {
+		if f.seq < q.next {
+			f.release()
+		}
 	}
-	var defs []int16
-	if p.optional {
-		defs = p.defs
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
+
+func (q *fragQueue) abort() {
+	q.mu.Lock()
+	q.aborted = true
+	for _, f := range q.pending {
+		f.release()
 	}
-	if _, err := w.WriteBatch(p.vals, defs, nil); err != nil {
-		return fmt.Errorf("column %s: %w", col.Descr().Name(), err)
+	clear(q.pending)
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
+
+// ---- the writer -----------------------------------------------------------
+
+// columnarWriter puts fragments in order into row groups (record batches)
+// and writes them. Until the first batch is written, a tag key met gets a
+// column and times are kept in nanoseconds; the first write fixes the
+// schema (the columns' order, the time unit), after which a new key goes to
+// extra_tags.
+type columnarWriter struct {
+	opts ColumnarOptions
+	out  *countWriter
+	mem  memory.Allocator
+	err  error
+
+	started bool // the schema is fixed
+	res     resolution
+
+	schema  *arrow.Schema
+	tagCols []string       // in schema order
+	tagPos  []int          // per schema tag column: its string column
+	colOf   map[string]int // tag key → string column
+	colJSON []bool         // per string column: a JSON key (ordered by the writer)
+	unit    arrow.TimeUnit
+	unitNS  int64 // nanoseconds per unit (1 before the schema is fixed)
+	storeNS int64 // nanoseconds per stored value (Parquet stores s as ms)
+
+	// The batch being filled. String columns: metric_name (0),
+	// source_file (1), extra_tags (2), then the tags in the order met.
+	n      int
+	ids    [][]int32 // per string column: dictionary index+1, 0 = null
+	dicts  []*colDict
+	times  []int64 // in storeNS
+	values []float64
+	meta   []string
+	stamp  uint32 // counts batches (Parquet dictionaries are per row group)
+	remaps map[remapKey][]remapCol
+	late   []byte
+
+	rowsIn, rowsOut int64
+	builders        int // fragment builders made so far (their ids)
+	scratch         []colScratch
+	metaVals        []parquet.ByteArray
+
+	pw *file.Writer // Parquet
+	ar *arrowOut    // Arrow
+}
+
+// The string columns before the tags.
+const (
+	colMetric = iota
+	colSource
+	colExtra
+	colTags
+)
+
+// colDict is one column's dictionary: per row group for Parquet, for the
+// whole file for Arrow.
+type colDict struct {
+	strs []string
+	idx  map[string]int32 // string → index+1
+}
+
+func (d *colDict) id(s string) int32 {
+	if i, ok := d.idx[s]; ok {
+		return i
 	}
-	clear(p.vals) // let the strings go
-	p.vals, p.defs = p.vals[:0], p.defs[:0]
+	d.strs = append(d.strs, s)
+	i := int32(len(d.strs))
+	d.idx[s] = i
+	return i
+}
+
+func (d *colDict) reset() {
+	d.strs = d.strs[:0]
+	clear(d.idx)
+}
+
+// remapKey names a builder's table generation; remapCol maps its ids to a
+// column's dictionary: stamp<<32 | index+1, valid for the stamp's batch.
+type (
+	remapKey struct {
+		builder int
+		gen     uint32
+	}
+	remapCol []uint64
+)
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func unitNamed(name string) *struct {
+	name string
+	unit arrow.TimeUnit
+	ns   int64
+} {
+	for i := range timeUnits {
+		if timeUnits[i].name == name {
+			return &timeUnits[i]
+		}
+	}
 	return nil
 }
 
-func (cw *columnarWriter) run(w io.Writer, r Reader) (ColumnarResult, error) {
-	var res ColumnarResult
-	// Buffer the first batch to learn the tag columns and the time unit.
-	first := make([]bufferedSample, 0, min(cw.opts.BatchRows, 1<<17))
-	var arena []string // the buffered tag values, one allocation per growth
-	seen := map[string]bool{}
-	var keyOrder []string
-	for len(first) < cw.opts.BatchRows && r.Next() {
-		s := r.Sample()
-		start := len(arena)
-		arena = s.Tags.AppendValues(arena)
-		b := bufferedSample{metric: s.Metric, extra: s.Tags.Extra(), meta: s.Tags.Metadata(), source: s.Source, timeNS: s.TimeNS, value: s.Value,
-			keys: s.Tags.Keys(), values: arena[start:len(arena):len(arena)]}
-		for _, k := range s.Tags.Keys() {
-			if !seen[k] {
-				seen[k] = true
-				keyOrder = append(keyOrder, k)
-			}
-		}
-		first = append(first, b)
-	}
-	res.RowsIn = int64(len(first))
-	if r.Err() != nil {
-		return res, r.Err()
-	}
-	if err := cw.setup(w, keyOrder, first, r.Stats().ResolutionNS); err != nil {
-		return res, err
-	}
-	res.TagColumns, res.TimeUnit = cw.tagCols, cw.unitName()
-	for i := range first {
-		b := &first[i]
-		s := Sample{Metric: b.metric, TimeNS: b.timeNS, Value: b.value, Source: b.source,
-			Tags: NewTags(b.keys, b.values, b.extra, b.meta)}
-		if err := cw.add(&s); err != nil {
-			return res, err
-		}
-	}
-	first, arena = nil, nil
-	for r.Next() {
-		res.RowsIn++
-		if err := cw.add(r.Sample()); err != nil {
-			res.RowsOut = cw.rowsOut
-			return res, err
-		}
-	}
-	if r.Err() != nil {
-		res.RowsOut = cw.rowsOut
-		cw.abort()
-		return res, r.Err()
-	}
-	err := cw.close(w, r.Stats().ResolutionNS)
-	res.RowsOut = cw.rowsOut
-	return res, err
-}
-
 func (cw *columnarWriter) unitName() string {
+	if !cw.started {
+		return ""
+	}
 	for _, u := range timeUnits {
 		if u.unit == cw.unit {
 			return u.name
@@ -343,52 +747,169 @@ func (cw *columnarWriter) unitName() string {
 	return ""
 }
 
-// setup fixes the schema and opens the writer.
-func (cw *columnarWriter) setup(w io.Writer, keys []string, first []bufferedSample, resNS int64) error {
-	reserved := map[string]bool{ColMetric: true, ColTime: true, ColValue: true, ColExtra: true, ColMetadata: true, ColSource: true}
-	cw.colOf = map[string]int{}
-	for _, k := range keys {
-		if k == "" || reserved[k] || len(cw.tagCols) >= maxJSONTagColumns {
+// init makes the fixed string columns.
+func (cw *columnarWriter) init() {
+	if cw.ids != nil {
+		return
+	}
+	cw.unitNS, cw.storeNS, cw.stamp = 1, 1, 1
+	cw.remaps = map[remapKey][]remapCol{}
+	for range colTags {
+		cw.addColumn(false)
+	}
+}
+
+// addColumn adds a string column, empty for the rows so far.
+func (cw *columnarWriter) addColumn(json bool) int {
+	cw.ids = append(cw.ids, make([]int32, cw.n, max(cw.n, cw.opts.BatchRows)))
+	cw.dicts = append(cw.dicts, &colDict{idx: map[string]int32{}})
+	cw.colJSON = append(cw.colJSON, json)
+	return len(cw.ids) - 1
+}
+
+// column returns the string column of tag key, adding one while the schema
+// is open; false when the key goes to extra_tags.
+func (cw *columnarWriter) column(sl slotInfo) (int, bool) {
+	if c, ok := cw.colOf[sl.key]; ok {
+		return c, c >= 0
+	}
+	c := -1
+	switch sl.key {
+	case "", ColMetric, ColTime, ColValue, ColExtra, ColMetadata, ColSource:
+	default:
+		if !cw.started && len(cw.ids)-colTags < maxJSONTagColumns {
+			c = cw.addColumn(sl.json)
+		}
+	}
+	cw.colOf[sl.key] = c
+	return c, c >= 0
+}
+
+// drainParallel converts one reader on every core.
+func (cw *columnarWriter) drainParallel(rd batchDrainer) error {
+	nw := max(1, runtime.GOMAXPROCS(0))
+	q := newFragQueue(nw)
+	sinks := make([]batchSink, nw)
+	for i := range sinks {
+		sinks[i] = newFragBuilder(cw.builders, q)
+		cw.builders++
+	}
+	errc := make(chan error, 1)
+	go func() {
+		err := rd.drainBatches(sinks)
+		q.finish()
+		errc <- err
+	}()
+	for {
+		f, ok := q.take()
+		if !ok {
+			break
+		}
+		if cw.err == nil {
+			if cw.err = cw.put(f); cw.err != nil {
+				q.abort()
+			}
+		} else {
+			f.release()
+		}
+	}
+	return <-errc
+}
+
+// drainSequential converts a reader that cannot drain in batches, through
+// Next.
+func (cw *columnarWriter) drainSequential(r Reader) error {
+	fb := newFragBuilder(cw.builders, nil)
+	cw.builders++
+	var seq int64
+	fb.begin(seq)
+	for r.Next() {
+		fb.add(r.Sample())
+		if fb.f.n >= 4096 {
+			if cw.err = cw.put(fb.finish(resolution{intNS: r.Stats().ResolutionNS})); cw.err != nil {
+				return nil
+			}
+			seq++
+			fb.begin(seq)
+		}
+	}
+	if err := r.Err(); err != nil {
+		fb.finish(resolution{}).release()
+		return err
+	}
+	cw.err = cw.put(fb.finish(resolution{intNS: r.Stats().ResolutionNS}))
+	return nil
+}
+
+// setup fixes the schema at the first write: the tag columns' order (a
+// header's in its order, a JSON input's keys as k6's defaults, then by
+// name), the time unit (from the batch's times), and opens the output.
+func (cw *columnarWriter) setup() error {
+	cw.init()
+	cw.started = true
+	type tagCol struct {
+		key string
+		c   int
+	}
+	var fixed, fromJSON []tagCol
+	for k, c := range cw.colOf {
+		if c < 0 {
 			continue
 		}
-		cw.colOf[k] = len(cw.tagCols)
-		cw.tagCols = append(cw.tagCols, k)
+		if cw.colJSON[c] {
+			fromJSON = append(fromJSON, tagCol{k, c})
+		} else {
+			fixed = append(fixed, tagCol{k, c})
+		}
 	}
-	cw.rowTags = make([]string, len(cw.tagCols))
-	// Time unit.
+	slices.SortFunc(fixed, func(a, b tagCol) int { return a.c - b.c }) // the order met
+	rank := map[string]int{}
+	for i, k := range k6DefaultTagColumns {
+		rank[k] = i
+	}
+	slices.SortFunc(fromJSON, func(a, b tagCol) int {
+		ra, oka := rank[a.key]
+		rb, okb := rank[b.key]
+		switch {
+		case oka && okb:
+			return ra - rb
+		case oka:
+			return -1
+		case okb:
+			return 1
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	for _, t := range append(fixed, fromJSON...) {
+		cw.tagCols = append(cw.tagCols, t.key)
+		cw.tagPos = append(cw.tagPos, t.c)
+	}
+	// The time unit.
 	if cw.opts.TimeUnit != "" {
-		found := false
-		for _, u := range timeUnits {
-			if u.name == cw.opts.TimeUnit {
-				cw.unit, cw.unitNS, found = u.unit, u.ns, true
-			}
-		}
-		if !found {
-			return fmt.Errorf("unknown time unit %q: want s, ms, us or ns", cw.opts.TimeUnit)
-		}
+		u := unitNamed(cw.opts.TimeUnit)
+		cw.unit, cw.unitNS = u.unit, u.ns
 	} else {
+		resNS := cw.res.ns()
 		if resNS <= 0 {
 			resNS = 1
 		}
 		cw.unit, cw.unitNS = arrow.Nanosecond, 1
+	units:
 		for _, u := range timeUnits {
 			if u.ns > resNS {
 				continue
 			}
-			ok := true
-			for i := range first {
-				if first[i].timeNS%u.ns != 0 {
-					ok = false
-					break
+			for _, t := range cw.times {
+				if t%u.ns != 0 {
+					continue units
 				}
 			}
-			if ok {
-				cw.unit, cw.unitNS = u.unit, u.ns
-				break
-			}
+			cw.unit, cw.unitNS = u.unit, u.ns
+			break
 		}
 	}
 	cw.storeNS = cw.unitNS
+	cw.scratch = make([]colScratch, len(cw.ids))
 	fields := []arrow.Field{
 		{Name: ColMetric, Type: dictString},
 		{Name: ColTime, Type: &arrow.TimestampType{Unit: cw.unit, TimeZone: "UTC"}},
@@ -404,200 +925,201 @@ func (cw *columnarWriter) setup(w io.Writer, keys []string, first []bufferedSamp
 	)
 	md := arrow.NewMetadata([]string{metaKind}, []string{metaKindValue})
 	cw.schema = arrow.NewSchema(fields, &md)
-	switch cw.opts.Format {
-	case FormatParquet:
-		return cw.setupParquet(w)
-	case FormatArrow:
-		cw.metric, cw.extra, cw.meta, cw.source = newDictColumn(), newDictColumn(), &plainColumn{}, newDictColumn()
-		for range cw.tagCols {
-			cw.tags = append(cw.tags, newDictColumn())
+	var err error
+	if cw.opts.Format == FormatArrow {
+		cw.ar, err = newArrowOut(cw)
+	} else {
+		err = cw.setupParquet()
+	}
+	if err != nil {
+		return err
+	}
+	// The batch's times, kept in ns so far: every one is a multiple of the
+	// unit chosen from them, unless the unit was forced.
+	for i, t := range cw.times {
+		if t%cw.unitNS != 0 {
+			return cw.coarse(t, int64(i))
 		}
-		// Batches go to a scratch IPC stream with the dictionary columns as
-		// plain int32 indices; close writes the final file with each
-		// column's one dictionary.
-		tmpFields := make([]arrow.Field, len(fields))
-		for i, f := range fields {
-			if f.Type == dictString {
-				f.Type = arrow.PrimitiveTypes.Int32
-			}
-			tmpFields[i] = f
-		}
-		cw.tmpSch = arrow.NewSchema(tmpFields, nil)
-		tmp, err := os.CreateTemp(cw.opts.TempDir, "ldanalyze-arrow-*.tmp")
-		if err != nil {
-			return fmt.Errorf("arrow writer scratch file: %w", err)
-		}
-		cw.tmp = tmp
-		cw.tmpW = ipc.NewWriter(tmp, ipc.WithSchema(cw.tmpSch), ipc.WithAllocator(cw.mem))
+		cw.times[i] = t / cw.storeNS
 	}
 	return nil
 }
 
-// setupParquet opens the Parquet writer: the schema Arrow's Parquet writer
-// makes of cw.schema (strings with the String logical type, the timestamp
-// as INT64 Timestamp(isAdjustedToUTC, unit), seconds as milliseconds) and
-// the Arrow schema itself in the ARROW:schema metadata, so that Arrow
-// readers (pyarrow, pandas) see the dictionary columns and the seconds.
-func (cw *columnarWriter) setupParquet(w io.Writer) error {
-	props := parquet.NewWriterProperties(
-		parquet.WithCompression(compress.Codecs.Zstd),
-		parquet.WithDictionaryDefault(true),
-		parquet.WithMaxRowGroupLength(int64(max(cw.opts.BatchRows, 1<<16))),
-		parquet.WithAllocator(cw.mem),
-	)
-	var tsUnit schema.TimeUnitType
-	switch cw.unit {
-	case arrow.Second:
-		tsUnit, cw.storeNS = schema.TimeUnitMillis, 1e6
-	case arrow.Millisecond:
-		tsUnit = schema.TimeUnitMillis
-	case arrow.Microsecond:
-		tsUnit = schema.TimeUnitMicros
-	default:
-		tsUnit = schema.TimeUnitNanos
+// coarse is the error of a time that the unit cannot hold; i is the row
+// in the batch.
+func (cw *columnarWriter) coarse(t, i int64) error {
+	src := cw.batchSource(int(i))
+	return fmt.Errorf("%s: sample %d has time %d ns, finer than the %s unit chosen from the first %d rows; convert again with the time unit ns", src, cw.rowsOut+i+1, t, cw.unitName(), cw.opts.BatchRows)
+}
+
+// batchSource returns the source of row i of the batch.
+func (cw *columnarWriter) batchSource(i int) string {
+	if id := cw.ids[colSource][i]; id > 0 {
+		return cw.dicts[colSource].strs[id-1]
 	}
-	var nodes schema.FieldList
-	// strCol adds a string column to the schema.
-	strCol := func(name string, optional bool) (*pqStrings, error) {
-		rep := parquet.Repetitions.Required
-		if optional {
-			rep = parquet.Repetitions.Optional
+	return ""
+}
+
+// remap returns the maps from f's ids to the columns' dictionaries.
+func (cw *columnarWriter) remap(f *fragment) []remapCol {
+	k := remapKey{f.builder, f.gen}
+	rm, ok := cw.remaps[k]
+	if !ok {
+		for old := range cw.remaps {
+			if old.builder == f.builder {
+				delete(cw.remaps, old) // an older generation of the table
+			}
 		}
-		n, err := schema.NewPrimitiveNodeLogical(name, rep, schema.StringLogicalType{}, parquet.Types.ByteArray, -1, -1)
-		if err != nil {
-			return nil, fmt.Errorf("parquet schema: column %q: %w", name, err)
-		}
-		nodes = append(nodes, n)
-		return &pqStrings{optional: optional}, nil
 	}
-	metric, err := strCol(ColMetric, false)
-	if err != nil {
-		return err
+	for len(rm) < len(cw.dicts) {
+		rm = append(rm, nil)
 	}
-	ts, err := schema.NewPrimitiveNodeLogical(ColTime, parquet.Repetitions.Required, schema.NewTimestampLogicalTypeForce(true, tsUnit), parquet.Types.Int64, -1, -1)
-	if err != nil {
-		return fmt.Errorf("parquet schema: %w", err)
+	cw.remaps[k] = rm
+	return rm
+}
+
+// mapID returns the dictionary index+1 in column c of id of f's table.
+func (cw *columnarWriter) mapID(rm []remapCol, c int, f *fragment, id int32) int32 {
+	if id == 0 {
+		return 0
 	}
-	val, err := schema.NewPrimitiveNode(ColValue, parquet.Repetitions.Required, parquet.Types.Double, -1, -1)
-	if err != nil {
-		return fmt.Errorf("parquet schema: %w", err)
+	col := rm[c]
+	if int(id) >= len(col) {
+		col = append(col, make([]uint64, max(int(id)+1, len(f.tab))-len(col))...)
+		rm[c] = col
 	}
-	nodes = append(nodes, ts, val)
-	cw.metric = metric
-	for _, k := range cw.tagCols {
-		t, err := strCol(k, true)
-		if err != nil {
+	if e := col[id]; uint32(e>>32) == cw.stamp {
+		return int32(uint32(e))
+	}
+	i := cw.dicts[c].id(f.tab[id])
+	col[id] = uint64(cw.stamp)<<32 | uint64(uint32(i))
+	return i
+}
+
+// put appends f's rows to the batch in file order, writing each full
+// batch.
+func (cw *columnarWriter) put(f *fragment) error {
+	defer f.release()
+	cw.init()
+	cw.rowsIn += int64(f.n)
+	cw.res.merge(f.res)
+	for at := 0; at < f.n; {
+		k := min(f.n-at, cw.opts.BatchRows-cw.n)
+		if err := cw.putRows(f, at, k); err != nil {
 			return err
 		}
-		cw.tags = append(cw.tags, t)
-	}
-	var extra, meta, source *pqStrings
-	if extra, err = strCol(ColExtra, true); err != nil {
-		return err
-	}
-	if meta, err = strCol(ColMetadata, true); err != nil {
-		return err
-	}
-	if source, err = strCol(ColSource, true); err != nil {
-		return err
-	}
-	cw.extra, cw.meta, cw.source = extra, meta, source
-	root, err := schema.NewGroupNode(props.RootName(), props.RootRepetition(), nodes, -1)
-	if err != nil {
-		return fmt.Errorf("parquet schema: %w", err)
-	}
-	// The Arrow schema as Arrow's writers store it: an IPC stream holding
-	// just the schema, base64.
-	var buf bytes.Buffer
-	sw := ipc.NewWriter(&buf, ipc.WithSchema(cw.schema), ipc.WithAllocator(cw.mem))
-	if err := sw.Close(); err != nil {
-		return fmt.Errorf("parquet writer: arrow schema: %w", err)
-	}
-	kv := metadata.KeyValueMetadata{}
-	kv.Append(metaKind, metaKindValue)
-	kv.Append(arrowSchemaKey, base64.StdEncoding.EncodeToString(buf.Bytes()))
-	// file.Writer closes a writer that is an io.Closer; the caller owns w.
-	pw, err := file.NewParquetWriterWithError(struct{ io.Writer }{w}, root, file.WithWriterProps(props), file.WithWriteMetadata(kv))
-	if err != nil {
-		return fmt.Errorf("parquet writer: %w", err)
-	}
-	cw.pw = pw
-	return nil
-}
-
-// arrowSchemaKey is the Parquet metadata key of the Arrow schema.
-const arrowSchemaKey = "ARROW:schema"
-
-// add appends one sample to the batch, flushing a full batch.
-func (cw *columnarWriter) add(s *Sample) error {
-	if s.TimeNS%cw.unitNS != 0 {
-		return fmt.Errorf("%s: sample %d has time %d ns, finer than the %s unit chosen from the first %d rows; convert again with the time unit ns", s.Source, cw.rowsOut+int64(cw.n)+1, s.TimeNS, cw.unitName(), cw.opts.BatchRows)
-	}
-	cw.metric.add(s.Metric)
-	cw.times = append(cw.times, s.TimeNS/cw.storeNS)
-	cw.values = append(cw.values, s.Value)
-	// Map the sample's keys to columns, cached per Keys slice.
-	keys := s.Tags.Keys()
-	if len(keys) != len(cw.lastKeys) || (len(keys) > 0 && &keys[0] != &cw.lastKeys[0]) {
-		cw.lastKeys = keys
-		cw.mapping = cw.mapping[:0]
-		for _, k := range keys {
-			j, ok := cw.colOf[k]
-			if !ok {
-				j = -1
+		at += k
+		if cw.n >= cw.opts.BatchRows {
+			if err := cw.flush(); err != nil {
+				return err
 			}
-			cw.mapping = append(cw.mapping, j)
-		}
-	}
-	clear(cw.rowTags)
-	extra := s.Tags.Extra()
-	cw.pairs = cw.pairs[:0]
-	for i, j := range cw.mapping {
-		v := s.Tags.Value(i)
-		if v == "" {
-			continue
-		}
-		if j < 0 {
-			cw.pairs = appendPair(cw.pairs, []byte(keys[i]), []byte(v))
-			continue
-		}
-		cw.rowTags[j] = v
-	}
-	for j, t := range cw.tags {
-		t.add(cw.rowTags[j])
-	}
-	if len(cw.pairs) > 0 {
-		if extra != "" {
-			extra += "&"
-		}
-		extra += string(cw.pairs)
-	}
-	cw.extra.add(extra)
-	cw.meta.add(s.Tags.Metadata())
-	cw.source.add(s.Source)
-	cw.n++
-	cw.chunk++
-	if cw.n >= cw.opts.BatchRows {
-		return cw.flush()
-	}
-	if cw.pw != nil && cw.chunk >= pqChunkRows {
-		if err := cw.writeChunk(); err != nil {
-			return fmt.Errorf("writing rows %d–%d: %w", cw.rowsOut+1, cw.rowsOut+int64(cw.n), err)
 		}
 	}
 	return nil
 }
 
-// pqChunkRows is how many rows the Parquet writer collects before handing
-// them to the row group's column writers, which encode and compress them
-// into pages in memory; a row group is written out when its batch is full.
-// Collecting a whole batch of values instead would hold 24 bytes per
-// string value until then.
-const pqChunkRows = 4096
+// putRows appends rows [at, at+k) of f to the batch.
+func (cw *columnarWriter) putRows(f *fragment, at, k int) error {
+	start := cw.n
+	for i := at; i < at+k; i++ {
+		t := f.times[i]
+		if t%cw.unitNS != 0 {
+			src := f.tab[f.source[i]]
+			return fmt.Errorf("%s: sample %d has time %d ns, finer than the %s unit chosen from the first %d rows; convert again with the time unit ns", src, cw.rowsOut+int64(cw.n)+int64(i-at)+1, t, cw.unitName(), cw.opts.BatchRows)
+		}
+		cw.times = append(cw.times, t/cw.storeNS)
+	}
+	cw.values = append(cw.values, f.values[at:at+k]...)
+	cw.meta = append(cw.meta, f.meta[at:at+k]...)
+	// Columns of the fragment's tags (new ones are made now, so that the
+	// column slices below include them).
+	var lateRow, late []int
+	var rowCols, cols []int
+	if f.rowW > 0 {
+		for j, slot := range f.rowSlots {
+			c, ok := cw.column(f.slots[slot])
+			if !ok {
+				lateRow = append(lateRow, j)
+			}
+			rowCols = append(rowCols, c)
+		}
+	}
+	for s, ids := range f.tags {
+		c := -1
+		if ids != nil {
+			var ok bool
+			if c, ok = cw.column(f.slots[s]); !ok {
+				late = append(late, s)
+			}
+		}
+		cols = append(cols, c)
+	}
+	for c := range cw.ids {
+		col := cw.ids[c]
+		for range k {
+			col = append(col, 0)
+		}
+		cw.ids[c] = col
+	}
+	rm := cw.remap(f)
+	fill := func(c int, src []int32) {
+		dst := cw.ids[c][start : start+k]
+		for i, id := range src[at : at+k] {
+			if id != 0 {
+				dst[i] = cw.mapID(rm, c, f, id)
+			}
+		}
+	}
+	fill(colMetric, f.metric)
+	fill(colSource, f.source)
+	for j, c := range rowCols {
+		if c < 0 {
+			continue
+		}
+		dst := cw.ids[c][start : start+k]
+		for i := range k {
+			if id := f.rowIDs[(at+i)*f.rowW+j]; id != 0 {
+				dst[i] = cw.mapID(rm, c, f, id)
+			}
+		}
+	}
+	for s, c := range cols {
+		if c >= 0 {
+			fill(c, f.tags[s])
+		}
+	}
+	if len(late) == 0 && len(lateRow) == 0 {
+		fill(colExtra, f.extra)
+	} else {
+		ext := cw.ids[colExtra][start : start+k]
+		for i := at; i < at+k; i++ {
+			cw.late = append(cw.late[:0], f.tab[f.extra[i]]...)
+			for _, s := range late {
+				if id := f.tags[s][i]; id != 0 {
+					cw.late = appendPair(cw.late, []byte(f.slots[s].key), []byte(f.tab[id]))
+				}
+			}
+			for _, j := range lateRow {
+				if id := f.rowIDs[i*f.rowW+j]; id != 0 {
+					cw.late = appendPair(cw.late, []byte(f.slots[f.rowSlots[j]].key), []byte(f.tab[id]))
+				}
+			}
+			if len(cw.late) > 0 {
+				ext[i-at] = cw.dicts[colExtra].id(string(cw.late))
+			}
+		}
+	}
+	cw.n += k
+	return nil
+}
 
-// flush writes the batch: a row group of the Parquet file, a record batch
-// of the Arrow scratch stream.
+// flush writes the batch (fixing the schema at the first).
 func (cw *columnarWriter) flush() error {
+	if !cw.started {
+		if err := cw.setup(); err != nil {
+			return err
+		}
+	}
 	if cw.n == 0 {
 		return nil
 	}
@@ -605,124 +1127,33 @@ func (cw *columnarWriter) flush() error {
 	if cw.pw != nil {
 		err = cw.flushParquet()
 	} else {
-		err = cw.flushArrow()
+		err = cw.ar.flush()
 	}
 	if err != nil {
 		return fmt.Errorf("writing rows %d–%d: %w", cw.rowsOut+1, cw.rowsOut+int64(cw.n), err)
 	}
 	cw.rowsOut += int64(cw.n)
-	cw.n, cw.chunk = 0, 0
+	cw.n = 0
 	cw.times, cw.values = cw.times[:0], cw.values[:0]
-	return nil
-}
-
-// flushParquet writes the last chunk of the batch and the row group.
-func (cw *columnarWriter) flushParquet() error {
-	if err := cw.writeChunk(); err != nil {
-		return err
+	clear(cw.meta)
+	cw.meta = cw.meta[:0]
+	for c := range cw.ids {
+		cw.ids[c] = cw.ids[c][:0]
 	}
-	err := cw.rgw.Close()
-	cw.rgw = nil
-	return err
-}
-
-// writeChunk hands the rows collected since the last call to the column
-// writers of the batch's row group, opening it first if needed.
-func (cw *columnarWriter) writeChunk() error {
-	cw.chunk = 0
-	if cw.rgw == nil {
-		rgw, err := cw.pw.AppendBufferedRowGroupChecked()
-		if err != nil {
-			return err
-		}
-		cw.rgw = rgw
-	}
-	ci := 0
-	next := func() (file.ColumnChunkWriter, error) {
-		col, err := cw.rgw.Column(ci)
-		ci++
-		return col, err
-	}
-	col, err := next()
-	if err != nil {
-		return err
-	}
-	if err := cw.metric.(*pqStrings).write(col); err != nil {
-		return err
-	}
-	if col, err = next(); err != nil {
-		return err
-	}
-	if _, err := col.(*file.Int64ColumnChunkWriter).WriteBatch(cw.times, nil, nil); err != nil {
-		return fmt.Errorf("column %s: %w", ColTime, err)
-	}
-	if col, err = next(); err != nil {
-		return err
-	}
-	if _, err := col.(*file.Float64ColumnChunkWriter).WriteBatch(cw.values, nil, nil); err != nil {
-		return fmt.Errorf("column %s: %w", ColValue, err)
-	}
-	cw.times, cw.values = cw.times[:0], cw.values[:0]
-	for _, t := range cw.tags {
-		if col, err = next(); err != nil {
-			return err
-		}
-		if err := t.(*pqStrings).write(col); err != nil {
-			return err
-		}
-	}
-	for _, c := range []stringColumn{cw.extra, cw.meta, cw.source} {
-		if col, err = next(); err != nil {
-			return err
-		}
-		if err := c.(*pqStrings).write(col); err != nil {
-			return err
+	if cw.pw != nil {
+		cw.stamp++ // a new row group: new dictionaries
+		for _, d := range cw.dicts {
+			d.reset()
 		}
 	}
 	return nil
 }
 
-func (cw *columnarWriter) flushArrow() error {
-	cols := make([]arrow.Array, 0, len(cw.schema.Fields()))
-	cols = append(cols, cw.metric.(*dictColumn).indices(cw.mem))
-	tb := array.NewTimestampBuilder(cw.mem, cw.schema.Field(1).Type.(*arrow.TimestampType))
-	tb.Reserve(len(cw.times))
-	for _, t := range cw.times {
-		tb.UnsafeAppend(arrow.Timestamp(t))
-	}
-	cols = append(cols, tb.NewArray())
-	tb.Release()
-	fb := array.NewFloat64Builder(cw.mem)
-	fb.AppendValues(cw.values, nil)
-	cols = append(cols, fb.NewArray())
-	fb.Release()
-	for _, t := range cw.tags {
-		cols = append(cols, t.(*dictColumn).indices(cw.mem))
-	}
-	cols = append(cols, cw.extra.(*dictColumn).indices(cw.mem))
-	cols = append(cols, cw.meta.(*plainColumn).array(cw.mem))
-	cols = append(cols, cw.source.(*dictColumn).indices(cw.mem))
-	rec := array.NewRecordBatch(cw.tmpSch, cols, int64(cw.n))
-	for _, c := range cols {
-		c.Release()
-	}
-	defer rec.Release()
-	return cw.tmpW.Write(rec)
-}
-
-func (cw *columnarWriter) abort() {
-	if cw.tmp != nil {
-		cw.tmp.Close()
-		os.Remove(cw.tmp.Name())
-	}
-}
-
-// close flushes the last batch and finishes the file, recording the
-// input's timestamp resolution (resNS, known only at the end: JSON trims
-// trailing zeros) in the file's metadata.
-func (cw *columnarWriter) close(w io.Writer, resNS int64) error {
+// close writes what is left and the file's footer, recording the input's
+// timestamp resolution (known only at the end: JSON trims trailing zeros).
+func (cw *columnarWriter) close(resNS int64) error {
+	cw.init()
 	if err := cw.flush(); err != nil {
-		cw.abort()
 		return err
 	}
 	if resNS < cw.unitNS {
@@ -738,72 +1169,576 @@ func (cw *columnarWriter) close(w io.Writer, resNS int64) error {
 		}
 		return nil
 	}
-	defer cw.abort()
-	if err := cw.tmpW.Close(); err != nil {
-		return fmt.Errorf("arrow scratch file: %w", err)
+	return cw.ar.close(res)
+}
+
+// ---- Parquet --------------------------------------------------------------
+
+// setupParquet opens the Parquet writer: the schema Arrow's Parquet writer
+// makes of cw.schema (strings with the String logical type, the timestamp
+// as INT64 Timestamp(isAdjustedToUTC, unit), seconds as milliseconds) and
+// the Arrow schema itself in the ARROW:schema metadata, so that Arrow
+// readers (pyarrow, pandas) see the dictionary columns and the seconds.
+// String columns are dictionary-encoded from the batch's own dictionaries,
+// without statistics (metadata, nearly always distinct, is plain, with
+// them); pages are 64 KiB, so that a reader holds little per column.
+func (cw *columnarWriter) setupParquet() error {
+	opts := []parquet.WriterProperty{
+		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithCompressionLevel(1), // zstd's fastest: the file is ~10 % larger, the write much quicker
+		parquet.WithDictionaryDefault(false),
+		parquet.WithDataPageSize(64 << 10),
+		parquet.WithMaxRowGroupLength(int64(max(cw.opts.BatchRows, 1<<16))),
+		parquet.WithAllocator(cw.mem),
 	}
-	if _, err := cw.tmp.Seek(0, io.SeekStart); err != nil {
+	for _, k := range append(slices.Clone(cw.tagCols), ColMetric, ColExtra, ColSource) {
+		// Dictionary columns are written as indices (WriteDictIndices),
+		// which keeps no statistics: the file says none rather than wrong
+		// ones (a null count of 0 made DuckDB's count(url) count nulls).
+		opts = append(opts, parquet.WithDictionaryFor(k, true), parquet.WithStatsFor(k, false))
+	}
+	props := parquet.NewWriterProperties(opts...)
+	var tsUnit schema.TimeUnitType
+	switch cw.unit {
+	case arrow.Second:
+		tsUnit, cw.storeNS = schema.TimeUnitMillis, 1e6
+	case arrow.Millisecond:
+		tsUnit = schema.TimeUnitMillis
+	case arrow.Microsecond:
+		tsUnit = schema.TimeUnitMicros
+	default:
+		tsUnit = schema.TimeUnitNanos
+	}
+	var nodes schema.FieldList
+	strCol := func(name string, optional bool) error {
+		rep := parquet.Repetitions.Required
+		if optional {
+			rep = parquet.Repetitions.Optional
+		}
+		n, err := schema.NewPrimitiveNodeLogical(name, rep, schema.StringLogicalType{}, parquet.Types.ByteArray, -1, -1)
+		if err != nil {
+			return fmt.Errorf("parquet schema: column %q: %w", name, err)
+		}
+		nodes = append(nodes, n)
+		return nil
+	}
+	if err := strCol(ColMetric, false); err != nil {
 		return err
 	}
-	// One dictionary per column for the whole file.
-	dictCols := []stringColumn{cw.metric}
-	dictCols = append(dictCols, cw.tags...)
-	dictCols = append(dictCols, cw.extra, cw.source)
-	dicts := map[int]arrow.Array{}
-	di := 0
-	for i, f := range cw.schema.Fields() {
-		if f.Type == dictString {
-			dicts[i] = dictCols[di].(*dictColumn).dictionary(cw.mem)
-			di++
+	ts, err := schema.NewPrimitiveNodeLogical(ColTime, parquet.Repetitions.Required, schema.NewTimestampLogicalTypeForce(true, tsUnit), parquet.Types.Int64, -1, -1)
+	if err != nil {
+		return fmt.Errorf("parquet schema: %w", err)
+	}
+	val, err := schema.NewPrimitiveNode(ColValue, parquet.Repetitions.Required, parquet.Types.Double, -1, -1)
+	if err != nil {
+		return fmt.Errorf("parquet schema: %w", err)
+	}
+	nodes = append(nodes, ts, val)
+	for _, k := range append(slices.Clone(cw.tagCols), ColExtra, ColMetadata, ColSource) {
+		if err := strCol(k, true); err != nil {
+			return err
 		}
 	}
+	root, err := schema.NewGroupNode(props.RootName(), props.RootRepetition(), nodes, -1)
+	if err != nil {
+		return fmt.Errorf("parquet schema: %w", err)
+	}
+	// The Arrow schema as Arrow's writers store it: an IPC stream holding
+	// just the schema, base64.
+	var buf bytes.Buffer
+	sw := ipc.NewWriter(&buf, ipc.WithSchema(cw.schema), ipc.WithAllocator(cw.mem))
+	if err := sw.Close(); err != nil {
+		return fmt.Errorf("parquet writer: arrow schema: %w", err)
+	}
+	kv := metadata.KeyValueMetadata{}
+	kv.Append(metaKind, metaKindValue)
+	kv.Append(arrowSchemaKey, base64.StdEncoding.EncodeToString(buf.Bytes()))
+	// file.Writer closes a writer that is an io.Closer; the caller owns w.
+	pw, err := file.NewParquetWriterWithError(struct{ io.Writer }{cw.out}, root, file.WithWriterProps(props), file.WithWriteMetadata(kv))
+	if err != nil {
+		return fmt.Errorf("parquet writer: %w", err)
+	}
+	cw.pw = pw
+	return nil
+}
+
+// arrowSchemaKey is the Parquet metadata key of the Arrow schema.
+const arrowSchemaKey = "ARROW:schema"
+
+// flushParquet writes the batch as one row group: the columns are encoded
+// and compressed in parallel into the row group's buffers (each column has
+// its own), then written out in order.
+func (cw *columnarWriter) flushParquet() (err error) {
 	defer func() {
-		for _, d := range dicts {
-			d.Release()
+		if r := recover(); r != nil {
+			err = fmt.Errorf("parquet writer: %v", r)
 		}
 	}()
-	md := arrow.NewMetadata([]string{metaKind, metaResolution}, []string{metaKindValue, res})
-	cw.schema = arrow.NewSchema(cw.schema.Fields(), &md)
-	fw, err := ipc.NewFileWriter(w, ipc.WithSchema(cw.schema), ipc.WithAllocator(cw.mem))
+	rgw, err := cw.pw.AppendBufferedRowGroupChecked()
 	if err != nil {
-		return fmt.Errorf("arrow writer: %w", err)
+		return err
 	}
-	rd, err := ipc.NewReader(cw.tmp, ipc.WithAllocator(cw.mem))
-	if err != nil {
-		return fmt.Errorf("arrow scratch file: %w", err)
-	}
-	defer rd.Release()
-	var written int64
-	for rd.Next() {
-		rec := rd.RecordBatch()
-		cols := make([]arrow.Array, rec.NumCols())
-		for i := range cols {
-			if d, ok := dicts[i]; ok {
-				cols[i] = array.NewDictionaryArray(dictString, rec.Column(i), d)
-			} else {
-				cols[i] = rec.Column(i)
-				cols[i].Retain()
-			}
+	ncols := 3 + len(cw.tagCols) + 3
+	write := func(i int, defs []int16) error {
+		col, err := rgw.Column(i)
+		if err != nil {
+			return err
 		}
-		out := array.NewRecordBatch(cw.schema, cols, rec.NumRows())
+		t := len(cw.tagCols)
+		switch {
+		case i == 0:
+			return cw.writeDict(col, colMetric, false, defs)
+		case i == 1:
+			if _, err := col.(*file.Int64ColumnChunkWriter).WriteBatch(cw.times, nil, nil); err != nil {
+				return fmt.Errorf("column %s: %w", ColTime, err)
+			}
+		case i == 2:
+			if _, err := col.(*file.Float64ColumnChunkWriter).WriteBatch(cw.values, nil, nil); err != nil {
+				return fmt.Errorf("column %s: %w", ColValue, err)
+			}
+		case i < 3+t:
+			return cw.writeDict(col, cw.tagPos[i-3], true, defs)
+		case i == 3+t:
+			return cw.writeDict(col, colExtra, true, defs)
+		case i == 4+t:
+			vals := cw.metaVals[:0]
+			defs = defs[:len(cw.meta)]
+			clear(defs)
+			for k, m := range cw.meta {
+				if m != "" {
+					defs[k] = 1
+					vals = append(vals, parquet.ByteArray(unsafe.Slice(unsafe.StringData(m), len(m))))
+				}
+			}
+			_, err := col.(*file.ByteArrayColumnChunkWriter).WriteBatch(vals, defs, nil)
+			clear(vals)
+			cw.metaVals = vals[:0]
+			if err != nil {
+				return fmt.Errorf("column %s: %w", ColMetadata, err)
+			}
+		default:
+			return cw.writeDict(col, colSource, true, defs)
+		}
+		return nil
+	}
+	errs := make([]error, ncols)
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	for range min(ncols, max(1, runtime.GOMAXPROCS(0))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					errs[0] = fmt.Errorf("parquet writer: %v", r)
+				}
+			}()
+			defs := make([]int16, cw.n)
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= ncols {
+					return
+				}
+				errs[i] = write(i, defs)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return rgw.Close()
+}
+
+// writeDict writes string column c of the batch as dictionary indices with
+// the batch's dictionary of the column.
+func (cw *columnarWriter) writeDict(col file.ColumnChunkWriter, c int, optional bool, defs []int16) error {
+	name := col.Descr().Name()
+	bw, ok := col.(*file.ByteArrayColumnChunkWriter)
+	if !ok {
+		return fmt.Errorf("column %s is not a byte array column", name)
+	}
+	enc, ok := any(bw.CurrentEncoder()).(interface{ PutDictionary(arrow.Array) error })
+	if !ok {
+		return fmt.Errorf("column %s: no dictionary encoder", name)
+	}
+	db := array.NewStringBuilder(cw.mem)
+	db.AppendValues(cw.dicts[c].strs, nil)
+	dict := db.NewArray()
+	db.Release()
+	defer dict.Release()
+	if err := enc.PutDictionary(dict); err != nil {
+		return fmt.Errorf("column %s: %w", name, err)
+	}
+	idx, defs, err := cw.indices(c, optional, name, defs)
+	if err != nil {
+		return err
+	}
+	defer idx.Release()
+	if err := bw.WriteDictIndices(idx, defs, nil); err != nil {
+		return fmt.Errorf("column %s: %w", name, err)
+	}
+	return nil
+}
+
+// colScratch is one string column's validity bitmap, reused.
+type colScratch struct {
+	valid []byte
+}
+
+// indices turns string column c of the batch, in place, into an int32
+// array of dictionary indices (nulls marked invalid), and for an optional
+// column fills defs (at least as long as the batch) with the definition
+// levels. The batch's ids of the column are gone afterwards.
+func (cw *columnarWriter) indices(c int, optional bool, name string, defs []int16) (arrow.Array, []int16, error) {
+	sc := &cw.scratch[c] // made by setup: indices runs on parallel goroutines
+	idx := cw.ids[c]
+	n := len(idx)
+	if cap(sc.valid) < (n+7)/8 {
+		sc.valid = make([]byte, (n+7)/8)
+	}
+	valid := sc.valid[:(n+7)/8]
+	clear(valid)
+	if optional && defs != nil {
+		defs = defs[:n]
+	} else {
+		defs = nil
+	}
+	nulls := 0
+	for i, id := range idx {
+		if id > 0 {
+			idx[i] = id - 1
+			valid[i>>3] |= 1 << (i & 7)
+			if defs != nil {
+				defs[i] = 1
+			}
+		} else {
+			if !optional {
+				return nil, nil, fmt.Errorf("column %s: row %d is null", name, cw.rowsOut+int64(i)+1)
+			}
+			if defs != nil {
+				defs[i] = 0
+			}
+			nulls++
+		}
+	}
+	data := array.NewData(arrow.PrimitiveTypes.Int32, n,
+		[]*memory.Buffer{memory.NewBufferBytes(valid), memory.NewBufferBytes(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(idx))), 4*n))},
+		nil, nulls, 0)
+	arr := array.NewInt32Data(data)
+	data.Release()
+	return arr, defs, nil
+}
+
+// ---- Arrow IPC ------------------------------------------------------------
+
+// arrowOut writes an Arrow IPC file as it goes: the magic, the schema, each
+// record batch (dictionary columns as their int32 indices, which is all an
+// IPC record batch holds of them), and at the end each column's dictionary
+// and the footer. The file format allows dictionaries after the record
+// batches that use them ("as long as the keys are defined somewhere in the
+// file"; readers take them from the footer); a footer is made by arrow-go's
+// own file writer on a stand-in file with the same schema, dictionaries and
+// number of record batches, and its blocks are set to where the messages
+// really are.
+type arrowOut struct {
+	cw     *columnarWriter
+	tmpSch *arrow.Schema // the dictionary columns as int32
+	schLen int           // bytes of a stream's schema message for tmpSch
+	recs   []ipcBlock
+}
+
+// ipcBlock is where a message is in the file.
+type ipcBlock struct {
+	offset, body int64
+	meta         int32
+}
+
+func newArrowOut(cw *columnarWriter) (*arrowOut, error) {
+	a := &arrowOut{cw: cw}
+	fields := make([]arrow.Field, len(cw.schema.Fields()))
+	for i, f := range cw.schema.Fields() {
+		if f.Type == dictString {
+			f.Type = arrow.PrimitiveTypes.Int32
+		}
+		fields[i] = f
+	}
+	a.tmpSch = arrow.NewSchema(fields, nil)
+	var buf bytes.Buffer
+	if err := ipc.NewWriter(&buf, ipc.WithSchema(a.tmpSch), ipc.WithAllocator(cw.mem)).Close(); err != nil {
+		return nil, fmt.Errorf("arrow writer: %w", err)
+	}
+	a.schLen = buf.Len() - 8 // less the end-of-stream marker
+	// The file's start: the magic, padded to 8, and the schema message.
+	buf.Reset()
+	if err := ipc.NewWriter(&buf, ipc.WithSchema(cw.schema), ipc.WithAllocator(cw.mem)).Close(); err != nil {
+		return nil, fmt.Errorf("arrow writer: %w", err)
+	}
+	head := append([]byte("ARROW1\x00\x00"), buf.Bytes()[:buf.Len()-8]...)
+	if _, err := cw.out.Write(head); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// skipWriter passes on what is written after the first skip bytes, until
+// drop is set, and keeps the first 8 bytes it passes on.
+type skipWriter struct {
+	w    io.Writer
+	skip int
+	drop bool
+	head []byte
+	n    int64
+}
+
+func (s *skipWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	if s.drop {
+		return n, nil
+	}
+	if s.skip > 0 {
+		k := min(s.skip, len(p))
+		s.skip -= k
+		p = p[k:]
+	}
+	if len(p) == 0 {
+		return n, nil
+	}
+	if len(s.head) < 8 {
+		s.head = append(s.head, p[:min(8-len(s.head), len(p))]...)
+	}
+	m, err := s.w.Write(p)
+	s.n += int64(m)
+	if err != nil {
+		return n - len(p) + m, err
+	}
+	return n, nil
+}
+
+// le32 reads a little-endian int32.
+func le32(b []byte) int32 { return int32(binary.LittleEndian.Uint32(b)) }
+
+// flush writes the batch as one record batch message.
+func (a *arrowOut) flush() error {
+	cw := a.cw
+	n := cw.n
+	var cols []arrow.Array
+	defer func() {
 		for _, c := range cols {
 			c.Release()
 		}
-		err := fw.Write(out)
-		out.Release()
-		if err != nil {
-			return fmt.Errorf("writing arrow rows %d–%d: %w", written+1, written+rec.NumRows(), err)
+	}()
+	ids := func(c int) arrow.Array {
+		arr, _, _ := cw.indices(c, true, "", nil)
+		return arr
+	}
+	cols = append(cols, ids(colMetric))
+	tb := array.NewTimestampBuilder(cw.mem, cw.schema.Field(1).Type.(*arrow.TimestampType))
+	tb.Reserve(n)
+	for _, t := range cw.times {
+		tb.UnsafeAppend(arrow.Timestamp(t))
+	}
+	cols = append(cols, tb.NewArray())
+	tb.Release()
+	fb := array.NewFloat64Builder(cw.mem)
+	fb.AppendValues(cw.values, nil)
+	cols = append(cols, fb.NewArray())
+	fb.Release()
+	for _, c := range cw.tagPos {
+		cols = append(cols, ids(c))
+	}
+	cols = append(cols, ids(colExtra))
+	sb := array.NewStringBuilder(cw.mem)
+	for _, m := range cw.meta {
+		if m == "" {
+			sb.AppendNull()
+		} else {
+			sb.Append(m)
 		}
-		written += rec.NumRows()
 	}
-	if err := rd.Err(); err != nil {
-		return fmt.Errorf("arrow scratch file: %w", err)
+	cols = append(cols, sb.NewArray())
+	sb.Release()
+	cols = append(cols, ids(colSource))
+	rec := array.NewRecordBatch(a.tmpSch, cols, int64(n))
+	defer rec.Release()
+	// A stream of the one batch, less its schema message and its end
+	// marker, is the record batch message.
+	at := cw.out.n
+	sw := &skipWriter{w: cw.out, skip: a.schLen}
+	w := ipc.NewWriter(sw, ipc.WithSchema(a.tmpSch), ipc.WithAllocator(cw.mem))
+	if err := w.Write(rec); err != nil {
+		return err
 	}
-	if written != cw.rowsOut {
-		return fmt.Errorf("arrow writer: %d rows spooled but %d written", cw.rowsOut, written)
+	sw.drop = true
+	if err := w.Close(); err != nil {
+		return err
 	}
+	if len(sw.head) < 8 || le32(sw.head) != -1 {
+		return errors.New("arrow writer: unexpected record batch message")
+	}
+	meta := 8 + le32(sw.head[4:])
+	a.recs = append(a.recs, ipcBlock{offset: at, meta: meta, body: sw.n - int64(meta)})
+	return nil
+}
+
+// close writes each column's dictionary and the footer.
+func (a *arrowOut) close(res string) error {
+	cw := a.cw
+	md := arrow.NewMetadata([]string{metaKind, metaResolution}, []string{metaKindValue, res})
+	sch := arrow.NewSchema(cw.schema.Fields(), &md)
+	// A record batch of no rows with the full dictionaries: the stream
+	// writer writes them as dictionary messages before it.
+	var cols []arrow.Array
+	defer func() {
+		for _, c := range cols {
+			c.Release()
+		}
+	}()
+	di := 0
+	dictCols := append(append([]int{colMetric}, cw.tagPos...), colExtra, colSource)
+	empty := array.NewInt32Builder(cw.mem).NewArray()
+	defer empty.Release()
+	for _, f := range sch.Fields() {
+		switch f.Type.ID() {
+		case arrow.DICTIONARY:
+			b := array.NewStringBuilder(cw.mem)
+			b.AppendValues(cw.dicts[dictCols[di]].strs, nil)
+			d := b.NewArray()
+			b.Release()
+			cols = append(cols, array.NewDictionaryArray(dictString, empty, d))
+			d.Release()
+			di++
+		default:
+			b := array.NewBuilder(cw.mem, f.Type)
+			cols = append(cols, b.NewArray())
+			b.Release()
+		}
+	}
+	rec := array.NewRecordBatch(sch, cols, 0)
+	defer rec.Release()
+	var buf bytes.Buffer
+	sw := ipc.NewWriter(&buf, ipc.WithSchema(sch), ipc.WithAllocator(cw.mem))
+	if err := sw.Write(rec); err != nil {
+		return fmt.Errorf("arrow dictionaries: %w", err)
+	}
+	if err := sw.Close(); err != nil {
+		return fmt.Errorf("arrow dictionaries: %w", err)
+	}
+	var dicts []ipcBlock
+	if len(a.recs) > 0 {
+		for b := buf.Bytes(); len(b) >= 8; {
+			size := le32(b[4:])
+			if le32(b) != -1 || size <= 0 || int(size)+8 > len(b) {
+				break // the end marker
+			}
+			hdr, body, ok := ipcMessage(b[8 : 8+size])
+			total := 8 + int64(size) + body
+			if !ok || body < 0 || total > int64(len(b)) {
+				return errors.New("arrow writer: unexpected dictionary message")
+			}
+			if hdr == 2 { // a DictionaryBatch
+				dicts = append(dicts, ipcBlock{offset: cw.out.n, meta: 8 + size, body: body})
+				if _, err := cw.out.Write(b[:total]); err != nil {
+					return err
+				}
+			}
+			b = b[total:]
+		}
+	}
+	// The footer: arrow-go's own, for a stand-in file with the same
+	// schema, these dictionaries and as many (empty) record batches,
+	// with its blocks set to where the messages are in this file.
+	tail := &tailWriter{}
+	fw, err := ipc.NewFileWriter(tail, ipc.WithSchema(sch), ipc.WithAllocator(cw.mem))
+	if err != nil {
+		return fmt.Errorf("arrow footer: %w", err)
+	}
+	for range a.recs {
+		if err := fw.Write(rec); err != nil {
+			return fmt.Errorf("arrow footer: %w", err)
+		}
+	}
+	tail.keep = true
 	if err := fw.Close(); err != nil {
 		return fmt.Errorf("arrow footer: %w", err)
+	}
+	t := tail.buf
+	if len(t) < 10 || string(t[len(t)-6:]) != "ARROW1" {
+		return errors.New("arrow footer: unexpected file end")
+	}
+	flen := int(le32(t[len(t)-10:]))
+	if flen <= 0 || flen+10 > len(t) {
+		return errors.New("arrow footer: unexpected footer size")
+	}
+	footer := t[len(t)-10-flen:]
+	if err := patchFooter(footer[:flen], dicts, a.recs); err != nil {
+		return err
+	}
+	_, err = cw.out.Write(footer)
+	return err
+}
+
+// tailWriter drops what is written until keep is set.
+type tailWriter struct {
+	keep bool
+	buf  []byte
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	if t.keep {
+		t.buf = append(t.buf, p...)
+	}
+	return len(p), nil
+}
+
+// ipcMessage reads the header type and body length of an IPC Message
+// flatbuffer (format/Message.fbs: version, header_type, header,
+// bodyLength, custom_metadata).
+func ipcMessage(meta []byte) (hdr byte, body int64, ok bool) {
+	if len(meta) < 8 {
+		return 0, 0, false
+	}
+	t := flatbuffers.Table{Bytes: meta, Pos: flatbuffers.GetUOffsetT(meta)}
+	if int(t.Pos) >= len(meta) {
+		return 0, 0, false
+	}
+	if o := flatbuffers.UOffsetT(t.Offset(6)); o != 0 {
+		hdr = t.GetByte(o + t.Pos)
+	}
+	if o := flatbuffers.UOffsetT(t.Offset(10)); o != 0 {
+		body = t.GetInt64(o + t.Pos)
+	}
+	return hdr, body, true
+}
+
+// patchFooter sets the dictionary and record batch blocks of an IPC Footer
+// flatbuffer (format/File.fbs: version, schema, dictionaries,
+// recordBatches; a Block is offset int64, metaDataLength int32, padding,
+// bodyLength int64).
+func patchFooter(fb []byte, dicts, recs []ipcBlock) error {
+	t := flatbuffers.Table{Bytes: fb, Pos: flatbuffers.GetUOffsetT(fb)}
+	for _, v := range []struct {
+		slot   flatbuffers.VOffsetT
+		blocks []ipcBlock
+	}{{8, dicts}, {10, recs}} {
+		o := flatbuffers.UOffsetT(t.Offset(v.slot))
+		n := 0
+		if o != 0 {
+			n = t.VectorLen(o)
+		}
+		if n != len(v.blocks) {
+			return fmt.Errorf("arrow footer: %d blocks, want %d", n, len(v.blocks))
+		}
+		if n == 0 {
+			continue
+		}
+		x := t.Vector(o)
+		for i, b := range v.blocks {
+			p := int(x) + 24*i
+			binary.LittleEndian.PutUint64(fb[p:], uint64(b.offset))
+			binary.LittleEndian.PutUint32(fb[p+8:], uint32(b.meta))
+			binary.LittleEndian.PutUint64(fb[p+16:], uint64(b.body))
+		}
 	}
 	return nil
 }

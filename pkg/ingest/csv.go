@@ -30,13 +30,15 @@ import (
 // rfc3339_nano (any fraction length and zone offset).
 //
 // Parsing runs on every core: one goroutine reads (and, under Open,
-// decompresses) the input and cuts it into chunks of whole records (a
-// newline inside a quoted field is not a cut: quote parity is tracked), a
-// worker per core parses chunks, and Next hands out their samples in file
-// order. Tag columns are not decoded until asked for (Tags.Get), since most
-// analyses read tags of few rows. Memory is bounded by the chunks in flight
-// (about (2·cores+3) × 512 KiB) plus the interned tag values; rows need not be
-// in time order.
+// decompresses) the input and cuts it at the last newline of each 256 KiB
+// buffer, nothing more; a worker per core counts its chunk's lines and
+// quotes (a chunk that ends inside a quoted field hands that record on to
+// the next chunk's worker, so a newline inside quotes is never a cut) and
+// parses it, and Next hands out their samples in file order. Tag columns
+// are not decoded until asked for (Tags.Get), since most analyses read tags
+// of few rows. Memory is bounded by the chunks in flight (about
+// (2·cores+3) × 256 KiB) plus the interned tag values; rows need not be in
+// time order.
 type CSVReader struct {
 	name string
 	cols *csvCols
@@ -48,8 +50,10 @@ type CSVReader struct {
 	// Drain.
 	start   func()
 	started bool
-	// sinks, in Drain mode, take the samples on the workers.
-	sinks []func(*Sample)
+	// sinks, in Drain mode, take the samples on the workers; bsinks, when
+	// set (drainBatches), are told where each batch begins and ends.
+	sinks  []func(*Sample)
+	bsinks []batchSink
 
 	cur *csvBatch
 	idx int
@@ -60,6 +64,8 @@ type CSVReader struct {
 	err error
 	// intRes and rfcRes: see csvBatch.
 	intRes, rfcRes int64
+	// lines is the number of lines of the header and the batches absorbed.
+	lines int64
 }
 
 // csvCols is the header's mapping of columns.
@@ -87,50 +93,45 @@ type csvRec struct {
 	quoted     int32 // index into csvBatch.quoted, or -1
 }
 
+// csvBatch is one chunk of records and what its worker made of it. Line
+// numbers in it (errors) count from the chunk's first line (1) until
+// absorb adds the lines of the chunks before.
 type csvBatch struct {
-	chunk     []byte
-	buf       *[]byte // the pooled buffer behind chunk
-	firstLine int64
-	quotes    bool
-	recs      []csvRec
-	quoted    [][]string // unescaped fields of quoted records
-	n         int64      // records handed to a sink (Drain mode)
-	errs      []*SyntaxError
-	maxRes    int64 // coarsest unit of integer timestamps
-	rfcRes    int64 // finest fraction of RFC 3339 timestamps (0: none)
-	ready     chan struct{}
-
-	final     bool // the last batch: end-of-input facts below
-	readErr   error
-	warnings  []string
-	truncated bool
-	bytes     int64
+	raw rawChunk
+	// chunk is what the worker parsed: raw.data without a tail that ends
+	// inside a quoted field (handed on to the next chunk), after the tail
+	// of the chunk before, if any (then a buffer of its own).
+	chunk  []byte
+	lines  int64 // lines of chunk
+	recs   []csvRec
+	quoted [][]string // unescaped fields of quoted records
+	n      int64      // records handed to a sink (Drain mode)
+	errs   []*SyntaxError
+	maxRes int64 // coarsest unit of integer timestamps
+	rfcRes int64 // finest fraction of RFC 3339 timestamps (0: none)
+	ready  chan struct{}
+	seq    int64 // the batch's number among those the workers parse
+	// prevTail delivers the tail of the chunk before (nil: none); tail
+	// takes this chunk's.
+	prevTail, tail chan []byte
 }
-
-const (
-	chunkSize = 512 << 10
-	maxRecord = 16 << 20
-)
-
-var chunkPool = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b }}
 
 var batchPool = sync.Pool{New: func() any { return &csvBatch{} }}
 
 // newBatch returns a batch from the pool, keeping its record slice.
-func newBatch(chunk []byte, buf *[]byte, firstLine int64) *csvBatch {
+func newBatch(raw rawChunk, prevTail chan []byte) *csvBatch {
 	b := batchPool.Get().(*csvBatch)
 	recs := b.recs[:0]
-	*b = csvBatch{chunk: chunk, buf: buf, firstLine: firstLine, ready: make(chan struct{}), recs: recs}
+	*b = csvBatch{raw: raw, ready: make(chan struct{}), recs: recs, prevTail: prevTail, tail: make(chan []byte, 1)}
 	return b
 }
 
 // release returns the batch and its chunk to their pools once its samples
 // are no longer referenced.
 func (b *csvBatch) release() {
-	if b.buf != nil && cap(*b.buf) == chunkSize {
-		chunkPool.Put(b.buf)
-	}
-	b.chunk, b.buf, b.quoted, b.errs = nil, nil, nil, nil
+	putChunk(b.raw.buf)
+	b.raw, b.chunk, b.quoted, b.errs = rawChunk{}, nil, nil, nil
+	b.prevTail, b.tail = nil, nil
 	batchPool.Put(b)
 }
 
@@ -182,7 +183,7 @@ func NewCSVReader(r io.Reader, name string) (*CSVReader, error) {
 	if herr != nil {
 		return nil, herr
 	}
-	c := &CSVReader{name: name, cols: cols, order: make(chan *csvBatch, runtime.GOMAXPROCS(0)), stop: make(chan struct{})}
+	c := &CSVReader{name: name, cols: cols, order: make(chan *csvBatch, runtime.GOMAXPROCS(0)), stop: make(chan struct{}), lines: 1}
 	c.s.Source = name
 	c.s.Tags.keys = cols.keys
 	c.s.Tags.lazy = &c.row
@@ -244,8 +245,11 @@ func parseHeader(fields [][]byte, offs []int, name string) (*csvCols, error) {
 // Columns returns the header's tag columns, in file order.
 func (c *CSVReader) Columns() []string { return c.cols.keys }
 
-// produce cuts the input into chunks of whole records and hands them to the
-// workers, in order, through c.order.
+// produce cuts the input into chunks of whole lines and hands them to the
+// workers, in order, through c.order. It only reads and finds the last
+// newline of each buffer: the workers count lines and follow quotes (a
+// chunk that ends inside a quoted field hands its last record on to the
+// next chunk's worker), so that decompression is the only serial stage.
 func (c *CSVReader) produce(r io.Reader, carry []byte, final error) {
 	workers := runtime.GOMAXPROCS(0)
 	if len(c.sinks) > 0 {
@@ -264,6 +268,9 @@ func (c *CSVReader) produce(r io.Reader, carry []byte, final error) {
 				w.s.Tags.keys = c.cols.keys
 				w.s.Tags.lazy = &w.row
 				w.row.init(c.cols)
+				if c.bsinks != nil {
+					w.bsink = c.bsinks[i]
+				}
 			}
 			for b := range jobs {
 				w.parse(b)
@@ -273,138 +280,69 @@ func (c *CSVReader) produce(r io.Reader, carry []byte, final error) {
 	}
 	defer close(jobs)
 	defer close(c.order)
-	send := func(b *csvBatch) bool {
+	noTail := make(chan []byte, 1)
+	noTail <- nil
+	prevTail := noTail
+	var seq int64 // of the batches the workers parse
+	cs := newChunkSource(r, carry, final, maxRecord)
+	for {
+		raw, ok := cs.next()
+		if !ok {
+			return
+		}
+		b := newBatch(raw, prevTail)
+		if raw.longLine == 0 {
+			b.seq, seq = seq, seq+1
+		}
+		tail := b.tail // b may be recycled once handed on
 		select {
 		case c.order <- b:
 		case <-c.stop:
-			return false
+			return
 		}
-		if b.final && b.chunk == nil {
+		if raw.longLine > 0 {
+			// A record too long to hold: skipped (by absorb), and the
+			// next chunk starts afresh, outside quotes.
 			close(b.ready)
-			return true
+			prevTail = noTail
+			continue
 		}
 		select {
 		case jobs <- b:
-			return true
 		case <-c.stop:
-			return false
-		}
-	}
-	line := int64(2)
-	var total int64
-	bufp := chunkPool.Get().(*[]byte)
-	buf := (*bufp)[:0]
-	buf = append(buf, carry...)
-	eof := final != nil
-	readErr := final
-	for {
-		// Fill the buffer.
-		for !eof && len(buf) < cap(buf) {
-			n, err := r.Read(buf[len(buf):cap(buf)])
-			buf = buf[:len(buf)+n]
-			total += int64(n)
-			if err != nil {
-				eof, readErr = true, err
-			}
-		}
-		if eof {
-			b := newBatch(buf, bufp, line)
-			b.final, b.bytes = true, total
-			b.quotes = bytes.IndexByte(buf, '"') >= 0
-			var te *TruncatedError
-			switch {
-			case readErr == io.EOF:
-			case errors.As(readErr, &te):
-				b.truncated = true
-				b.warnings = append(b.warnings, te.Error()+"; the rows before the cut are analysed")
-				// The last line was cut by the truncation: its last field
-				// may be a prefix of a number. Drop it.
-				if i := bytes.LastIndexByte(buf, '\n'); i+1 < len(buf) {
-					lost := len(buf) - (i + 1)
-					b.chunk = buf[:i+1]
-					b.errs = append(b.errs, &SyntaxError{File: c.name, Line: line + int64(bytes.Count(b.chunk, []byte{'\n'})),
-						Msg: fmt.Sprintf("last line cut short by the truncated stream (%d bytes dropped)", lost)})
-				}
-			default:
-				b.readErr = readErr
-			}
-			if len(b.chunk) == 0 {
-				b.chunk = nil
-			}
-			send(b)
 			return
 		}
-		cut := c.cut(buf)
-		if cut < 0 {
-			// No whole record in the buffer: grow it (a long record).
-			if cap(buf) >= maxRecord {
-				b := newBatch(nil, nil, line)
-				b.errs = append(b.errs, &SyntaxError{File: c.name, Line: line, Msg: fmt.Sprintf("record longer than %d bytes: skipped", maxRecord)})
-				b.final = false
-				close(b.ready)
-				select {
-				case c.order <- b:
-				case <-c.stop:
-					return
-				}
-				// Skip to the next newline.
-				for {
-					if i := bytes.IndexByte(buf, '\n'); i >= 0 {
-						buf = append(buf[:0], buf[i+1:]...)
-						break
-					}
-					buf = buf[:0]
-					n, err := r.Read(buf[:cap(buf)])
-					buf = buf[:n]
-					total += int64(n)
-					if err != nil {
-						eof, readErr = true, err
-						break
-					}
-				}
-				line++
-				continue
-			}
-			nb := make([]byte, len(buf), 2*cap(buf))
-			copy(nb, buf)
-			buf = nb
-			bufp = &nb
-			continue
-		}
-		b := newBatch(buf[:cut], bufp, line)
-		b.quotes = bytes.IndexByte(b.chunk, '"') >= 0
-		line += int64(bytes.Count(b.chunk, []byte{'\n'}))
-		nbp := chunkPool.Get().(*[]byte)
-		nbuf := (*nbp)[:0]
-		if len(buf)-cut > cap(nbuf) {
-			nbuf = make([]byte, 0, 2*(len(buf)-cut))
-			nbp = &nbuf
-		}
-		nbuf = append(nbuf, buf[cut:]...)
-		if !send(b) {
+		if raw.final {
 			return
 		}
-		buf, bufp = nbuf, nbp
+		prevTail = tail
 	}
 }
 
-// cut returns the length of the longest prefix of buf made of whole records
-// (ending in a newline outside quotes), or -1.
-func (c *CSVReader) cut(buf []byte) int {
-	i := bytes.LastIndexByte(buf, '\n')
-	if i < 0 {
-		return -1
-	}
-	if bytes.IndexByte(buf[:i], '"') < 0 {
-		return i + 1
-	}
-	for i >= 0 {
-		if bytes.Count(buf[:i], []byte{'"'})%2 == 0 {
-			return i + 1
+// splitTail returns the length of the longest prefix of data that ends in
+// a newline outside quotes, given whether data starts inside a quoted
+// field, or 0 when there is none. Quote parity is what tells (a doubled
+// quote inside a quoted field counts twice), as RFC 4180 writers quote.
+func splitTail(data []byte, inside bool) int {
+	last := -1
+	for i := 0; i < len(data); {
+		q := bytes.IndexByte(data[i:], '"')
+		end := len(data)
+		if q >= 0 {
+			end = i + q
 		}
-		i = bytes.LastIndexByte(buf[:i], '\n')
+		if !inside {
+			if nl := bytes.LastIndexByte(data[i:end], '\n'); nl >= 0 {
+				last = i + nl
+			}
+		}
+		if q < 0 {
+			break
+		}
+		inside = !inside
+		i = end + 1
 	}
-	return -1
+	return last + 1
 }
 
 // csvWorker parses chunks; each worker has its own caches.
@@ -428,18 +366,64 @@ type csvWorker struct {
 	sp      splitter
 
 	// Drain mode: the sink, the worker's own sample and tag decoder.
-	sink func(*Sample)
-	s    Sample
-	row  lazyRow
+	sink  func(*Sample)
+	bsink batchSink
+	s     Sample
+	row   lazyRow
 }
 
 func (w *csvWorker) init(c *CSVReader) {
 	w.c, w.cols, w.metrics = c, c.cols, newInterner()
 }
 
+// parse parses a batch: first its quote parity, to tell whether its last
+// record goes on into the next chunk (then that tail is handed on at once,
+// before parsing, so that the next chunk's worker waits no longer than the
+// parity count), then its records.
 func (w *csvWorker) parse(b *csvBatch) {
-	chunk := b.chunk
-	line := b.firstLine
+	data := b.raw.data
+	quotes := bytes.IndexByte(data, '"') >= 0
+	odd := quotes && bytes.Count(data, []byte{'"'})%2 == 1
+	carry := <-b.prevTail
+	var next []byte
+	if (carry != nil) != odd && !b.raw.final {
+		// The chunk ends inside a quoted field: hand on its last record.
+		if t := splitTail(data, carry != nil); t == 0 {
+			next = make([]byte, 0, len(carry)+len(data))
+			next = append(append(next, carry...), data...)
+			carry, data = nil, nil
+		} else {
+			next = append([]byte(nil), data[t:]...)
+			data = data[:t]
+		}
+	}
+	var dropped []byte
+	if len(next) > maxRecord {
+		dropped, next = next, nil
+	}
+	b.tail <- next
+	chunk := data
+	if carry != nil {
+		chunk = make([]byte, 0, len(carry)+len(data))
+		chunk = append(append(chunk, carry...), data...)
+		quotes = true
+	}
+	b.chunk = chunk
+	if w.bsink != nil {
+		w.bsink.begin(b.seq)
+		defer func() { w.bsink.end(b.seq, resolution{intNS: b.maxRes, fracNS: b.rfcRes}) }()
+	}
+	w.parseRecords(b, chunk, quotes)
+	if dropped != nil {
+		b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: b.lines + 1, Msg: fmt.Sprintf("record longer than %d bytes: skipped", maxRecord)})
+		b.lines += int64(bytes.Count(dropped, []byte{'\n'}))
+	}
+}
+
+// parseRecords parses the records of chunk; b.lines counts its lines.
+func (w *csvWorker) parseRecords(b *csvBatch, chunk []byte, quotes bool) {
+	line := int64(1)
+	defer func() { b.lines = line - 1 }()
 	if cap(b.recs) == 0 && w.sink == nil { // Drain mode keeps no records
 		b.recs = make([]csvRec, 0, len(chunk)/64+16)
 	}
@@ -461,14 +445,10 @@ func (w *csvWorker) parse(b *csvBatch) {
 		if len(rec) == 0 {
 			continue
 		}
-		if b.quotes && bytes.IndexByte(rec, '"') >= 0 {
+		if quotes && bytes.IndexByte(rec, '"') >= 0 {
 			// A quoted record, possibly over several lines.
 			fields, offs, n, lines, err := w.sp.splitQuoted(rest, true)
-			pos = pos - len(rec) - 1 + n
-			if nl < 0 {
-				pos = len(chunk) - len(rest) + n
-			}
-			pos = min(pos, len(chunk))
+			pos = min(len(chunk)-len(rest)+n, len(chunk))
 			line = lineNo + int64(lines)
 			if err != nil {
 				se := &SyntaxError{File: w.c.name, Line: lineNo, Msg: err.Error()}
@@ -557,6 +537,12 @@ func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, e
 	}
 	if w.lastM == "" || string(mf) != w.lastM {
 		w.metricName(mf)
+	}
+	if v < 0 {
+		if msg := checkValue(w.lastM, v); msg != "" {
+			b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Column: vo + 1, Msg: fmt.Sprintf("metric_value %q: %s", trunc(vf), msg)})
+			return
+		}
 	}
 	if w.lastRFC {
 		// RFC 3339 with trimmed trailing zeros: the finest fraction
@@ -685,24 +671,48 @@ func (c *CSVReader) Drain(sinks []func(*Sample)) error {
 	}
 }
 
+// drainBatches is Drain for batch sinks.
+func (c *CSVReader) drainBatches(sinks []batchSink) error {
+	c.bsinks = sinks
+	fs := make([]func(*Sample), len(sinks))
+	for i, s := range sinks {
+		fs[i] = s.sample
+	}
+	return c.Drain(fs)
+}
+
 // absorb takes a finished batch's errors and end-of-input facts into the
-// reader's stats.
+// reader's stats, in file order.
 func (c *CSVReader) absorb(b *csvBatch) {
+	base := c.lines
+	if b.raw.longLine > 0 {
+		c.st.record(&SyntaxError{File: c.name, Line: base + 1, Msg: fmt.Sprintf("record longer than %d bytes: skipped", maxRecord)})
+		c.lines++
+		return
+	}
 	for _, e := range b.errs {
+		e.Line += base
 		c.st.record(e)
 	}
+	c.lines += b.lines
 	c.intRes = max(c.intRes, b.maxRes)
 	if b.rfcRes > 0 && (c.rfcRes == 0 || b.rfcRes < c.rfcRes) {
 		c.rfcRes = b.rfcRes
 	}
 	c.st.ResolutionNS = max(c.intRes, c.rfcRes)
-	if b.final {
-		c.st.Bytes = b.bytes
-		c.st.Truncated = b.truncated
-		c.st.Warnings = append(c.st.Warnings, b.warnings...)
-		if b.readErr != nil {
-			c.err = fmt.Errorf("%s: %w", c.name, b.readErr)
+	if !b.raw.final {
+		return
+	}
+	c.st.Bytes = b.raw.bytes
+	if te := b.raw.trunc; te != nil {
+		c.st.Truncated = true
+		c.st.Warnings = append(c.st.Warnings, te.Error()+"; the rows before the cut are analysed")
+		if b.raw.dropped > 0 {
+			c.st.record(&SyntaxError{File: c.name, Line: c.lines + 1, Msg: fmt.Sprintf("last line cut short by the truncated stream (%d bytes dropped)", b.raw.dropped)})
 		}
+	}
+	if b.raw.readErr != nil {
+		c.err = fmt.Errorf("%s: %w", c.name, b.raw.readErr)
 	}
 }
 
@@ -979,7 +989,8 @@ func (s *splitter) splitQuoted(b []byte, _ bool) (fields [][]byte, offs []int, n
 }
 
 // parseTimestamp decodes a k6 CSV timestamp and returns nanoseconds since
-// the epoch and the encoding's resolution in nanoseconds.
+// the epoch and the encoding's resolution in nanoseconds. A time outside
+// 1970–2200 (MinTimeNS..MaxTimeNS) is an error.
 func parseTimestamp(b []byte) (ns, res int64, err error) {
 	if len(b) == 0 {
 		return 0, 0, errors.New("empty: want unix seconds/ms/µs/ns or RFC 3339")
@@ -995,27 +1006,33 @@ func parseTimestamp(b []byte) (ns, res int64, err error) {
 		if len(b) > 19 {
 			return 0, 0, errors.New("more than 19 digits: want unix seconds (10), ms (13), µs (16) or ns (19)")
 		}
-		var v int64
+		var v uint64 // 19 digits fit
 		for _, ch := range b {
-			v = v*10 + int64(ch-'0')
+			v = v*10 + uint64(ch-'0')
 		}
-		if v < 0 {
-			return 0, 0, errors.New("out of range")
-		}
+		var u uint64 // v in ns; at most 19 digits, so no overflow
 		switch {
 		case len(b) <= 10:
-			return v * 1e9, 1e9, nil
+			u, res = v*1e9, 1e9
 		case len(b) <= 13:
-			return v * 1e6, 1e6, nil
+			u, res = v*1e6, 1e6
 		case len(b) <= 16:
-			return v * 1e3, 1e3, nil
+			u, res = v*1e3, 1e3
 		default:
-			return v, 1, nil
+			u, res = v, 1
 		}
+		if u > uint64(MaxTimeNS) {
+			t := time.Unix(int64(u/1e9), int64(u%1e9)).UTC()
+			return 0, 0, fmt.Errorf("%s is outside %s", t.Format(time.RFC3339Nano), timeRange)
+		}
+		return int64(u), res, nil
 	}
 	t, perr := time.Parse(time.RFC3339Nano, unsafe.String(&b[0], len(b)))
 	if perr != nil {
 		return 0, 0, errors.New("want unix seconds/ms/µs/ns digits or RFC 3339 (2006-01-02T15:04:05.999999999Z07:00)")
+	}
+	if msg := checkYear(t); msg != "" {
+		return 0, 0, errors.New(msg)
 	}
 	res = int64(1e9)
 	if dot := bytes.IndexByte(b, '.'); dot >= 0 {
@@ -1037,8 +1054,12 @@ var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1
 // parseValue decodes a metric value. k6 writes "%f" (six decimals, no
 // exponent); that shape is parsed directly and exactly (an integer of at
 // most 15 digits divided by a power of ten is correctly rounded in IEEE
-// arithmetic, as strconv would round it). Anything else goes to strconv.
-// NaN and ±Inf are refused: they would poison every sum and percentile.
+// arithmetic, as strconv would round it). Other decimal numbers (more
+// digits, an exponent, a leading '+') go to strconv once they pass
+// validNumber: Go's own literal forms that strconv also takes (digit
+// separators "1_000", hex "0x1p3", "Inf", "NaN") are not numbers in a k6
+// file. NaN and ±Inf, and numbers beyond float64, are refused: they would
+// poison every sum and percentile.
 func parseValue(b []byte) (float64, error) {
 	i := 0
 	neg := false
@@ -1077,12 +1098,64 @@ func parseValue(b []byte) (float64, error) {
 	if len(b) == 0 {
 		return 0, errors.New("empty: want a number")
 	}
-	v, err := strconv.ParseFloat(unsafe.String(&b[0], len(b)), 64)
-	if err != nil {
+	if !validNumber(b) {
+		if bytes.IndexByte(b, '_') >= 0 {
+			return 0, errors.New("want a number (digits without '_' separators)")
+		}
+		if isNonFinite(b) {
+			return 0, errors.New("want a finite number")
+		}
 		return 0, errors.New("want a number")
 	}
-	if math.IsNaN(v) || math.IsInf(v, 0) {
+	v, err := strconv.ParseFloat(unsafe.String(&b[0], len(b)), 64)
+	if math.IsInf(v, 0) {
 		return 0, errors.New("want a finite number")
 	}
+	if err != nil && !errors.Is(err, strconv.ErrRange) { // underflow to 0 is fine
+		return 0, errors.New("want a number")
+	}
 	return v, nil
+}
+
+// validNumber reports whether b is a plain decimal number:
+// [+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?
+func validNumber(b []byte) bool {
+	i := 0
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		i++
+	}
+	d := 0
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i, d = i+1, d+1
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i, d = i+1, d+1
+		}
+	}
+	if d == 0 {
+		return false
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		e := 0
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i, e = i+1, e+1
+		}
+		if e == 0 {
+			return false
+		}
+	}
+	return i == len(b)
+}
+
+// isNonFinite reports whether b spells NaN or an infinity as strconv
+// would take it ("NaN", "+Inf", "-infinity", any case).
+func isNonFinite(b []byte) bool {
+	s := strings.ToLower(strings.TrimLeft(string(b), "+-"))
+	return s == "nan" || s == "inf" || s == "infinity"
 }

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -40,63 +43,65 @@ type MetricInfo struct {
 // 3339 with any zone offset and 0–9 fraction digits. "Metric" lines are
 // remembered (see Metrics) and are not samples.
 //
+// Parsing runs on every core, as the CSV reader's does: one goroutine reads
+// (and, under Open, decompresses) the input and cuts it at newlines into
+// chunks of 256 KiB, a worker per core parses chunks, and Next hands out
+// their samples in file order (Drain hands them to parallel sinks). The
+// workers' scanner for the Point shape neither allocates nor reflects: it
+// compares each line with the previous line of the same metric (k6 writes
+// tags sorted, and the same keys line after line), so a tag key costs a
+// byte comparison, not a map lookup, and a repeated value likewise. A line
+// it does not recognise (escapes in strings, other keys, odd numbers) is
+// decoded with encoding/json, which also words the error of a malformed
+// line.
+//
 // Tags: a JSON point carries all its tags, system and user, in one object.
-// They are returned as tag columns (Tags.Key/Value). The columns of a file
-// start with k6's default system tags in the order of the default CSV header
-// (check … url) and grow, at the end, with each new key the file uses; an
-// index into Keys therefore stays valid for the whole file. A tag a point
-// lacks has an empty value, as in the CSV. Past maxJSONTagColumns distinct
-// keys, further keys go to the extra tags as "k=v&k=v". The point's metadata
+// They are decoded only when asked for (Tags.Get and friends). As tag
+// columns (Tags.Key/Value), a file's columns start with k6's default system
+// tags in the order of the default CSV header (check … url) and grow, at
+// the end, with each new key whose sample's columns are asked for; an index
+// into Keys therefore stays valid for the whole file. A tag a point lacks
+// has an empty value, as in the CSV. Past maxJSONTagColumns distinct keys,
+// further keys go to the extra tags as "k=v&k=v". The point's metadata
 // object (k6 v0.41+: vu, iter, …) goes to the metadata as "k=v&k=v".
 //
-// The hot path is a hand-written scanner for the Point shape that neither
-// allocates nor reflects; a line it does not recognise (escapes in strings,
-// other keys, odd numbers) is decoded with encoding/json, which also words
-// the error of a malformed line. A malformed line is recorded as a
-// SyntaxError with its line and column and skipped; a truncated gzip ends the
-// input with a warning. Memory is bounded by the longest line (at most
+// A malformed line is recorded as a SyntaxError with its line and column
+// and skipped; so is a time outside 1970–2200, a value that does not fit a
+// float64, and a negative value of one of k6's built-in durations. A
+// truncated gzip ends the input with a warning. Memory is bounded by the
+// chunks in flight (about (2·cores+3) × 256 KiB), the longest line (at most
 // 16 MiB) and the interned tag values.
 type K6JSONReader struct {
 	name string
-	r    io.Reader
+	src  io.Reader
 
-	buf       []byte
-	pos, end  int
-	eof       bool
-	readErr   error
-	truncated bool
-	line      int64 // line number of the next line
+	order   chan *jsonBatch
+	stop    chan struct{}
+	once    sync.Once
+	started bool
+	// sinks, in Drain mode, take the samples on the workers; bsinks, when
+	// set (drainBatches), are told where each batch begins and ends.
+	sinks  []func(*Sample)
+	bsinks []batchSink
+	keys   *jsonKeys
 
-	in     *interner
-	s      Sample
-	keyIdx map[string]int
-	keys   []string
-	vals   []string
-	extra  []byte
-	meta   []byte
-
-	// scratch of the fast scanner
-	pf             pointFields
-	tk, tv, mk, mv [][]byte
+	cur *jsonBatch
+	idx int
+	s   Sample
+	row jsonRow
+	in  *interner
 
 	metrics    map[string]MetricInfo
 	undeclared map[string]bool
-
-	lastTS     []byte
-	lastTSNS   int64
-	lastDigits int
-	maxDigits  int // most fraction digits seen; -1 before the first sample
+	lines      int64 // lines of the batches absorbed so far
+	maxDigits  int   // most fraction digits seen; -1 before the first sample
 
 	st  Stats
 	err error
 }
 
-// jsonBufSize is the initial read buffer; it grows to hold the longest
-// line, up to jsonMaxLine bytes.
-const (
-	jsonBufSize = 256 << 10
-	jsonMaxLine = 16 << 20
-)
+// jsonMaxLine is the longest line read; a longer one is skipped.
+const jsonMaxLine = maxRecord
 
 // maxJSONTagColumns caps the tag columns of one JSON file; keys past it go
 // to Tags.Extra so that a file with unbounded tag keys keeps bounded memory.
@@ -108,20 +113,19 @@ const maxJSONTagColumns = 256
 var k6DefaultTagColumns = []string{"check", "error", "error_code", "expected_response", "group", "method", "name", "proto", "scenario", "service", "status", "subproto", "tls_version", "url"}
 
 // NewK6JSONReader returns a reader of the k6 JSON lines in r. name is used in
-// errors and in Sample.Source. Nothing is read until the first Next.
+// errors and in Sample.Source. Nothing is read until the first Next or
+// Drain; Close stops the reading goroutines early.
 func NewK6JSONReader(r io.Reader, name string) *K6JSONReader {
 	j := &K6JSONReader{
-		name: name, r: r, buf: make([]byte, jsonBufSize), line: 1,
-		in: newInterner(), keyIdx: map[string]int{},
+		name: name, src: r,
+		order: make(chan *jsonBatch, runtime.GOMAXPROCS(0)), stop: make(chan struct{}),
+		keys: newJSONKeys(), in: newInterner(),
 		metrics: map[string]MetricInfo{}, undeclared: map[string]bool{},
 		maxDigits: -1,
 	}
-	for _, k := range k6DefaultTagColumns {
-		j.keyIdx[k] = len(j.keys)
-		j.keys = append(j.keys, k)
-	}
-	j.vals = make([]string, len(j.keys))
 	j.s.Source = name
+	j.row.reg, j.row.in = j.keys, j.in
+	j.s.Tags.lazyJ = &j.row
 	return j
 }
 
@@ -148,251 +152,625 @@ func (j *K6JSONReader) Err() error { return j.err }
 func (j *K6JSONReader) Stats() Stats {
 	st := j.st
 	if j.maxDigits >= 0 {
-		st.ResolutionNS = 1
-		for d := j.maxDigits; d < 9; d++ {
-			st.ResolutionNS *= 10
-		}
+		st.ResolutionNS = digitsResolution(j.maxDigits)
 	}
 	return st
 }
 
-// Close does nothing: the caller owns r.
-func (j *K6JSONReader) Close() error { return nil }
+// digitsResolution is the resolution of a time with d fraction digits, in
+// nanoseconds.
+func digitsResolution(d int) int64 {
+	res := int64(1)
+	for ; d < 9; d++ {
+		res *= 10
+	}
+	return res
+}
+
+// Close stops the reading goroutines; the caller owns the underlying reader.
+func (j *K6JSONReader) Close() error {
+	if j.started {
+		j.once.Do(func() { close(j.stop) })
+	}
+	return nil
+}
+
+// jsonBatch is one chunk of lines and what its worker made of it. Line
+// numbers in it (errors, declarations) count from the chunk's first line
+// (1) until absorb adds the lines of the chunks before.
+type jsonBatch struct {
+	raw      rawChunk
+	lines    int64 // lines parsed (the final chunk's last line need not end in a newline)
+	recs     []jsonRec
+	layouts  []*jsonLayout
+	slow     []jsonSlow
+	errs     []*SyntaxError
+	declared []jsonDeclared
+	firsts   []jsonFirst
+	// maxDigits is the most fraction digits of the batch's times, -1 for
+	// none.
+	maxDigits int
+	n         int64 // samples handed to a sink (Drain mode)
+	seq       int64 // the batch's number among those the workers parse
+	ready     chan struct{}
+}
+
+// jsonRec is one Point of a batch, for Next; its tags are the bytes
+// chunk[tags:tagsEnd] (a JSON object, or empty), its metadata
+// chunk[meta:metaEnd].
+type jsonRec struct {
+	metric        string
+	ts            int64
+	val           float64
+	tags, tagsEnd int32
+	meta, metaEnd int32
+	layout        int32 // index into jsonBatch.layouts
+	slow          int32 // index into jsonBatch.slow, or -1
+}
+
+// jsonSlow is the decoded tags of a Point read by encoding/json.
+type jsonSlow struct {
+	vals [][]byte
+	meta string
+}
+
+// jsonDeclared is a Metric line of a batch.
+type jsonDeclared struct {
+	name string
+	info MetricInfo
+}
+
+// jsonFirst is the first Point of a metric in a batch.
+type jsonFirst struct {
+	metric   string
+	line     int64
+	declared bool // a Metric line of the same batch declared it before
+}
+
+var jsonBatchPool = sync.Pool{New: func() any { return &jsonBatch{} }}
+
+func newJSONBatch(raw rawChunk) *jsonBatch {
+	b := jsonBatchPool.Get().(*jsonBatch)
+	*b = jsonBatch{raw: raw, recs: b.recs[:0], layouts: b.layouts[:0], firsts: b.firsts[:0],
+		maxDigits: -1, ready: make(chan struct{})}
+	return b
+}
+
+// release returns the batch and its chunk to their pools once its samples
+// are no longer referenced.
+func (b *jsonBatch) release() {
+	putChunk(b.raw.buf)
+	clear(b.layouts)
+	b.raw, b.slow, b.errs, b.declared = rawChunk{}, nil, nil, nil
+	jsonBatchPool.Put(b)
+}
+
+// start launches the reading goroutines.
+func (j *K6JSONReader) start() {
+	j.started = true
+	go j.produce()
+}
+
+// produce cuts the input into chunks and hands them to the workers, in
+// order, through j.order.
+func (j *K6JSONReader) produce() {
+	workers := runtime.GOMAXPROCS(0)
+	if len(j.sinks) > 0 {
+		workers = len(j.sinks)
+	}
+	jobs := make(chan *jsonBatch, workers)
+	for i := range workers {
+		go func() {
+			w := newJSONWorker(j)
+			if j.sinks != nil {
+				w.sink = j.sinks[i]
+			}
+			if j.bsinks != nil {
+				w.bsink = j.bsinks[i]
+			}
+			for b := range jobs {
+				w.parse(b)
+				close(b.ready)
+			}
+		}()
+	}
+	defer close(jobs)
+	defer close(j.order)
+	cs := newChunkSource(j.src, nil, nil, jsonMaxLine)
+	var seq int64 // of the batches the workers parse
+	for {
+		raw, ok := cs.next()
+		if !ok {
+			return
+		}
+		b := newJSONBatch(raw)
+		if raw.data != nil {
+			b.seq, seq = seq, seq+1
+		}
+		select {
+		case j.order <- b:
+		case <-j.stop:
+			return
+		}
+		if raw.data == nil {
+			close(b.ready)
+		} else {
+			select {
+			case jobs <- b:
+			case <-j.stop:
+				return
+			}
+		}
+		if raw.final {
+			return
+		}
+	}
+}
 
 // Next reads the next Point line. Metric lines are remembered, malformed
 // lines recorded in Stats and skipped.
 func (j *K6JSONReader) Next() bool {
-	if j.err != nil {
-		return false
+	if !j.started {
+		j.start()
 	}
 	for {
-		lineNo := j.line
-		line, ok, lerr := j.nextLine()
-		if lerr != nil {
-			j.st.record(&SyntaxError{File: j.name, Line: lineNo, Msg: lerr.Error()})
-			continue
-		}
-		if !ok {
-			if j.readErr != nil {
-				j.err = fmt.Errorf("%s: line %d: %w", j.name, j.line, j.readErr)
+		if b := j.cur; b != nil && j.idx < len(b.recs) {
+			r := &b.recs[j.idx]
+			j.idx++
+			j.s.Metric, j.s.TimeNS, j.s.Value = r.metric, r.ts, r.val
+			l := b.layouts[r.layout]
+			if r.slow >= 0 {
+				sl := &b.slow[r.slow]
+				j.row.resetSlow(l, sl.vals, sl.meta)
+			} else {
+				var meta []byte
+				if r.meta < r.metaEnd {
+					meta = b.raw.data[r.meta:r.metaEnd]
+				}
+				j.row.reset(l, nil, b.raw.data[r.tags:r.tagsEnd], meta)
 			}
+			j.st.Rows++
+			return true
+		}
+		if j.cur != nil {
+			j.cur.release()
+			j.cur = nil
+		}
+		if j.err != nil {
 			return false
 		}
-		line = bytes.TrimRight(line, " \t\r")
-		if len(bytes.TrimLeft(line, " \t")) == 0 {
-			continue
+		b, ok := <-j.order
+		if !ok {
+			return false
 		}
-		if j.scanPoint(line) {
-			if serr := j.fastSample(line, lineNo); serr != nil {
-				j.st.record(serr)
-				continue
-			}
-			j.point(lineNo)
-			return true
-		}
-		isPoint, serr := j.slowLine(line, lineNo)
-		if serr != nil {
-			j.st.record(serr)
-			continue
-		}
-		if isPoint {
-			j.point(lineNo)
-			return true
-		}
+		<-b.ready
+		j.absorb(b)
+		j.cur, j.idx = b, 0
 	}
 }
 
-// point finishes a sample: counts it and notes an undeclared metric.
-func (j *K6JSONReader) point(lineNo int64) {
-	j.st.Rows++
-	if _, ok := j.metrics[j.s.Metric]; !ok && !j.undeclared[j.s.Metric] {
-		j.undeclared[j.s.Metric] = true
+// Drain reads the whole file, handing its samples to sinks from parallel
+// workers: sinks[i] is called only from worker i's goroutine, with samples
+// in no particular order, valid during the call. Drain must be called
+// before any Next; the stats count every sample as usual, and Metrics
+// holds the declarations once it returns. It returns the I/O error that
+// stopped the read, or nil.
+func (j *K6JSONReader) Drain(sinks []func(*Sample)) error {
+	if j.started {
+		return errors.New("ingest: Drain after Next")
+	}
+	if len(sinks) == 0 {
+		return errors.New("ingest: Drain with no sinks")
+	}
+	j.sinks = sinks
+	j.start()
+	for {
+		b, ok := <-j.order
+		if !ok {
+			return j.err
+		}
+		<-b.ready
+		j.st.Rows += b.n
+		j.absorb(b)
+		b.release()
+	}
+}
+
+// drainBatches is Drain for batch sinks.
+func (j *K6JSONReader) drainBatches(sinks []batchSink) error {
+	j.bsinks = sinks
+	fs := make([]func(*Sample), len(sinks))
+	for i, s := range sinks {
+		fs[i] = s.sample
+	}
+	return j.Drain(fs)
+}
+
+// absorb takes a finished batch's errors, declarations and end-of-input
+// facts into the reader, in file order.
+func (j *K6JSONReader) absorb(b *jsonBatch) {
+	base := j.lines
+	if b.raw.longLine > 0 {
+		j.st.record(&SyntaxError{File: j.name, Line: base + 1, Msg: fmt.Sprintf("line longer than %d bytes", jsonMaxLine)})
+		j.lines++
+		return
+	}
+	for _, e := range b.errs {
+		e.Line += base
+		j.st.record(e)
+	}
+	for _, f := range b.firsts {
+		if f.declared || j.undeclared[f.metric] {
+			continue
+		}
+		if _, ok := j.metrics[f.metric]; ok {
+			continue
+		}
+		if len(j.undeclared) < maxInterned {
+			j.undeclared[f.metric] = true
+		}
 		if len(j.undeclared) <= MaxRecordedErrors {
-			j.st.Warnings = append(j.st.Warnings, fmt.Sprintf("%s:%d: a Point of metric %q comes before any Metric line declaring it; its type is unknown (the sample is kept)", j.name, lineNo, j.s.Metric))
+			j.st.Warnings = append(j.st.Warnings, fmt.Sprintf("%s:%d: a Point of metric %q comes before any Metric line declaring it; its type is unknown (the sample is kept)", j.name, base+f.line, f.metric))
 		}
 	}
-}
-
-// fastSample turns the fields found by scanPoint into the current sample.
-func (j *K6JSONReader) fastSample(line []byte, lineNo int64) *SyntaxError {
-	if err := j.setTime(j.pf.time); err != nil {
-		return &SyntaxError{File: j.name, Line: lineNo, Column: j.pf.timeCol + 1, Msg: err.Error()}
+	for _, d := range b.declared {
+		d.info.Line += base
+		j.metrics[j.in.intern([]byte(d.name))] = d.info
 	}
-	j.s.Metric = j.in.intern(j.pf.metric)
-	j.s.Value = j.pf.value
-	j.resetTags()
-	for i := range j.tk {
-		j.setTag(j.tk[i], j.tv[i])
-	}
-	for i := range j.mk {
-		j.addMeta(j.mk[i], j.mv[i])
-	}
-	j.finishTags()
-	return nil
-}
-
-func (j *K6JSONReader) resetTags() {
-	for i := range j.vals {
-		j.vals[i] = ""
-	}
-	j.extra = j.extra[:0]
-	j.meta = j.meta[:0]
-}
-
-func (j *K6JSONReader) setTag(k, v []byte) {
-	if i, ok := j.keyIdx[string(k)]; ok {
-		j.vals[i] = j.in.intern(v)
+	j.lines += b.lines
+	j.maxDigits = max(j.maxDigits, b.maxDigits)
+	if !b.raw.final {
 		return
 	}
-	if len(j.keys) < maxJSONTagColumns {
-		key := string(k)
-		j.keyIdx[key] = len(j.keys)
-		j.keys = append(j.keys, key)
-		j.vals = append(j.vals, j.in.intern(v))
+	j.st.Bytes = b.raw.bytes
+	if te := b.raw.trunc; te != nil {
+		j.st.Truncated = true
+		j.st.Warnings = append(j.st.Warnings, te.Error()+"; the lines before the cut are analysed")
+		if b.raw.dropped > 0 {
+			j.st.record(&SyntaxError{File: j.name, Line: j.lines + 1, Msg: fmt.Sprintf("last line cut short by the truncated stream (%d bytes dropped)", b.raw.dropped)})
+		}
+	}
+	if b.raw.readErr != nil {
+		j.err = fmt.Errorf("%s: line %d: %w", j.name, j.lines+1, b.raw.readErr)
+	}
+}
+
+// jsonWorker parses chunks; each worker has its own caches.
+type jsonWorker struct {
+	j     *K6JSONReader
+	names *interner // metric names and tag keys
+	stamp int64     // the batch being parsed
+
+	// Metric names by id, and for each the id that followed it last time
+	// (k6 writes the points of a request in a fixed metric order), the
+	// layout of its last tags, and the batch of its last point.
+	lastID  int32
+	mNames  []string
+	mIDs    map[string]int32
+	mNext   []int32
+	mLayout []*wLayout
+	mStamp  []int64
+
+	layouts map[string]*wLayout // by layoutKey
+	prev    *wLayout            // the last line's layout
+	// prevTags is the last tags object scanned in this chunk (up to 4 KiB),
+	// prevOffs the offsets of its values in it, prevTagsL its layout.
+	prevTags  []byte
+	prevOffs  [][2]int32
+	prevTagsL *wLayout
+	empty     *wLayout // no tags
+	lkey      []byte
+
+	lastTS     []byte
+	lastNS     int64
+	lastDigits int
+
+	pf             pointFields
+	tk, tv, mk, mv [][]byte
+	sortKeys       []string
+
+	// Drain mode: the sink, the worker's own sample and tag view.
+	sink  func(*Sample)
+	bsink batchSink
+	s     Sample
+	row   jsonRow
+}
+
+// wLayout is a worker's handle on a layout: the last value seen at each key
+// position (a repeated value is then a byte comparison), and where the
+// layout sits in the current batch's table.
+type wLayout struct {
+	l     *jsonLayout
+	last  [][]byte
+	stamp int64
+	bidx  int32
+}
+
+func newJSONWorker(j *K6JSONReader) *jsonWorker {
+	w := &jsonWorker{j: j, names: newInterner(), mIDs: map[string]int32{}, layouts: map[string]*wLayout{}, lastID: -1}
+	w.empty = &wLayout{l: &jsonLayout{}}
+	w.layouts[""] = w.empty
+	w.s.Source = j.name
+	w.row.reg, w.row.in = j.keys, newInterner()
+	w.s.Tags.lazyJ = &w.row
+	return w
+}
+
+// pointFields are the parts of a Point line found by scanPoint; byte slices
+// point into the line, offsets count from its start.
+type pointFields struct {
+	metric            []byte
+	name              string // interned metric, once scanPoint succeeds
+	mid               int32  // metric id, -1 when unknown
+	time              []byte
+	timeCol, valueCol int
+	valueEnd          int
+	value             float64
+	tags, tagsEnd     int // span of the tags value; tags < 0: none
+	meta, metaEnd     int // span of the metadata object; meta < 0: none
+	wl                *wLayout
+}
+
+// The parts of a Point line as k6 writes it (json.go's sampleEnvelope):
+// {"metric":M,"type":"Point","data":{"time":T,"value":V[,"tags":{…}][,"metadata":{…}]}}
+const (
+	k6PointHead  = `{"metric":`
+	k6PointType  = `,"type":"Point","data":{"time":`
+	k6PointValue = `,"value":`
+	k6PointTags  = `,"tags":`
+	k6PointMeta  = `,"metadata":`
+)
+
+// hasAt reports whether b holds lit at i.
+func hasAt(b []byte, i int, lit string) bool {
+	return i+len(lit) <= len(b) && string(b[i:i+len(lit)]) == lit
+}
+
+// scanK6 scans a Point line in exactly k6's key order and spacing with
+// literal comparisons; false sends the line to scanPoint, which takes any
+// key order and spacing.
+func (w *jsonWorker) scanK6(b []byte) bool {
+	pf := &w.pf
+	*pf = pointFields{mid: -1, tags: -1, meta: -1}
+	if !hasAt(b, 0, k6PointHead) {
+		return false
+	}
+	var ok bool
+	i := len(k6PointHead)
+	if pf.metric, i, ok = w.scanMetric(b, i); !ok || len(pf.metric) == 0 || !hasAt(b, i, k6PointType) {
+		return false
+	}
+	i += len(k6PointType)
+	pf.timeCol = i
+	if i, ok = w.scanTime(b, i); !ok || !hasAt(b, i, k6PointValue) {
+		return false
+	}
+	i += len(k6PointValue)
+	pf.valueCol = i
+	if pf.value, i, ok = scanNumber(b, i); !ok {
+		return false
+	}
+	pf.valueEnd = i
+	if hasAt(b, i, k6PointTags) {
+		i += len(k6PointTags)
+		pf.tags = i
+		if i, ok = w.scanTags(b, i); !ok {
+			return false
+		}
+		pf.tagsEnd = i
+	}
+	if hasAt(b, i, k6PointMeta) {
+		i += len(k6PointMeta)
+		pf.meta = i
+		if w.mk, w.mv, i, ok = scanStringMap(b, i, w.mk[:0], w.mv[:0]); !ok {
+			return false
+		}
+		pf.metaEnd = i
+	}
+	if i+2 != len(b) || b[i] != '}' || b[i+1] != '}' {
+		return false
+	}
+	w.pointDone()
+	return true
+}
+
+// pointDone finishes a scanned point: its metric and layout.
+func (w *jsonWorker) pointDone() {
+	pf := &w.pf
+	if pf.wl == nil {
+		pf.wl = w.empty
+	}
+	pf.name = w.metricName(pf)
+	if pf.mid >= 0 {
+		w.mLayout[pf.mid] = pf.wl
+	}
+	w.prev = pf.wl
+}
+
+// scanTime scans the time string; the points of a request share their
+// time, so the previous one is compared first.
+func (w *jsonWorker) scanTime(b []byte, i int) (int, bool) {
+	if t := w.lastTS; len(t) > 0 && i+len(t)+2 <= len(b) && b[i] == '"' && b[i+1+len(t)] == '"' && string(b[i+1:i+1+len(t)]) == string(t) {
+		w.pf.time = b[i+1 : i+1+len(t)]
+		return i + len(t) + 2, true
+	}
+	var ok bool
+	w.pf.time, i, ok = scanString(b, i)
+	return i, ok
+}
+
+// parse parses the lines of a batch.
+func (w *jsonWorker) parse(b *jsonBatch) {
+	w.stamp++
+	w.prevTags = nil // it points into the last chunk
+	if w.bsink != nil {
+		w.bsink.begin(b.seq)
+		defer func() {
+			var res resolution
+			if b.maxDigits >= 0 {
+				res.fracNS = digitsResolution(b.maxDigits)
+			}
+			w.bsink.end(b.seq, res)
+		}()
+	}
+	data := b.raw.data
+	var line int64
+	for pos := 0; pos < len(data); {
+		rest := data[pos:]
+		var ln []byte
+		if nl := bytes.IndexByte(rest, '\n'); nl < 0 {
+			ln, pos = rest, len(data)
+		} else {
+			ln, pos = rest[:nl], pos+nl+1
+		}
+		line++
+		off := len(data) - len(rest)
+		n := len(ln)
+		for n > 0 && (ln[n-1] == ' ' || ln[n-1] == '\t' || ln[n-1] == '\r') {
+			n--
+		}
+		ln = ln[:n]
+		if n == 0 || ln[0] != '{' && len(bytes.TrimLeft(ln, " \t")) == 0 {
+			continue
+		}
+		w.line(b, ln, off, line)
+	}
+	b.lines = line
+}
+
+// line handles one non-blank line at byte off of the chunk.
+func (w *jsonWorker) line(b *jsonBatch, ln []byte, off int, lineNo int64) {
+	if w.scanK6(ln) || w.scanPoint(ln) {
+		pf := &w.pf
+		name := pf.name
+		if serr := w.check(ln, lineNo, name, pf.time, pf.timeCol, pf.value, pf.valueCol, pf.valueEnd); serr != nil {
+			b.errs = append(b.errs, serr)
+			return
+		}
+		w.first(b, pf.mid, name, lineNo)
+		if w.lastDigits > b.maxDigits {
+			b.maxDigits = w.lastDigits
+		}
+		var meta []byte
+		if pf.meta >= 0 {
+			meta = ln[pf.meta:pf.metaEnd]
+		}
+		if w.sink != nil {
+			w.s.Metric, w.s.TimeNS, w.s.Value = name, w.lastNS, pf.value
+			w.row.reset(pf.wl.l, w.tv, nil, meta)
+			w.sink(&w.s)
+			b.n++
+			return
+		}
+		r := jsonRec{metric: name, ts: w.lastNS, val: pf.value, layout: w.batchLayout(b, pf.wl), slow: -1, meta: -1, metaEnd: -1}
+		if pf.tags >= 0 {
+			r.tags, r.tagsEnd = int32(off+pf.tags), int32(off+pf.tagsEnd)
+		}
+		if pf.meta >= 0 {
+			r.meta, r.metaEnd = int32(off+pf.meta), int32(off+pf.metaEnd)
+		}
+		b.recs = append(b.recs, r)
 		return
 	}
-	j.extra = appendPair(j.extra, k, v)
+	w.slowLine(b, ln, lineNo)
 }
 
-func (j *K6JSONReader) addMeta(k, v []byte) { j.meta = appendPair(j.meta, k, v) }
-
-func appendPair(dst, k, v []byte) []byte {
-	if len(dst) > 0 {
-		dst = append(dst, '&')
-	}
-	dst = append(dst, k...)
-	dst = append(dst, '=')
-	return append(dst, v...)
-}
-
-func (j *K6JSONReader) finishTags() {
-	var extra, meta string
-	if len(j.extra) > 0 {
-		extra = string(j.extra)
-	}
-	if len(j.meta) > 0 {
-		meta = string(j.meta)
-	}
-	j.s.Tags = NewTags(j.keys, j.vals, extra, meta)
-}
-
-// truncBytes quotes at most 40 bytes of b for a message.
-func truncBytes(b []byte) string {
-	if len(b) > 40 {
-		return string(b[:40]) + "…"
-	}
-	return string(b)
-}
-
-// setTime parses a Point's time (cached: the points of one request share
-// it) into the current sample.
-func (j *K6JSONReader) setTime(ts []byte) error {
-	if len(j.lastTS) == 0 || !bytes.Equal(ts, j.lastTS) {
+// check validates a point's time and value and makes the time current
+// (w.lastNS, w.lastDigits; cached: the points of one request share it).
+func (w *jsonWorker) check(ln []byte, lineNo int64, metric string, ts []byte, timeCol int, v float64, valueCol, valueEnd int) *SyntaxError {
+	if len(w.lastTS) == 0 || !bytes.Equal(ts, w.lastTS) {
 		ns, digits, err := parseJSONTime(ts)
 		if err != nil {
-			return err
+			return &SyntaxError{File: w.j.name, Line: lineNo, Column: timeCol + 1, Msg: err.Error()}
 		}
-		j.lastTS = append(j.lastTS[:0], ts...)
-		j.lastTSNS, j.lastDigits = ns, digits
+		w.lastTS = append(w.lastTS[:0], ts...)
+		w.lastNS, w.lastDigits = ns, digits
 	}
-	j.s.TimeNS = j.lastTSNS
-	if j.lastDigits > j.maxDigits {
-		j.maxDigits = j.lastDigits
+	if v < 0 {
+		if msg := checkValue(metric, v); msg != "" {
+			text := strconv.FormatFloat(v, 'g', -1, 64)
+			if valueCol >= 0 && valueEnd > valueCol {
+				text = string(ln[valueCol:valueEnd])
+			}
+			return &SyntaxError{File: w.j.name, Line: lineNo, Column: valueCol + 1, Msg: fmt.Sprintf("value %s: %s", truncBytes([]byte(text)), msg)}
+		}
 	}
 	return nil
 }
 
-// nextLine returns the next line without its newline (valid until the next
-// call). ok is false at the end of input; err is a line-level problem, the
-// line has been consumed.
-func (j *K6JSONReader) nextLine() (line []byte, ok bool, err error) {
-	for {
-		rest := j.buf[j.pos:j.end]
-		if nl := bytes.IndexByte(rest, '\n'); nl >= 0 {
-			j.pos += nl + 1
-			j.line++
-			return rest[:nl], true, nil
-		}
-		if j.eof {
-			if len(rest) == 0 {
-				return nil, false, nil
-			}
-			j.pos = j.end
-			j.line++
-			if j.truncated {
-				return nil, false, fmt.Errorf("last line cut short by the truncated stream (%d bytes dropped)", len(rest))
-			}
-			return rest, true, nil
-		}
-		if len(rest) >= jsonMaxLine {
-			j.pos = j.end
-			j.skipToNewline()
-			j.line++
-			return nil, false, fmt.Errorf("line longer than %d bytes", jsonMaxLine)
-		}
-		j.fill()
-	}
-}
-
-func (j *K6JSONReader) skipToNewline() {
-	for !j.eof {
-		j.fill()
-		if i := bytes.IndexByte(j.buf[j.pos:j.end], '\n'); i >= 0 {
-			j.pos += i + 1
+// first notes the first point of a metric in the batch, for the warning
+// about points of undeclared metrics.
+func (w *jsonWorker) first(b *jsonBatch, mid int32, name string, lineNo int64) {
+	if mid >= 0 {
+		if w.mStamp[mid] == w.stamp {
 			return
 		}
-		j.pos = j.end
+		w.mStamp[mid] = w.stamp
+	} else if len(b.firsts) >= 64 {
+		return // unbounded metric names: a few warnings are enough
 	}
+	declared := false
+	for _, d := range b.declared {
+		if d.name == name {
+			declared = true
+		}
+	}
+	b.firsts = append(b.firsts, jsonFirst{metric: name, line: lineNo, declared: declared})
 }
 
-// fill reads more input after compacting the unread bytes to the front.
-func (j *K6JSONReader) fill() {
-	if j.pos > 0 {
-		n := copy(j.buf, j.buf[j.pos:j.end])
-		j.pos, j.end = 0, n
+// batchLayout returns the index of wl's layout in the batch's table.
+func (w *jsonWorker) batchLayout(b *jsonBatch, wl *wLayout) int32 {
+	if wl.stamp != w.stamp {
+		wl.stamp, wl.bidx = w.stamp, int32(len(b.layouts))
+		b.layouts = append(b.layouts, wl.l)
 	}
-	if j.end == len(j.buf) {
-		if len(j.buf) >= jsonMaxLine {
-			return
-		}
-		nb := make([]byte, 2*len(j.buf))
-		copy(nb, j.buf[:j.end])
-		j.buf = nb
+	return wl.bidx
+}
+
+// metricName returns the interned name of the point's metric and sets
+// pf.mid, guessing from the metric that followed the previous one last
+// time.
+func (w *jsonWorker) metricName(pf *pointFields) string {
+	if pf.mid >= 0 {
+		return w.mNames[pf.mid]
 	}
-	n, err := j.r.Read(j.buf[j.end:])
-	j.end += n
-	j.st.Bytes += int64(n)
-	if err != nil {
-		j.eof = true
-		var te *TruncatedError
-		switch {
-		case errors.As(err, &te):
-			j.truncated = true
-			j.st.Truncated = true
-			j.st.Warnings = append(j.st.Warnings, te.Error()+"; the lines before the cut are analysed")
-		case err != io.EOF:
-			j.readErr = err
+	mf := pf.metric
+	if w.lastID >= 0 {
+		if g := w.mNext[w.lastID]; g >= 0 && string(mf) == w.mNames[g] {
+			w.lastID, pf.mid = g, g
+			return w.mNames[g]
 		}
 	}
+	id, ok := w.mIDs[string(mf)]
+	if !ok {
+		if len(w.mNames) >= maxInterned {
+			// Unbounded metric names: no more ids, no guessing.
+			return w.names.intern(mf)
+		}
+		id = int32(len(w.mNames))
+		name := w.names.intern(mf)
+		w.mNames = append(w.mNames, name)
+		w.mNext = append(w.mNext, -1)
+		w.mLayout = append(w.mLayout, nil)
+		w.mStamp = append(w.mStamp, 0)
+		w.mIDs[name] = id
+	}
+	if w.lastID >= 0 {
+		w.mNext[w.lastID] = id
+	}
+	w.lastID, pf.mid = id, id
+	return w.mNames[id]
 }
 
 // ---- the fast scanner ----
 
-// pointFields are the parts of a Point line found by scanPoint; byte slices
-// point into the line.
-type pointFields struct {
-	metric, typ, time []byte
-	timeCol           int
-	value             float64
-}
-
-// scanPoint scans a line of the exact shape k6 writes for a Point (keys in
-// any order: metric, type, data{time, value, tags, metadata}; strings without
+// scanPoint scans a line of the shape k6 writes for a Point (keys in any
+// order: metric, type, data{time, value, tags, metadata}; strings without
 // escapes). It reports false for anything else, including Metric lines and
 // malformed lines; those go to slowLine.
-func (j *K6JSONReader) scanPoint(b []byte) bool {
-	j.pf = pointFields{}
-	j.tk, j.tv, j.mk, j.mv = j.tk[:0], j.tv[:0], j.mk[:0], j.mv[:0]
+func (w *jsonWorker) scanPoint(b []byte) bool {
+	pf := &w.pf
+	*pf = pointFields{mid: -1, tags: -1, meta: -1}
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
@@ -415,7 +793,7 @@ func (j *K6JSONReader) scanPoint(b []byte) bool {
 				return false
 			}
 			seenMetric = true
-			if j.pf.metric, i, ok = scanString(b, i); !ok {
+			if pf.metric, i, ok = w.scanMetric(b, i); !ok {
 				return false
 			}
 		case "type":
@@ -423,15 +801,16 @@ func (j *K6JSONReader) scanPoint(b []byte) bool {
 				return false
 			}
 			seenType = true
-			if j.pf.typ, i, ok = scanString(b, i); !ok || string(j.pf.typ) != "Point" {
+			if i+7 > len(b) || string(b[i:i+7]) != `"Point"` {
 				return false
 			}
+			i += 7
 		case "data":
 			if seenData {
 				return false
 			}
 			seenData = true
-			if i, ok = j.scanData(b, i); !ok {
+			if i, ok = w.scanData(b, i); !ok {
 				return false
 			}
 		default:
@@ -452,10 +831,31 @@ func (j *K6JSONReader) scanPoint(b []byte) bool {
 	if skipWS(b, i+1) != len(b) {
 		return false
 	}
-	return seenMetric && seenType && seenData && len(j.pf.metric) > 0 && j.pf.time != nil
+	if !(seenMetric && seenType && seenData && len(pf.metric) > 0 && pf.time != nil) {
+		return false
+	}
+	w.pointDone()
+	return true
 }
 
-func (j *K6JSONReader) scanData(b []byte, i int) (int, bool) {
+// scanMetric scans the metric name string; when it is the name that
+// followed the previous line's metric last time, the comparison is the
+// whole scan.
+func (w *jsonWorker) scanMetric(b []byte, i int) ([]byte, int, bool) {
+	if w.lastID >= 0 && i < len(b) && b[i] == '"' {
+		if g := w.mNext[w.lastID]; g >= 0 {
+			name := w.mNames[g]
+			if e := i + 1 + len(name); e < len(b) && b[e] == '"' && string(b[i+1:e]) == name {
+				w.lastID, w.pf.mid = g, g
+				return b[i+1 : e], e + 1, true
+			}
+		}
+	}
+	return scanString(b, i)
+}
+
+func (w *jsonWorker) scanData(b []byte, i int) (int, bool) {
+	pf := &w.pf
 	if i >= len(b) || b[i] != '{' {
 		return i, false
 	}
@@ -480,8 +880,8 @@ func (j *K6JSONReader) scanData(b []byte, i int) (int, bool) {
 				return i, false
 			}
 			seenTime = true
-			j.pf.timeCol = i
-			if j.pf.time, i, ok = scanString(b, i); !ok {
+			pf.timeCol = i
+			if i, ok = w.scanTime(b, i); !ok {
 				return i, false
 			}
 		case "value":
@@ -489,25 +889,31 @@ func (j *K6JSONReader) scanData(b []byte, i int) (int, bool) {
 				return i, false
 			}
 			seenValue = true
-			if j.pf.value, i, ok = scanNumber(b, i); !ok {
+			pf.valueCol = i
+			if pf.value, i, ok = scanNumber(b, i); !ok {
 				return i, false
 			}
+			pf.valueEnd = i
 		case "tags":
 			if seenTags {
 				return i, false
 			}
 			seenTags = true
-			if j.tk, j.tv, i, ok = scanStringMap(b, i, j.tk, j.tv); !ok {
+			pf.tags = i
+			if i, ok = w.scanTags(b, i); !ok {
 				return i, false
 			}
+			pf.tagsEnd = i
 		case "metadata":
 			if seenMeta {
 				return i, false
 			}
 			seenMeta = true
-			if j.mk, j.mv, i, ok = scanStringMap(b, i, j.mk, j.mv); !ok {
+			pf.meta = i
+			if w.mk, w.mv, i, ok = scanStringMap(b, i, w.mk[:0], w.mv[:0]); !ok {
 				return i, false
 			}
+			pf.metaEnd = i
 		default:
 			return i, false
 		}
@@ -523,6 +929,142 @@ func (j *K6JSONReader) scanData(b []byte, i int) (int, bool) {
 		}
 		i = skipWS(b, i+1)
 	}
+}
+
+// scanTags scans null or the tags object at b[i:] into w.tk, w.tv and finds
+// its layout (w.pf.wl). The guess is the layout of the metric's last point
+// (or of the previous line): while the line's keys follow it, a key is one
+// comparison, and a value equal to the last one at its position too.
+func (w *jsonWorker) scanTags(b []byte, i int) (int, bool) {
+	pf := &w.pf
+	w.tk, w.tv = w.tk[:0], w.tv[:0]
+	if i+4 <= len(b) && string(b[i:i+4]) == "null" {
+		pf.wl = w.empty
+		return i + 4, true
+	}
+	if i >= len(b) || b[i] != '{' {
+		return i, false
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		pf.wl = w.empty
+		return i + 1, true
+	}
+	start := i - 1
+	if t := w.prevTags; len(t) > 0 && start+len(t) <= len(b) && string(b[start:start+len(t)]) == string(t) {
+		// The same object as the last one scanned (the points of one
+		// request share their tags): same layout, same value offsets.
+		for _, o := range w.prevOffs {
+			w.tv = append(w.tv, b[start+int(o[0]):start+int(o[1])])
+		}
+		pf.wl = w.prevTagsL
+		return start + len(t), true
+	}
+	guess := w.prev
+	if pf.mid >= 0 && w.mLayout[pf.mid] != nil {
+		guess = w.mLayout[pf.mid]
+	}
+	var keys []string
+	if guess != nil {
+		keys = guess.l.keys
+	}
+	hit := guess != nil
+	for p := 0; ; p++ {
+		// The key.
+		var k []byte
+		if hit && p < len(keys) {
+			key := keys[p]
+			if e := i + 1 + len(key); e+1 < len(b) && b[i] == '"' && b[e] == '"' && b[e+1] == ':' && string(b[i+1:e]) == key {
+				k, i = b[i+1:e], e+2
+			} else {
+				hit = false
+			}
+		} else {
+			hit = false
+		}
+		if k == nil {
+			var n int
+			var ok bool
+			if k, n, ok = scanString(b, i); !ok {
+				return i, false
+			}
+			i = skipWS(b, n)
+			if i >= len(b) || b[i] != ':' {
+				return i, false
+			}
+			i++
+		}
+		i = skipWS(b, i)
+		// The value.
+		var v []byte
+		if hit {
+			last := guess.last[p]
+			if e := i + 1 + len(last); e < len(b) && b[i] == '"' && b[e] == '"' && string(b[i+1:e]) == string(last) {
+				v, i = b[i+1:e], e+1
+			}
+		}
+		if v == nil {
+			var ok bool
+			if v, i, ok = scanString(b, i); !ok {
+				return i, false
+			}
+			if hit {
+				guess.last[p] = append(guess.last[p][:0], v...)
+			}
+		}
+		w.tk, w.tv = append(w.tk, k), append(w.tv, v)
+		i = skipWS(b, i)
+		if i >= len(b) {
+			return i, false
+		}
+		if b[i] == '}' {
+			i++
+			break
+		}
+		if b[i] != ',' {
+			return i, false
+		}
+		i = skipWS(b, i+1)
+	}
+	if hit && len(w.tk) == len(keys) {
+		pf.wl = guess
+	} else if pf.wl = w.layoutOf(w.tk); pf.wl == nil {
+		return i, false // a duplicate key: encoding/json decides
+	}
+	if i-start <= 4096 {
+		w.prevTags = b[start:i] // in the chunk being parsed: parse resets it
+		w.prevOffs = w.prevOffs[:0]
+		for _, v := range w.tv {
+			s := int32(cap(b[start:]) - cap(v))
+			w.prevOffs = append(w.prevOffs, [2]int32{s, s + int32(len(v))})
+		}
+		w.prevTagsL = pf.wl
+	} else {
+		w.prevTags = nil
+	}
+	return i, true
+}
+
+// layoutOf returns the worker's layout of keys, making it on first use;
+// nil when keys repeat.
+func (w *jsonWorker) layoutOf(keys [][]byte) *wLayout {
+	w.lkey = layoutKey(w.lkey, keys)
+	if wl, ok := w.layouts[string(w.lkey)]; ok {
+		return wl
+	}
+	strs := make([]string, len(keys))
+	for i, k := range keys {
+		strs[i] = w.names.intern(k)
+	}
+	l := newLayout(strs)
+	if l == nil {
+		return nil
+	}
+	wl := &wLayout{l: l, last: make([][]byte, len(strs))}
+	if len(w.layouts) < maxInterned {
+		w.layouts[string(w.lkey)] = wl
+	}
+	return wl
 }
 
 // scanStringMap scans null or an object of string values.
@@ -601,35 +1143,51 @@ func scanString(b []byte, i int) ([]byte, int, bool) {
 }
 
 // scanNumber scans a JSON number (RFC 8259 grammar) and returns its value
-// as strconv.ParseFloat (and so encoding/json) rounds it.
+// as strconv.ParseFloat (and so encoding/json) rounds it. A number of at
+// most 15 digits without an exponent is converted directly (an integer
+// below 2^53 divided by an exact power of ten is correctly rounded, as
+// strconv rounds it); others go to strconv.
 func scanNumber(b []byte, i int) (float64, int, bool) {
 	start := i
+	neg := false
 	if i < len(b) && b[i] == '-' {
+		neg = true
 		i++
 	}
+	var mant uint64
+	digits := 0
 	switch {
 	case i >= len(b):
 		return 0, i, false
 	case b[i] == '0':
 		i++
+		digits = 1
 	case b[i] >= '1' && b[i] <= '9':
 		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			mant = mant*10 + uint64(b[i]-'0')
+			digits++
 			i++
 		}
 	default:
 		return 0, i, false
 	}
+	frac := 0
 	if i < len(b) && b[i] == '.' {
 		i++
 		d := i
 		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			mant = mant*10 + uint64(b[i]-'0')
+			digits++
 			i++
 		}
 		if i == d {
 			return 0, i, false
 		}
+		frac = i - d
 	}
+	exp := false
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		exp = true
 		i++
 		if i < len(b) && (b[i] == '+' || b[i] == '-') {
 			i++
@@ -641,6 +1199,16 @@ func scanNumber(b []byte, i int) (float64, int, bool) {
 		if i == d {
 			return 0, i, false
 		}
+	}
+	if !exp && digits <= 15 {
+		v := float64(mant)
+		if frac > 0 {
+			v /= pow10[frac]
+		}
+		if neg {
+			v = -v
+		}
+		return v, i, true
 	}
 	num := b[start:i]
 	v, err := strconv.ParseFloat(unsafe.String(&num[0], len(num)), 64)
@@ -675,36 +1243,41 @@ type jsonMetricData struct {
 	} `json:"submetrics"`
 }
 
-// slowLine decodes a line with encoding/json: a Point becomes the current
-// sample (isPoint true), a Metric is remembered, anything else is an error.
-func (j *K6JSONReader) slowLine(line []byte, lineNo int64) (isPoint bool, serr *SyntaxError) {
-	bad := func(col int, format string, a ...any) (bool, *SyntaxError) {
-		return false, &SyntaxError{File: j.name, Line: lineNo, Column: col, Msg: fmt.Sprintf(format, a...)}
+// slowLine decodes a line with encoding/json: a Point becomes a sample, a
+// Metric a declaration of the batch, anything else an error.
+func (w *jsonWorker) slowLine(b *jsonBatch, line []byte, lineNo int64) {
+	bad := func(col int, format string, a ...any) {
+		b.errs = append(b.errs, &SyntaxError{File: w.j.name, Line: lineNo, Column: col, Msg: fmt.Sprintf(format, a...)})
 	}
 	var env jsonEnvelope
 	if err := json.Unmarshal(line, &env); err != nil {
 		col, msg := jsonErrorColumn(err, line, 0)
-		return bad(col, "invalid JSON (%s): want one k6 JSON output object per line", msg)
+		bad(col, "invalid JSON (%s): want one k6 JSON output object per line", msg)
+		return
 	}
 	if env.Type == nil {
-		return bad(0, `no "type": want a k6 JSON output line with "type":"Point" or "type":"Metric"`)
+		bad(0, `no "type": want a k6 JSON output line with "type":"Point" or "type":"Metric"`)
+		return
 	}
 	switch *env.Type {
 	case "Metric":
 		var d jsonMetricData
 		if len(env.Data) == 0 || string(env.Data) == "null" {
-			return bad(keyColumn(line, "type"), `Metric line without "data"`)
+			bad(keyColumn(line, "type"), `Metric line without "data"`)
+			return
 		}
 		if err := json.Unmarshal(env.Data, &d); err != nil {
 			col, msg := jsonErrorColumn(err, line, max(valueColumn(line, "data")-1, 0))
-			return bad(col, "Metric data: %s", msg)
+			bad(col, "Metric data: %s", msg)
+			return
 		}
 		name := env.Metric
 		if name == "" {
 			name = d.Name
 		}
 		if name == "" {
-			return bad(keyColumn(line, "data"), "Metric line without a metric name")
+			bad(keyColumn(line, "data"), "Metric line without a metric name")
+			return
 		}
 		mi := MetricInfo{Type: d.Type, Contains: d.Contains, Line: lineNo}
 		for _, t := range d.Thresholds {
@@ -723,43 +1296,67 @@ func (j *K6JSONReader) slowLine(line []byte, lineNo int64) (isPoint bool, serr *
 		for _, s := range d.Submetrics {
 			mi.Submetrics = append(mi.Submetrics, s.Name)
 		}
-		j.metrics[j.in.intern([]byte(name))] = mi
-		return false, nil
+		b.declared = append(b.declared, jsonDeclared{name: name, info: mi})
+		return
 	case "Point":
 	default:
-		return bad(keyColumn(line, "type"), "unknown line type %q: want \"Point\" or \"Metric\"", *env.Type)
+		bad(keyColumn(line, "type"), "unknown line type %q: want \"Point\" or \"Metric\"", *env.Type)
+		return
 	}
 	if env.Metric == "" {
-		return bad(0, `Point without a "metric" name`)
+		bad(0, `Point without a "metric" name`)
+		return
 	}
 	if len(env.Data) == 0 || string(env.Data) == "null" {
-		return bad(0, `Point without "data": want {"time":…,"value":…,"tags":{…}}`)
+		bad(0, `Point without "data": want {"time":…,"value":…,"tags":{…}}`)
+		return
 	}
 	var d jsonPointData
 	if err := json.Unmarshal(env.Data, &d); err != nil {
 		col, msg := jsonErrorColumn(err, line, max(valueColumn(line, "data")-1, 0))
-		return bad(col, "Point data: %s", msg)
+		bad(col, "Point data: %s", msg)
+		return
 	}
 	if d.Time == nil {
-		return bad(keyColumn(line, "data"), `Point without data.time: want an RFC 3339 time`)
+		bad(keyColumn(line, "data"), `Point without data.time: want an RFC 3339 time`)
+		return
 	}
 	if d.Value == nil {
-		return bad(keyColumn(line, "data"), `Point without data.value: want a number`)
+		bad(keyColumn(line, "data"), `Point without data.value: want a number`)
+		return
 	}
-	if err := j.setTime([]byte(*d.Time)); err != nil {
-		return bad(valueColumn(line, "time"), "%v", err)
+	pf := pointFields{metric: []byte(env.Metric), mid: -1}
+	name := w.metricName(&pf)
+	vcol := valueColumn(line, "value") - 1
+	if serr := w.check(line, lineNo, name, []byte(*d.Time), valueColumn(line, "time")-1, *d.Value, vcol, -1); serr != nil {
+		b.errs = append(b.errs, serr)
+		return
 	}
-	j.s.Metric = j.in.intern([]byte(env.Metric))
-	j.s.Value = *d.Value
-	j.resetTags()
-	for _, k := range sortedKeys(d.Tags) {
-		j.setTag([]byte(k), []byte(d.Tags[k]))
+	w.first(b, pf.mid, name, lineNo)
+	if w.lastDigits > b.maxDigits {
+		b.maxDigits = w.lastDigits
 	}
+	w.sortKeys = append(w.sortKeys[:0], sortedKeys(d.Tags)...)
+	w.tk = w.tk[:0]
+	vals := make([][]byte, len(w.sortKeys))
+	for i, k := range w.sortKeys {
+		w.tk = append(w.tk, []byte(k))
+		vals[i] = []byte(d.Tags[k])
+	}
+	wl := w.layoutOf(w.tk)
+	var meta []byte
 	for _, k := range sortedKeys(d.Metadata) {
-		j.addMeta([]byte(k), []byte(d.Metadata[k]))
+		meta = appendPair(meta, []byte(k), []byte(d.Metadata[k]))
 	}
-	j.finishTags()
-	return true, nil
+	if w.sink != nil {
+		w.s.Metric, w.s.TimeNS, w.s.Value = name, w.lastNS, *d.Value
+		w.row.resetSlow(wl.l, vals, string(meta))
+		w.sink(&w.s)
+		b.n++
+		return
+	}
+	b.slow = append(b.slow, jsonSlow{vals: vals, meta: string(meta)})
+	b.recs = append(b.recs, jsonRec{metric: name, ts: w.lastNS, val: *d.Value, layout: w.batchLayout(b, wl), slow: int32(len(b.slow) - 1)})
 }
 
 func sortedKeys(m map[string]string) []string {
@@ -769,6 +1366,23 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+func appendPair(dst, k, v []byte) []byte {
+	if len(dst) > 0 {
+		dst = append(dst, '&')
+	}
+	dst = append(dst, k...)
+	dst = append(dst, '=')
+	return append(dst, v...)
+}
+
+// truncBytes quotes at most 40 bytes of b for a message.
+func truncBytes(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:40]) + "…"
+	}
+	return string(b)
 }
 
 // jsonErrorColumn returns the 1-based column of an encoding/json error in
@@ -796,6 +1410,13 @@ func jsonErrorColumn(err error, line []byte, base int) (int, string) {
 			col = 0
 		}
 		kind := te.Type.Kind().String()
+		if num, ok := strings.CutPrefix(te.Value, "number "); ok && kind == "float64" {
+			// A number too large for a float64; Offset is just after it.
+			if col > len(num) {
+				col -= len(num) - 1
+			}
+			return col, fmt.Sprintf("%s %s: want a finite number", fieldName(te.Field), num)
+		}
 		if (te.Field == "tags" || te.Field == "metadata") && kind == "string" {
 			return col, fmt.Sprintf("%s holds a JSON %s, want string values", te.Field, te.Value)
 		}
@@ -858,6 +1479,9 @@ func valueColumn(line []byte, key string) int {
 // parsed by hand; anything else goes to time.Parse.
 func parseJSONTime(b []byte) (ns int64, digits int, err error) {
 	if ns, digits, ok := fastRFC3339(b); ok {
+		if ns < MinTimeNS || ns > MaxTimeNS {
+			return 0, 0, fmt.Errorf("time %q: %s", truncBytes(b), checkYear(time.Unix(0, ns)))
+		}
 		return ns, digits, nil
 	}
 	if len(b) == 0 {
@@ -867,8 +1491,8 @@ func parseJSONTime(b []byte) (ns int64, digits int, err error) {
 	if perr != nil {
 		return 0, 0, fmt.Errorf("time %q: want RFC 3339, e.g. \"2006-01-02T15:04:05.999999999Z07:00\"", truncBytes(b))
 	}
-	if y := t.Year(); y < 1678 || y > 2261 {
-		return 0, 0, fmt.Errorf("time %q: year out of the range 1678–2261 that nanoseconds since 1970 can hold", truncBytes(b))
+	if msg := checkYear(t); msg != "" {
+		return 0, 0, fmt.Errorf("time %q: %s", truncBytes(b), msg)
 	}
 	if dot := bytes.IndexAny(b, ".,"); dot >= 0 {
 		k := dot + 1

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -165,7 +167,7 @@ func TestK6JSONErrors(t *testing.T) {
 		{`{"metric":"m","type":"Sample","data":{}}`, `t.json:1:15: unknown line type "Sample": want "Point" or "Metric"`},
 		{`{"metric":"m"}`, `t.json:1: no "type": want a k6 JSON output line with "type":"Point" or "type":"Metric"`},
 		{`[1,2]`, "t.json:1:1: invalid JSON (the value is a JSON array, want an object): want one k6 JSON output object per line"},
-		{`{"metric":"m","type":"Point","data":{"time":"0001-01-01T00:00:00Z","value":1}}`, `t.json:1:45: time "0001-01-01T00:00:00Z": year out of the range 1678–2261 that nanoseconds since 1970 can hold`},
+		{`{"metric":"m","type":"Point","data":{"time":"0001-01-01T00:00:00Z","value":1}}`, `t.json:1:45: time "0001-01-01T00:00:00Z": year 1 is outside 1970–2200`},
 		{`{"metric":"m","type":"Point","data":{"time":"2026-11-30T02:04:18Z","value":1,"tags":{"a":1}}}`, "t.json:1:90: Point data: tags holds a JSON number, want string values"},
 	}
 	for _, tc := range tests {
@@ -388,8 +390,8 @@ func TestOpenRampCSVEqualsJSON(t *testing.T) {
 func TestParseJSONTime(t *testing.T) {
 	for _, s := range []string{
 		"2026-11-30T02:04:18.444175485Z", "2021-05-01T23:04:28.866972-04:00", "2024-08-05T15:24:42.6728867+07:00",
-		"2024-02-29T23:59:59Z", "2000-03-01T00:00:00.1+00:00", "1970-01-01T00:00:00Z", "1969-12-31T23:59:59.999999999Z",
-		"1678-01-01T00:00:00Z", "2261-12-31T23:59:59.999999999Z", "2024-08-05T15:24:42.6728867+23:59", "2100-02-28T12:00:00-00:30",
+		"2024-02-29T23:59:59Z", "2000-03-01T00:00:00.1+00:00", "1970-01-01T00:00:00Z", "1970-01-01T01:00:00+01:00",
+		"2200-12-31T23:59:59.999999999Z", "2024-08-05T15:24:42.6728867+23:59", "2100-02-28T12:00:00-00:30",
 	} {
 		ns, _, err := parseJSONTime([]byte(s))
 		want, perr := time.Parse(time.RFC3339Nano, s)
@@ -397,55 +399,178 @@ func TestParseJSONTime(t *testing.T) {
 			t.Errorf("%s: got %d, %v; time.Parse %d, %v", s, ns, err, want.UnixNano(), perr)
 		}
 	}
-	for _, s := range []string{"2023-02-29T00:00:00Z", "2026-11-30T24:00:00Z", "2026-11-30T02:04:18", "2026-11-30 02:04:18Z", "2026-11-30T02:04:18.Z"} {
+	// Malformed, and outside 1970–2200 (the fast parser's years and
+	// time.Parse's alike).
+	for _, s := range []string{"2023-02-29T00:00:00Z", "2026-11-30T24:00:00Z", "2026-11-30T02:04:18", "2026-11-30 02:04:18Z", "2026-11-30T02:04:18.Z",
+		"1969-12-31T23:59:59.999999999Z", "1970-01-01T00:30:00+01:00", "1678-01-01T00:00:00Z", "2201-01-01T00:00:00Z", "2261-12-31T23:59:59.999999999Z", "9999-01-01T00:00:00Z"} {
 		if _, _, err := parseJSONTime([]byte(s)); err == nil {
 			t.Errorf("%s: no error", s)
 		}
 	}
 }
 
-// FuzzJSON feeds arbitrary lines to the reader (it must never panic and
-// must count every non-blank line as a sample, a Metric or a skip) and
-// checks the fast scanner against the encoding/json path: whenever the fast
-// path accepts a line, encoding/json must accept it with the same sample.
+// refPoint decodes one line as the reference does: encoding/json for the
+// shape, time.Parse for the time, and the rules every reader applies (a
+// time in 1970–2200, k6's built-in durations not negative). ok is false for
+// a line the reader must skip; isMetric for a Metric line.
+func refPoint(line []byte) (s flatSample, meta string, ok, isMetric bool) {
+	var env struct {
+		Type   *string         `json:"type"`
+		Metric string          `json:"metric"`
+		Data   json.RawMessage `json:"data"`
+	}
+	if json.Unmarshal(line, &env) != nil || env.Type == nil {
+		return s, "", false, false
+	}
+	if *env.Type == "Metric" {
+		var d struct {
+			Name       string            `json:"name"`
+			Type       string            `json:"type"`
+			Contains   string            `json:"contains"`
+			Thresholds []json.RawMessage `json:"thresholds"`
+			Submetrics []struct {
+				Name string `json:"name"`
+			} `json:"submetrics"`
+		}
+		good := len(env.Data) > 0 && string(env.Data) != "null" && json.Unmarshal(env.Data, &d) == nil && (env.Metric != "" || d.Name != "")
+		return s, "", false, good
+	}
+	if *env.Type != "Point" || env.Metric == "" || len(env.Data) == 0 || string(env.Data) == "null" {
+		return s, "", false, false
+	}
+	var d struct {
+		Time     *string           `json:"time"`
+		Value    *float64          `json:"value"`
+		Tags     map[string]string `json:"tags"`
+		Metadata map[string]string `json:"metadata"`
+	}
+	if json.Unmarshal(env.Data, &d) != nil || d.Time == nil || d.Value == nil {
+		return s, "", false, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, *d.Time)
+	if err != nil || t.UTC().Year() < 1970 || t.UTC().Year() > 2200 {
+		return s, "", false, false
+	}
+	if *d.Value < 0 && builtinTimeMetrics[env.Metric] {
+		return s, "", false, false
+	}
+	var pairs, metas []string
+	for k, v := range d.Tags {
+		if v != "" {
+			pairs = append(pairs, k+"="+v)
+		}
+	}
+	ambiguous := false
+	for k, v := range d.Metadata {
+		metas = append(metas, k+"="+v)
+		ambiguous = ambiguous || strings.ContainsAny(k, "&=") || strings.Contains(v, "&") || k == ""
+	}
+	slices.Sort(pairs)
+	slices.Sort(metas)
+	meta = strings.Join(metas, "&")
+	if ambiguous {
+		meta = "?" // k6's "k=v&k=v" cannot say it: not compared
+	}
+	return flatSample{env.Metric, t.UnixNano(), *d.Value, strings.Join(pairs, "&")}, meta, true, false
+}
+
+// columnTags renders a sample's non-empty tags (not its metadata) as sorted
+// "k=v" pairs.
+func columnTags(s *Sample) string {
+	var pairs []string
+	s.Tags.Each(func(k, v string, meta bool) {
+		if !meta {
+			pairs = append(pairs, k+"="+v)
+		}
+	})
+	slices.Sort(pairs)
+	return strings.Join(pairs, "&")
+}
+
+// FuzzJSON: whatever the bytes, the reader returns exactly the points that
+// encoding/json (with the readers' rules on times and values) finds, line
+// by line, with the same metric, time, value, tags and metadata; every
+// other non-blank line is a Metric line or a recorded skip; and Drain
+// returns the same samples on parallel sinks. Seeds include lines of the
+// real corpus files.
 func FuzzJSON(f *testing.F) {
 	f.Add([]byte(`{"metric":"http_reqs","type":"Point","data":{"time":"2026-11-30T02:04:18.444175485Z","value":1,"tags":{"expected_response":"true","group":"","method":"POST"}}}`))
 	f.Add([]byte(`{"type":"Point","data":{"time":"2021-05-01T23:04:28.866972-04:00","value":3.763,"tags":null},"metric":"vus"}`))
 	f.Add([]byte(`{"type":"Metric","data":{"name":"vus","type":"gauge","contains":"default","tainted":null,"thresholds":["value<3"],"submetrics":null,"sub":{"name":"","parent":"","suffix":"","tags":null}},"metric":"vus"}`))
 	f.Add([]byte(`{"metric":"m","type":"Point","data":{"time":"2024-08-05T15:24:42.6728867+07:00","value":-0.5e-3,"tags":{"a":"é"},"metadata":{"vu":"1"}}}`))
 	f.Add([]byte("{\"metric\":\"m\",\"type\":\"Point\",\"data\":{\"time\":\"2026-11-30T02:04:18Z\",\"value\":1}}\n{\"metric\""))
+	f.Add([]byte(`{"metric":"http_req_duration","type":"Point","data":{"time":"9999-11-30T02:04:18Z","value":-1,"tags":{"a":"1","a":"2"}}}`))
+	for _, name := range []string{"k6-jsonl-v0.32-trello-cypress.json", "k6-jsonl-2024-ticket-reserve.json", "k6-jsonl-2024-load-template.json"} {
+		if data, err := os.ReadFile(filepath.Join(corpusPublic, name)); err == nil {
+			// A few lines from the middle of each file: Metric and Point
+			// lines of the real shape, with their tags and metadata.
+			lines := bytes.Split(data, []byte("\n"))
+			for i := 0; i+8 < len(lines) && i < 64; i += 16 {
+				f.Add(bytes.Join(lines[i:i+8], []byte("\n")))
+			}
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		var want []flatSample
+		var wantMeta []string
+		nonBlank, metricLines := 0, 0
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			line = bytes.TrimRight(line, " \t\r")
+			if len(bytes.TrimLeft(line, " \t")) == 0 {
+				continue
+			}
+			nonBlank++
+			s, meta, ok, isMetric := refPoint(line)
+			if isMetric {
+				metricLines++
+			}
+			if ok {
+				want, wantMeta = append(want, s), append(wantMeta, meta)
+			}
+		}
 		r := NewK6JSONReader(bytes.NewReader(data), "f.json")
+		var got []flatSample
 		for r.Next() {
 			s := r.Sample()
-			if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
-				t.Fatalf("non-finite value %v", s.Value)
+			if s.TimeNS < MinTimeNS || s.TimeNS > MaxTimeNS || math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
+				t.Fatalf("sample out of range: %+v", *s)
 			}
-			_ = tagString(s)
+			if i := len(got); i < len(wantMeta) && wantMeta[i] != "?" && pairsCanon(s.Tags.Metadata()) != wantMeta[i] {
+				t.Fatalf("sample %d metadata %q, want %q", i, s.Tags.Metadata(), wantMeta[i])
+			}
+			got = append(got, flatSample{s.Metric, s.TimeNS, s.Value, columnTags(s)})
 		}
 		if r.Err() != nil {
 			t.Fatalf("Err on in-memory input: %v", r.Err())
 		}
-		for _, line := range bytes.Split(data, []byte("\n")) {
-			line = bytes.TrimRight(line, " \t\r")
-			fast := NewK6JSONReader(nil, "f.json")
-			if !fast.scanPoint(line) {
-				continue
+		if !slices.Equal(got, want) {
+			t.Fatalf("samples\n got %+v\nwant %+v", got, want)
+		}
+		st := r.Stats()
+		if int(st.Rows) != len(want) || int(st.Skipped) != nonBlank-len(want)-metricLines {
+			t.Fatalf("rows %d skipped %d; want %d rows, %d skipped (%d non-blank lines, %d Metric)", st.Rows, st.Skipped, len(want), nonBlank-len(want)-metricLines, nonBlank, metricLines)
+		}
+		// Drain: the same samples, in any order.
+		d := NewK6JSONReader(bytes.NewReader(data), "f.json")
+		var mu sync.Mutex
+		var drained []flatSample
+		sinks := make([]func(*Sample), 3)
+		for i := range sinks {
+			sinks[i] = func(s *Sample) {
+				fs := flatSample{s.Metric, s.TimeNS, s.Value, columnTags(s)}
+				mu.Lock()
+				drained = append(drained, fs)
+				mu.Unlock()
 			}
-			fastErr := fast.fastSample(line, 1)
-			slow := NewK6JSONReader(nil, "f.json")
-			isPoint, slowErr := slow.slowLine(line, 1)
-			if (fastErr == nil) != (slowErr == nil && isPoint) {
-				t.Fatalf("%q: fast error %v, slow point=%v error %v", line, fastErr, isPoint, slowErr)
-			}
-			if fastErr != nil {
-				continue
-			}
-			a, b := fast.Sample(), slow.Sample()
-			if a.Metric != b.Metric || a.TimeNS != b.TimeNS || math.Float64bits(a.Value) != math.Float64bits(b.Value) ||
-				tagString(a) != tagString(b) || pairsCanon(a.Tags.Metadata()) != pairsCanon(b.Tags.Metadata()) {
-				t.Fatalf("%q:\nfast %+v\nslow %+v", line, *a, *b)
-			}
+		}
+		if err := d.Drain(sinks); err != nil {
+			t.Fatal(err)
+		}
+		cmp := func(a, b flatSample) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) }
+		slices.SortFunc(drained, cmp)
+		slices.SortFunc(want, cmp)
+		if !slices.Equal(drained, want) || d.Stats().Skipped != st.Skipped {
+			t.Fatalf("Drain: %d samples %d skipped; Next: %d, %d", len(drained), d.Stats().Skipped, len(want), st.Skipped)
 		}
 	})
 }
@@ -527,5 +652,39 @@ func TestDeclaredMetrics(t *testing.T) {
 	defer c.Close()
 	if _, ok := DeclaredMetrics(c); ok {
 		t.Error("a CSV reports declared metrics")
+	}
+}
+
+// TestK6JSONQuietWrongValues: as TestCSVQuietWrongValues, for JSON lines.
+func TestK6JSONQuietWrongValues(t *testing.T) {
+	point := func(metric, ts, value string) string {
+		return `{"metric":"` + metric + `","type":"Point","data":{"time":"` + ts + `","value":` + value + `,"tags":{"name":"menu"}}}`
+	}
+	for _, c := range []struct {
+		line, want string
+	}{
+		{point("http_reqs", "9999-01-01T00:00:00Z", "1"), `test.json:1:53: time "9999-01-01T00:00:00Z": year 9999 is outside 1970–2200`},
+		{point("http_reqs", "2201-01-01T00:00:00.5Z", "1"), `test.json:1:53: time "2201-01-01T00:00:00.5Z": year 2201 is outside 1970–2200`},
+		{point("http_reqs", "1969-12-31T23:59:59.999Z", "1"), `test.json:1:53: time "1969-12-31T23:59:59.999Z": year 1969 is outside 1970–2200`},
+		{point("http_reqs", "2026-11-30T02:04:18Z", "1e999"), `test.json:1:84: Point data: value 1e999: want a finite number`},
+		{point("http_req_duration", "2026-11-30T02:04:18Z", "-12.5"), `test.json:1:92: value -12.5: http_req_duration is a k6 duration (ms) and cannot be negative`},
+		{point("ws_session_duration", "2026-11-30T02:04:18Z", "-1e2"), `test.json:1:94: value -1e2: ws_session_duration is a k6 duration (ms) and cannot be negative`},
+		// The same through encoding/json (an escaped tag value).
+		{`{"metric":"group_duration","type":"Point","data":{"time":"2026-11-30T02:04:18Z","value":-3,"tags":{"group":"::a\u00e9"}}}`, `test.json:1:89: value -3: group_duration is a k6 duration (ms) and cannot be negative`},
+		{`{"metric":"m","type":"Point","data":{"time":"9999-11-30T02:04:18Z","value":1,"tags":{"group":"::a\u00e9"}}}`, `test.json:1:45: time "9999-11-30T02:04:18Z": year 9999 is outside 1970–2200`},
+	} {
+		got, r := readAllJSON(t, c.line+"\n")
+		st := r.Stats()
+		if len(got) != 0 || len(st.Errors) != 1 {
+			t.Errorf("%s: %d samples, errors %v; want one error", c.line, len(got), st.Errors)
+			continue
+		}
+		if e := st.Errors[0].Error(); e != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.line, e, c.want)
+		}
+	}
+	got, r := readAllJSON(t, point("clock_skew_ms", "2026-11-30T02:04:18Z", "-3.25")+"\n"+point("http_req_duration", "2200-12-31T23:59:59.999999999Z", "-0")+"\n")
+	if len(got) != 2 || r.Stats().Skipped != 0 || got[0].Value != -3.25 {
+		t.Errorf("custom negative Trend and -0: %+v, errors %v", got, r.Stats().Errors)
 	}
 }

@@ -53,6 +53,8 @@ type Tags struct {
 	extra string
 	meta  string
 	lazy  *lazyRow // the CSV reader: values decoded on demand
+	lazyJ *jsonRow // the JSON reader: likewise
+	lazyC *colRow  // the columnar reader: columns decoded per batch on demand
 }
 
 // NewTags returns a tag set with the given columns (keys and values
@@ -63,19 +65,32 @@ func NewTags(keys, values []string, extra, metadata string) Tags {
 }
 
 // Len returns the number of tag columns (values may be empty).
-func (t *Tags) Len() int { return len(t.keys) }
+func (t *Tags) Len() int { return len(t.Keys()) }
 
 // Key returns the name of column i.
-func (t *Tags) Key(i int) string { return t.keys[i] }
+func (t *Tags) Key(i int) string { return t.Keys()[i] }
 
 // Keys returns the column names, shared by every sample of a file; do not
-// modify it.
-func (t *Tags) Keys() []string { return t.keys }
+// modify it. A JSON file's columns grow as new keys are asked for (see
+// K6JSONReader): a later sample may return a longer slice, of which this
+// one is a prefix.
+func (t *Tags) Keys() []string {
+	if t.lazyJ != nil {
+		return t.lazyJ.keys()
+	}
+	return t.keys
+}
 
 // Value returns the value of column i ("" when the sample lacks the tag).
 func (t *Tags) Value(i int) string {
 	if t.lazy != nil {
 		return t.lazy.value(i)
+	}
+	if t.lazyJ != nil {
+		return t.lazyJ.col(i)
+	}
+	if t.lazyC != nil {
+		return t.lazyC.value(i)
 	}
 	return t.vals[i]
 }
@@ -84,6 +99,12 @@ func (t *Tags) Value(i int) string {
 func (t *Tags) Extra() string {
 	if t.lazy != nil {
 		return t.lazy.extra()
+	}
+	if t.lazyJ != nil {
+		return t.lazyJ.extraTags()
+	}
+	if t.lazyC != nil {
+		return t.lazyC.extra()
 	}
 	return t.extra
 }
@@ -94,6 +115,12 @@ func (t *Tags) Metadata() string {
 	if t.lazy != nil {
 		return t.lazy.metadata()
 	}
+	if t.lazyJ != nil {
+		return t.lazyJ.metadata()
+	}
+	if t.lazyC != nil {
+		return t.lazyC.metadata()
+	}
 	return t.meta
 }
 
@@ -101,6 +128,9 @@ func (t *Tags) Metadata() string {
 // non-empty value. Columns are searched first, then the extra tags, then the
 // metadata.
 func (t *Tags) Get(key string) (string, bool) {
+	if t.lazyJ != nil {
+		return t.lazyJ.get(key)
+	}
 	for i, k := range t.keys {
 		if k == key {
 			v := t.Value(i)
@@ -116,6 +146,10 @@ func (t *Tags) Get(key string) (string, bool) {
 // Each calls fn for every non-empty tag: columns, then extra tags, then
 // metadata (with metadata true).
 func (t *Tags) Each(fn func(key, value string, metadata bool)) {
+	if t.lazyJ != nil {
+		t.lazyJ.each(fn)
+		return
+	}
 	for i, k := range t.keys {
 		if v := t.Value(i); v != "" {
 			fn(k, v, false)
@@ -258,6 +292,12 @@ type Reader interface {
 
 // AppendValues appends the value of every column to dst and returns it.
 func (t *Tags) AppendValues(dst []string) []string {
+	if t.lazyJ != nil {
+		for i := range t.lazyJ.keys() {
+			dst = append(dst, t.lazyJ.col(i))
+		}
+		return dst
+	}
 	for i := range t.keys {
 		dst = append(dst, t.Value(i))
 	}
@@ -271,10 +311,18 @@ func (t *Tags) AppendValues(dst []string) []string {
 // Equal tag sets give equal hashes for one seed; the hash of a CSV row and
 // of the same sample read from JSON may differ.
 func (t *Tags) SeriesHash(seed maphash.Seed) uint64 {
+	if t.lazyJ != nil {
+		return t.lazyJ.seriesHash(seed)
+	}
 	var h maphash.Hash
 	h.SetSeed(seed)
 	if t.lazy != nil {
 		t.lazy.hashColumns(&h)
+	} else if t.lazyC != nil {
+		for i := range t.keys {
+			h.WriteString(t.lazyC.value(i))
+			h.WriteByte(byte(i))
+		}
 	} else {
 		for i, v := range t.vals {
 			h.WriteString(v)

@@ -36,6 +36,18 @@ type Level struct {
 	DroppedPerS F `json:"dropped_per_s"`
 	// VUs is the mean of the vus gauge.
 	VUs F `json:"vus"`
+	// BytesReceivedPerS and BytesSentPerS are k6's data_received and
+	// data_sent counters over the span, bytes per second of data: the
+	// network rate the load generator saw (0 when the file has no such
+	// rows).
+	BytesReceivedPerS F `json:"bytes_received_per_s"`
+	BytesSentPerS     F `json:"bytes_sent_per_s"`
+	// BytesPerRequest is data_received ÷ all responses (the mean response
+	// size, headers included, bytes) and BytesSentPerRequest data_sent ÷
+	// all responses (the request size); per iteration in a run without
+	// requests; NaN when the span has neither.
+	BytesPerRequest     F `json:"bytes_per_request"`
+	BytesSentPerRequest F `json:"bytes_sent_per_request"`
 	// Count is the number of successful samples of the metric.
 	Count uint64 `json:"count"`
 	// Mean, Min, Max of the successful samples of the metric, ms.
@@ -117,8 +129,10 @@ func (a *analysis) aggregate(i0, i1 int, pcts []float64) Level {
 	l.End = time.Unix(p.start+int64(i1), 0).UTC()
 	secs := float64(max(1, p.dataIn(i0, i1))) // rates per second of data
 	l.Seconds = secs
-	var reqs, errs, dropped, iters, vus, limited, done float64
+	var reqs, errs, dropped, iters, vus, limited, done, sent, recv float64
 	for i := i0; i < i1; i++ {
+		sent += p.bytesSent[i]
+		recv += p.bytesReceived[i]
 		limited += p.limited[i]
 		done += p.completed[i]
 		reqs += p.reqs[i]
@@ -140,6 +154,14 @@ func (a *analysis) aggregate(i0, i1 int, pcts []float64) Level {
 		l.ErrorRate = 0
 	}
 	l.DroppedPerS = F(dropped / secs)
+	l.BytesReceivedPerS, l.BytesSentPerS = F(recv/secs), F(sent/secs)
+	l.BytesPerRequest, l.BytesSentPerRequest = nan, nan
+	if per := reqs; per > 0 || (!a.hasHTTP && iters > 0) {
+		if !a.hasHTTP {
+			per = iters
+		}
+		l.BytesPerRequest, l.BytesSentPerRequest = F(recv/per), F(sent/per)
+	}
 	l.nReqs, l.nFailed, l.nDropped, l.nLimited = reqs, errs, dropped, limited
 	if !a.hasHTTP {
 		l.nReqs, l.nFailed = iters, 0

@@ -27,6 +27,10 @@ type perSecond struct {
 	// writes vus every second, so a stalled generator or an edited file);
 	// nil when there are none.
 	missing []bool
+
+	// bytesSent and bytesReceived are the data_sent and data_received
+	// counters, bytes.
+	bytesSent, bytesReceived []float64
 }
 
 // dataIn returns the seconds of [i0, i1) that hold data.
@@ -65,6 +69,7 @@ func dense(tl *timeline.Timeline) *perSecond {
 	p.limited, p.completed = make([]float64, n), make([]float64, n)
 	msgs := make([]float64, n)
 	p.iterations, p.dropped = make([]float64, n), make([]float64, n)
+	p.bytesSent, p.bytesReceived = make([]float64, n), make([]float64, n)
 	p.vus, p.vusMax = make([]float64, n), make([]float64, n)
 	lastV, lastM := 0.0, 0.0
 	for i := range n {
@@ -82,6 +87,7 @@ func dense(tl *timeline.Timeline) *perSecond {
 		msgs[i] = s.MessagesReceived
 		p.msgs = p.msgs || s.MessagesReceived > 0
 		p.iterations[i], p.dropped[i] = float64(s.Iterations), float64(s.Dropped)
+		p.bytesSent[i], p.bytesReceived[i] = s.BytesSent, s.BytesReceived
 		if s.HasVUs {
 			lastV = s.VUs
 			p.hasVUs = true

@@ -13,6 +13,7 @@ package ledger
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -85,6 +86,11 @@ type Saturation struct {
 	// Busiest is the most utilised resource whether saturated or not (nil
 	// when none was measured).
 	Busiest *Resource `json:"busiest"`
+	// Resources are every resource measured at the ceiling level, highest
+	// utilisation first, so that a resource's shift between runs shows
+	// (db 65 % → 28 %) whether or not it saturated; absent from entries
+	// added before ldanalyze kept them.
+	Resources []Resource `json:"resources,omitempty"`
 }
 
 // Resource is one resource's utilisation at the ceiling level.
@@ -135,36 +141,112 @@ func NewEntry(label string, files []string, res *knee.Result, cs []checks.Check,
 		if attr.Busiest != "" {
 			s.Busiest = &Resource{Name: attr.Busiest, Utilisation: attr.BusiestUtilisation}
 		}
+		for _, lu := range attr.Utilisation {
+			if !lu.Start.Equal(attr.CeilingLevelStart) {
+				continue
+			}
+			for name, u := range lu.Resources {
+				if u.Valid() {
+					s.Resources = append(s.Resources, Resource{Name: name, Utilisation: u})
+				}
+			}
+		}
+		slices.SortFunc(s.Resources, func(a, b Resource) int {
+			return cmp.Or(cmp.Compare(b.Utilisation, a.Utilisation), cmp.Compare(a.Name, b.Name))
+		})
 		e.Saturation = s
 	}
 	return e
 }
 
-// Row is an entry as `ledger show` lists it: with its position and the
-// change in ceiling from the entry before it.
+// Row is an entry as `ledger show` lists it: with its position, the
+// change in ceiling from the entry before it and the resources whose
+// utilisation at the ceiling shifted.
 type Row struct {
 	// N is the entry's position in the ledger, from 1.
 	N int `json:"n"`
 	Entry
 	// CeilingChangeRatio is (CeilingRPS − previous CeilingRPS) ÷ previous
-	// CeilingRPS, a ratio (0.25 is +25 %); NaN for the first entry or when
-	// either ceiling is missing.
+	// CeilingRPS, a ratio (0.25 is +25 %); NaN for the first entry, when
+	// either ceiling is missing, or when either was not reached (a lower
+	// bound: then CeilingChangeBound may say which way the change is
+	// bounded).
 	CeilingChangeRatio jsonnum.Float `json:"ceiling_change_ratio"`
+	// CeilingChangeBound bounds the change when one of the two ceilings
+	// is a lower bound: this run's not reached gives "≥" (the change is
+	// at least Ratio), the previous one's not reached "≤"; nil otherwise.
+	CeilingChangeBound *Bound `json:"ceiling_change_bound"`
+	// Shifts are the resources measured at both ceilings whose
+	// utilisation moved by ShiftMin or more, largest move first.
+	Shifts []Shift `json:"utilisation_shifts"`
 }
 
+// Bound is a one-sided change: Op "≥" or "≤" and the Ratio it bounds.
+type Bound struct {
+	Op    string        `json:"op"`
+	Ratio jsonnum.Float `json:"ratio"`
+}
+
+// Shift is a resource's utilisation at the previous entry's ceiling and
+// at this one's, 0–1 ratios.
+type Shift struct {
+	Name   string        `json:"name"`
+	Before jsonnum.Float `json:"before"`
+	After  jsonnum.Float `json:"after"`
+}
+
+// ShiftMin is the smallest move of a resource's utilisation, a 0–1
+// difference, that Rows lists as a shift (10 percentage points).
+const ShiftMin = 0.10
+
 // Rows lists the entries with the change in ceiling from each previous
-// entry.
+// entry and the shifts of utilisation. A change against or of a ceiling
+// that was not reached is not a change but a bound (CeilingChangeBound);
+// neither reached: no change at all.
 func Rows(entries []Entry) []Row {
 	out := make([]Row, len(entries))
 	for i, e := range entries {
-		out[i] = Row{N: i + 1, Entry: e, CeilingChangeRatio: jsonnum.Float(math.NaN())}
-		if i > 0 {
-			prev, cur := float64(entries[i-1].CeilingRPS), float64(e.CeilingRPS)
-			if prev > 0 && !math.IsInf(prev, 0) && !math.IsNaN(cur) && !math.IsInf(cur, 0) {
-				out[i].CeilingChangeRatio = jsonnum.Float((cur - prev) / prev)
+		out[i] = Row{N: i + 1, Entry: e, CeilingChangeRatio: jsonnum.Float(math.NaN()), Shifts: []Shift{}}
+		if i == 0 {
+			continue
+		}
+		p := entries[i-1]
+		prev, cur := float64(p.CeilingRPS), float64(e.CeilingRPS)
+		if prev > 0 && !math.IsInf(prev, 0) && !math.IsNaN(cur) && !math.IsInf(cur, 0) {
+			ratio := jsonnum.Float((cur - prev) / prev)
+			switch {
+			case p.CeilingReached && e.CeilingReached:
+				out[i].CeilingChangeRatio = ratio
+			case p.CeilingReached:
+				out[i].CeilingChangeBound = &Bound{Op: "≥", Ratio: ratio}
+			case e.CeilingReached:
+				out[i].CeilingChangeBound = &Bound{Op: "≤", Ratio: ratio}
 			}
 		}
+		out[i].Shifts = shifts(p.Saturation, e.Saturation)
 	}
+	return out
+}
+
+// shifts are the resources of both saturations that moved by ShiftMin or
+// more, largest move first.
+func shifts(before, after *Saturation) []Shift {
+	out := []Shift{}
+	if before == nil || after == nil {
+		return out
+	}
+	was := map[string]jsonnum.Float{}
+	for _, r := range before.Resources {
+		was[r.Name] = r.Utilisation
+	}
+	for _, r := range after.Resources {
+		if b, ok := was[r.Name]; ok && math.Abs(float64(r.Utilisation-b)) >= ShiftMin-1e-12 {
+			out = append(out, Shift{Name: r.Name, Before: b, After: r.Utilisation})
+		}
+	}
+	slices.SortStableFunc(out, func(x, y Shift) int {
+		return cmp.Compare(math.Abs(float64(y.After-y.Before)), math.Abs(float64(x.After-x.Before)))
+	})
 	return out
 }
 

@@ -72,12 +72,12 @@ func TestNewEntry(t *testing.T) {
 	}
 }
 
-// TestRows: the change in ceiling is relative to the entry before. Hand
+// TestRows: the change in ceiling (both reached) is relative to the entry before. Hand
 // calculation: (183.875 − 187.4) ÷ 187.4 = −0.0188100320170758 (exact to
 // float rounding, 1e-15).
 func TestRows(t *testing.T) {
 	nan := jsonnum.Float(math.NaN())
-	rows := Rows([]Entry{{CeilingRPS: 187.4}, {CeilingRPS: 183.875}, {CeilingRPS: nan}, {CeilingRPS: 100}, {CeilingRPS: 100}})
+	rows := Rows([]Entry{{CeilingRPS: 187.4, CeilingReached: true}, {CeilingRPS: 183.875, CeilingReached: true}, {CeilingRPS: nan}, {CeilingRPS: 100, CeilingReached: true}, {CeilingRPS: 100, CeilingReached: true}})
 	want := []float64{math.NaN(), -0.0188100320170758, math.NaN(), math.NaN(), 0}
 	for i, r := range rows {
 		got := float64(r.CeilingChangeRatio)

@@ -12,12 +12,16 @@ import (
 // ReadLedger reads the ledger at path for `ledger add` and `ledger show`.
 // A line that is not an entry makes it an error naming the file, line and
 // column of the first five. With missingOK a missing file is an empty
-// ledger (the first `ledger add`).
+// ledger (the first `ledger add`); without, an error saying how to start
+// one.
 func ReadLedger(path string, missingOK bool) (*ledger.Ledger, error) {
 	l, err := ledger.ReadFile(path)
 	if err != nil {
-		if missingOK && errors.Is(err, fs.ErrNotExist) {
-			return &ledger.Ledger{}, nil
+		if errors.Is(err, fs.ErrNotExist) {
+			if missingOK {
+				return &ledger.Ledger{}, nil
+			}
+			return nil, fmt.Errorf("%s: no ledger there yet; start one with the first run of the scenario: ldanalyze ledger add --ledger %s --label baseline RUN.csv (then add each later run the same way, with a label naming the change)", path, path)
 		}
 		return nil, err
 	}

@@ -108,7 +108,9 @@ func RunLevels(an *Analysis) (scale.RunLevels, error) {
 		out := make([]scale.LevelRate, len(ls))
 		for i, l := range ls {
 			out[i] = scale.LevelRate{Start: l.Start, End: l.End, Seconds: l.Seconds, CompletedRPS: float64(l.CompletedRPS),
-				RequestsRPS: float64(l.RequestsRPS), ErrorRate: float64(l.ErrorRate), VUs: float64(l.VUs)}
+				RequestsRPS: float64(l.RequestsRPS), ErrorRate: float64(l.ErrorRate), VUs: float64(l.VUs),
+				BytesReceivedPerS: float64(l.BytesReceivedPerS), BytesSentPerS: float64(l.BytesSentPerS), BytesPerRequest: float64(l.BytesPerRequest),
+				P95MS: float64(l.P95MS)}
 		}
 		return out
 	}

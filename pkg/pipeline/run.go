@@ -11,6 +11,7 @@ import (
 	"github.com/ldanalyze/ldanalyze/pkg/checks"
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
+	"github.com/ldanalyze/ldanalyze/pkg/over"
 	"github.com/ldanalyze/ldanalyze/pkg/prom"
 	"github.com/ldanalyze/ldanalyze/pkg/saturation"
 	"github.com/ldanalyze/ldanalyze/pkg/summary"
@@ -72,6 +73,10 @@ type Options struct {
 	// EndpointPercentiles are the percentiles of the endpoint rows
 	// (default 50, 95, 99).
 	EndpointPercentiles []float64
+	// Over, when not nil, counts the samples of the metric above a limit,
+	// per value of its By tags (knee --over); Over.Metric is set from
+	// Metric. Files only (a Source has no samples).
+	Over *over.Options
 	// WidenWindow widens Knee.WindowNS to the input's resolution when it is
 	// finer (check, whose windows are not shown), instead of refusing it.
 	WidenWindow bool
@@ -112,6 +117,8 @@ type Analysis struct {
 	// Groups are the --by rows, Endpoints the per-endpoint rows.
 	Groups    []window.Row
 	Endpoints []window.Row
+	// Over is the count above Options.Over's limit, nil without it.
+	Over *over.Result
 	// Warnings are caveats the commands print on stderr beside their
 	// output (the knee result carries its own in Knee.Warnings).
 	Warnings []string
@@ -142,7 +149,15 @@ func Run(paths []string, opt Options) (*Analysis, error) {
 	if err != nil {
 		return nil, err
 	}
-	acc, st, err := read(paths, opt, timeline.Options{Metric: opt.Metric, Thresholds: thr, Queries: opt.Queries}, wopt, eopt)
+	var oc *over.Counter
+	if opt.Over != nil {
+		oo := *opt.Over
+		oo.Metric = opt.Metric
+		if oc, err = over.New(oo); err != nil {
+			return nil, err
+		}
+	}
+	acc, st, err := read(paths, opt, timeline.Options{Metric: opt.Metric, Thresholds: thr, Queries: opt.Queries}, wopt, eopt, oc)
 	an.Input = st
 	if err != nil {
 		return an, err
@@ -221,6 +236,9 @@ func (an *Analysis) analyse(opt Options, exp *prom.Export, acc *accs, perScenari
 		an.KneeErr = kerr
 		res = nil
 	}
+	if res != nil {
+		mergeSeparateRuns(res, an.Files)
+	}
 	an.Knee = res
 	if err := perScenario(kopt, tl.Metric()); err != nil {
 		return fmt.Errorf("%s: %w", an.Name(), err)
@@ -268,6 +286,10 @@ func (an *Analysis) analyse(opt Options, exp *prom.Export, acc *accs, perScenari
 				}
 			}
 		}
+	}
+	if acc != nil && acc.over != nil {
+		r := acc.over.Close(tl.Metric())
+		an.Over = &r
 	}
 	if err := tl.Err(); err != nil {
 		return fmt.Errorf("%s: %w", an.Name(), err)
@@ -324,10 +346,14 @@ func autoWindowNS(tl *timeline.Timeline, target int) int64 {
 type accs struct {
 	tl     *timeline.Accumulator
 	by, ep *window.Aggregator
+	over   *over.Counter
 }
 
 func (a *accs) add(s *ingest.Sample) {
 	a.tl.Add(s)
+	if a.over != nil {
+		a.over.Add(s)
+	}
 	if a.by != nil {
 		a.by.Add(s)
 	}
@@ -338,6 +364,9 @@ func (a *accs) add(s *ingest.Sample) {
 
 func (a *accs) merge(o *accs) {
 	a.tl.Merge(o.tl)
+	if a.over != nil {
+		a.over.Merge(o.over)
+	}
 	if a.by != nil {
 		a.by.Merge(o.by)
 	}
@@ -350,7 +379,7 @@ func (a *accs) merge(o *accs) {
 // is parsed and accumulated on every core; other formats feed the first),
 // one input at a time so that the accumulators know which file their
 // samples come from, and merges them into the first.
-func read(paths []string, opt Options, topt timeline.Options, wopt, eopt *window.Options) (*accs, ingest.Stats, error) {
+func read(paths []string, opt Options, topt timeline.Options, wopt, eopt *window.Options, oc *over.Counter) (*accs, ingest.Stats, error) {
 	n := opt.Workers
 	if n <= 0 {
 		n = max(1, runtime.GOMAXPROCS(0))
@@ -359,9 +388,12 @@ func read(paths []string, opt Options, topt timeline.Options, wopt, eopt *window
 	all := make([]*accs, n)
 	sinks := make([]func(*ingest.Sample), n)
 	for i := range all {
-		a := &accs{tl: seed}
+		a := &accs{tl: seed, over: oc}
 		if i > 0 {
 			a.tl = seed.Fork()
+			if oc != nil {
+				a.over = oc.Fork()
+			}
 		}
 		if wopt != nil {
 			a.by, _ = window.New(*wopt) // checked by windowOptions

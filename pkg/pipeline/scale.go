@@ -2,9 +2,11 @@ package pipeline
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
+	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/scale"
 	"github.com/ldanalyze/ldanalyze/pkg/timeline"
 )
@@ -24,6 +26,51 @@ func SelectorQuery(sel scale.Selector) timeline.Query {
 // SelectorQuery(sel) as its query i.
 func SelectorValue(an *Analysis, i int, sel scale.Selector) (scale.RunValue, error) {
 	return sel.Value(QueryStats(an, i))
+}
+
+// LevelSelectorValue is the figure of a level selector
+// (scale.StatLevel: bytes_per_request, …) over the steady span of an
+// analysed run whose x is x: its longest hold, as SteadyThroughput picks
+// it. It returns that span too.
+func LevelSelectorValue(an *Analysis, x float64, sel scale.Selector) (scale.Throughput, scale.RunValue, error) {
+	t, err := SteadyThroughput(an, x)
+	if err != nil {
+		return t, scale.RunValue{}, err
+	}
+	v, err := sel.LevelValue(t)
+	return t, v, err
+}
+
+// SweepLevels are the load levels of one analysed run as the points of a
+// sweep (`scale --usl --levels`): each decision level's mean VUs (N),
+// completed rate (X), span, error rate and p95, in the order of the way
+// up. It returns an error when the run has no level with a vus gauge,
+// and a warning for an open model, whose VUs are the busy ones (Little's
+// law L = λW), not a concurrency the test set.
+func SweepLevels(an *Analysis) ([]scale.Throughput, []string, error) {
+	if an.Knee == nil {
+		return nil, nil, an.KneeErr
+	}
+	var out []scale.Throughput
+	for _, l := range an.Knee.DecisionLevels() {
+		if !l.VUs.Valid() || !(l.VUs > 0) || !l.CompletedRPS.Valid() {
+			continue
+		}
+		t := scale.Throughput{PerSecond: float64(l.CompletedRPS), Span: string(l.Kind), Start: l.Start, End: l.End, Seconds: l.Seconds,
+			VUs: float64(l.VUs), HasVUs: true, ErrorRate: float64(l.ErrorRate), P95MS: float64(l.P95MS)}
+		if math.IsNaN(t.ErrorRate) {
+			t.ErrorRate = 0
+		}
+		out = append(out, t)
+	}
+	if len(out) == 0 {
+		return nil, nil, fmt.Errorf("no load level with a vus gauge: give one run per concurrency with --run N=FILE")
+	}
+	var warn []string
+	if an.Knee.Model == knee.Open {
+		warn = append(warn, "an open model's VUs are the busy ones (L = λW), set by the system's latency, not by the test: the USL's N should be the concurrency a closed (VU) executor sets")
+	}
+	return out, warn, nil
 }
 
 // SteadyThroughput is the completed rate of an analysed run over its

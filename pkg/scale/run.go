@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,7 +29,17 @@ const (
 	StatMax = "max"
 	// StatQuantile is a percentile (p95, p(99.9), med), by k6's definition.
 	StatQuantile = "quantile"
+	// StatLevel is a figure of the run's steady level (its longest hold,
+	// as SteadyThroughput picks it) rather than of the whole run: the
+	// Selector is one of LevelFields, with no metric or statistic. Read it
+	// with Selector.LevelValue.
+	StatLevel = "level"
 )
+
+// LevelFields are the selectors of a level's figure (knee's JSON names):
+// its data_received and data_sent per second, bytes/s, and its
+// data_received per response, bytes.
+var LevelFields = []string{"bytes_received_per_s", "bytes_sent_per_s", "bytes_per_request"}
 
 // Selector picks one number from a k6 run: a metric, an optional tag
 // filter and a statistic. Its text form follows k6's threshold syntax,
@@ -66,9 +77,15 @@ func (s Selector) String() string { return s.text }
 // percentile in (0, 100], e.g. p95, p99.9, p(99.9). The statistic is
 // required: a total of bytes and a p95 of durations are different
 // questions, and the tool should not guess.
+//
+// A selector that is one of LevelFields (bytes_per_request) takes that
+// figure of the run's longest hold instead (StatLevel).
 func ParseSelector(text string) (Selector, error) {
 	s := Selector{text: strings.TrimSpace(text)}
 	t := s.text
+	if slices.Contains(LevelFields, t) {
+		return Selector{Metric: t, Stat: StatLevel, text: t}, nil
+	}
 	var stat string
 	if i := strings.IndexByte(t, '{'); i >= 0 {
 		j := strings.IndexByte(t, '}')
@@ -95,7 +112,7 @@ func ParseSelector(text string) (Selector, error) {
 	} else {
 		i := strings.LastIndexByte(t, ':')
 		if i < 0 {
-			return Selector{}, fmt.Errorf("%q: want METRIC:STAT, e.g. data_received:total, http_reqs:rate or http_req_duration:p95", text)
+			return Selector{}, fmt.Errorf("%q: want METRIC:STAT, e.g. data_received:total, http_reqs:rate or http_req_duration:p95, or a level's %s", text, strings.Join(LevelFields, ", "))
 		}
 		s.Metric, stat = t[:i], t[i+1:]
 	}
@@ -159,6 +176,10 @@ var byteMetrics = map[string]bool{"data_received": true, "data_sent": true}
 // StatCount is always a plain number.
 func (s Selector) Unit() Unit {
 	switch {
+	case s.Stat == StatLevel && s.Metric == "bytes_per_request":
+		return Bytes
+	case s.Stat == StatLevel:
+		return BytesPerSecond
 	case s.Stat == StatCount:
 		return Count
 	case byteMetrics[s.Metric]:
@@ -255,11 +276,37 @@ func (sel Selector) Value(st RunStats) (RunValue, error) {
 	case StatQuantile:
 		v.Value = values.Quantile(sel.Quantile) * scaleBy
 		v.Exact = values.Exact()
+	case StatLevel:
+		return v, fmt.Errorf("selector %q is a level's figure: read it with LevelValue", sel)
 	default:
 		return v, fmt.Errorf("selector %q: unknown statistic %q", sel, sel.Stat)
 	}
 	if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
 		return v, fmt.Errorf("%s: the value is not finite", sel)
+	}
+	return v, nil
+}
+
+// LevelValue is the figure of a StatLevel selector over the steady span
+// t of a run (SteadyThroughput): bytes per second or bytes per response.
+// Samples is left 0 and DurationSeconds is the span's length. It returns
+// an error for a selector that is not StatLevel or a figure that is not
+// finite (a run without data_received rows has 0 bytes, a finite figure;
+// a span without responses has no bytes per response).
+func (sel Selector) LevelValue(t Throughput) (RunValue, error) {
+	v := RunValue{Unit: sel.Unit(), Exact: true, DurationSeconds: t.Seconds}
+	switch sel.Metric {
+	case "bytes_received_per_s":
+		v.Value = t.BytesReceivedPerS
+	case "bytes_sent_per_s":
+		v.Value = t.BytesSentPerS
+	case "bytes_per_request":
+		v.Value = t.BytesPerRequest
+	default:
+		return v, fmt.Errorf("selector %q: not a level's figure (want one of %s)", sel, strings.Join(LevelFields, ", "))
+	}
+	if !finite(v.Value) {
+		return v, fmt.Errorf("%s: not known over the %s (no responses)", sel, t.Span)
 	}
 	return v, nil
 }

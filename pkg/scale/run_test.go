@@ -33,6 +33,9 @@ func TestParseSelector(t *testing.T) {
 		{"players:max", "players", nil, StatMax, 0, Count},
 		{"http_req_duration{name:order}:p95", "http_req_duration", []TagMatch{{"name", "order"}}, StatQuantile, 0.95, Seconds},
 		{" http_reqs{ expected_response:true , status:200 }:rate ", "http_reqs", []TagMatch{{"expected_response", "true"}, {"status", "200"}}, StatRate, 0, PerSecond},
+		{"bytes_received_per_s", "bytes_received_per_s", nil, StatLevel, 0, BytesPerSecond},
+		{"bytes_sent_per_s", "bytes_sent_per_s", nil, StatLevel, 0, BytesPerSecond},
+		{"bytes_per_request", "bytes_per_request", nil, StatLevel, 0, Bytes},
 	} {
 		s, err := ParseSelector(c.in)
 		if err != nil {
@@ -56,7 +59,7 @@ func TestParseSelector(t *testing.T) {
 
 func TestParseSelectorErrors(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
-		{"data_received", `"data_received": want METRIC:STAT, e.g. data_received:total, http_reqs:rate or http_req_duration:p95`},
+		{"data_received", `"data_received": want METRIC:STAT, e.g. data_received:total, http_reqs:rate or http_req_duration:p95, or a level's bytes_received_per_s, bytes_sent_per_s, bytes_per_request`},
 		{":total", `":total": bad metric name ""`},
 		{"data_received:sum2", `"data_received:sum2": unknown statistic "sum2" (want total, count, rate, mean, min, max, med, or a percentile such as p95 or p(99.9))`},
 		{"http_req_duration:p0", `"http_req_duration:p0": percentile "p0": want a number in (0, 100]`},

@@ -27,6 +27,14 @@ type Throughput struct {
 	HasVUs bool
 	// ErrorRate is failed ÷ all requests over the span, 0–1.
 	ErrorRate float64
+	// BytesReceivedPerS and BytesSentPerS are data_received and data_sent
+	// over the span, bytes per second; BytesPerRequest is data_received ÷
+	// all responses (÷ iterations without requests), bytes; NaN when the
+	// span has neither.
+	BytesReceivedPerS, BytesSentPerS, BytesPerRequest float64
+	// P95MS is the p95 of the analysed Trend over the hold, ms (NaN over
+	// a whole run without a hold: its levels' p95s do not add up).
+	P95MS float64
 	// Warnings are caveats in plain words.
 	Warnings []string
 }
@@ -41,12 +49,16 @@ const (
 
 // LevelRate is one load level of a run (a hold or a ramp step, as the knee
 // analysis found them): its span, its length in seconds of data, its
-// goodput and all responses per second, its error rate (0–1) and its
-// mean VUs (NaN without a vus gauge).
+// goodput and all responses per second, its error rate (0–1), its
+// mean VUs (NaN without a vus gauge), and its data_received and data_sent
+// per second and data_received per response (bytes), and its p95 (ms;
+// knee.Level's).
 type LevelRate struct {
 	Start, End                         time.Time
 	Seconds, CompletedRPS, RequestsRPS float64
 	ErrorRate, VUs                     float64
+	BytesReceivedPerS, BytesSentPerS   float64
+	BytesPerRequest, P95MS             float64
 }
 
 // RunLevels are the load levels of one run: its holds and its ramp steps,
@@ -85,15 +97,24 @@ func SteadyThroughput(r RunLevels, n float64) (Throughput, error) {
 		t.PerSecond = best.CompletedRPS
 		t.VUs, t.HasVUs = best.VUs, finite(best.VUs)
 		t.ErrorRate = best.ErrorRate
+		t.BytesReceivedPerS, t.BytesSentPerS, t.BytesPerRequest = best.BytesReceivedPerS, best.BytesSentPerS, best.BytesPerRequest
+		t.P95MS = best.P95MS
 	} else {
 		if len(r.Steps) == 0 {
 			return t, fmt.Errorf("scale: the run is too short to measure a throughput (%s)", r.Why)
 		}
 		t.Span = SpanRun
-		var secs, done, vus, errs, reqs float64
+		var secs, done, vus, errs, reqs, recv, sent, perReq float64
 		t.HasVUs = true
 		for _, l := range r.Steps {
 			secs += l.Seconds
+			recv += l.BytesReceivedPerS * l.Seconds
+			sent += l.BytesSentPerS * l.Seconds
+			if rr := l.RequestsRPS; finite(rr) {
+				perReq += rr * l.Seconds
+			} else if finite(l.CompletedRPS) {
+				perReq += l.CompletedRPS * l.Seconds // iterations, without requests
+			}
 			done += l.CompletedRPS * l.Seconds
 			if rr := l.RequestsRPS; finite(rr) {
 				reqs += rr * l.Seconds
@@ -107,6 +128,11 @@ func SteadyThroughput(r RunLevels, n float64) (Throughput, error) {
 		}
 		t.Start, t.End, t.Seconds = r.Steps[0].Start, r.Steps[len(r.Steps)-1].End, secs
 		t.PerSecond = done / secs
+		t.BytesReceivedPerS, t.BytesSentPerS, t.BytesPerRequest = recv/secs, sent/secs, math.NaN()
+		t.P95MS = math.NaN()
+		if perReq > 0 {
+			t.BytesPerRequest = recv / perReq
+		}
 		if t.HasVUs {
 			t.VUs = vus / secs
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 )
 
 // counts returns the rows' counts by first tag ("(other)" for the other
@@ -127,5 +129,33 @@ func TestUnbounded(t *testing.T) {
 	}
 	if rows := a.Close(); len(rows) != 1000 || a.Warnings() != nil {
 		t.Errorf("%d rows, warnings %q", len(rows), a.Warnings())
+	}
+}
+
+// TestFailureBeforeItsRequest: a parallel read can give one core the
+// http_req_failed row of a request whose http_req_duration row another
+// core reads: the failure still counts in its tag set's row, not in an
+// "(other)" row, and no bound is said to be passed.
+func TestFailureBeforeItsRequest(t *testing.T) {
+	opt := Options{Metric: "http_req_duration", WidthNS: 10e9, By: []string{"name"}}
+	a, _ := New(opt)
+	b, _ := New(opt)
+	tags := func(name string) ingest.Tags { return ingest.NewTags([]string{"name"}, []string{name}, "", "") }
+	a.Add(&ingest.Sample{Metric: "http_req_failed", TimeNS: 1e9, Value: 1, Tags: tags("order")})
+	b.Add(&ingest.Sample{Metric: "http_req_duration", TimeNS: 1e9, Value: 12, Tags: tags("order")})
+	b.Add(&ingest.Sample{Metric: "http_req_duration", TimeNS: 2e9, Value: 13, Tags: tags("menu")})
+	a.Merge(b)
+	rows := a.Close()
+	if len(rows) != 2 || len(a.Warnings()) != 0 {
+		t.Fatalf("rows %+v, warnings %q", rows, a.Warnings())
+	}
+	for _, r := range rows {
+		want := uint64(0)
+		if r.Tags[0] == "order" {
+			want = 1
+		}
+		if r.Other || r.Failed != want {
+			t.Errorf("%v: failed %d other %v, want %d", r.Tags, r.Failed, r.Other, want)
+		}
 	}
 }

@@ -130,6 +130,14 @@ type Aggregator struct {
 	// failed counts http_req_failed = 1 per window and group id; a key
 	// present with 0 marks a cell with no failure.
 	failed map[key]uint64
+	// pending counts, per window and tag-set string, the failures of tag
+	// sets not (yet) kept: a parallel read can hand an http_req_failed row
+	// to a core before the http_req_duration row of its request. They go
+	// to their tag set when it is kept (Merge, Close), else to the other
+	// rows; at most capacity tag sets are pending, the rest go to the
+	// other rows at once.
+	pending     map[pendKey]uint64
+	pendingTags map[string]struct{}
 	// tracked are the tag sets kept apart, by group string; byID by group
 	// id; counts is a min-heap of them by count.
 	tracked map[string]*entry
@@ -174,6 +182,11 @@ type key struct {
 	group  int
 }
 
+type pendKey struct {
+	window int64
+	tags   string
+}
+
 // New returns an Aggregator. It returns an error when the options cannot
 // work (no metric, a width ≤ 0, a percentile outside (0, 100]).
 func New(opt Options) (*Aggregator, error) {
@@ -201,7 +214,8 @@ func New(opt Options) (*Aggregator, error) {
 			return nil, fmt.Errorf("window: percentile %v outside (0, 100]", p)
 		}
 	}
-	a := &Aggregator{opt: opt, failed: map[key]uint64{}, tracked: map[string]*entry{}, byID: map[int]*entry{},
+	a := &Aggregator{opt: opt, failed: map[key]uint64{}, pending: map[pendKey]uint64{}, pendingTags: map[string]struct{}{},
+		tracked: map[string]*entry{}, byID: map[int]*entry{},
 		dropped: map[int]bool{}, nextID: otherID + 1, vals: make([]string, len(opt.By))}
 	switch {
 	case opt.MaxGroups < 0:
@@ -285,12 +299,18 @@ func (a *Aggregator) Add(s *ingest.Sample) {
 			e.lastWindow = w
 		}
 	}
-	if failed || alsoFailed {
+	if failed {
+		if g == otherID {
+			a.pend(w, s)
+			return
+		}
+		a.failed[key{w, g}]++
+		return
+	}
+	if alsoFailed {
 		a.failed[key{w, g}]++
 	}
-	if !failed {
-		a.w.Add(w, g, s.Value)
-	}
+	a.w.Add(w, g, s.Value)
 }
 
 // addSubs adds s to the candidates. Once a candidate has a sample of its
@@ -313,26 +333,68 @@ func (a *Aggregator) addSubs(s *ingest.Sample) {
 	}
 }
 
+// pend keeps the failure of s, whose tag set is not kept, under its tag
+// set while fewer than capacity are pending, else in the other rows.
+func (a *Aggregator) pend(w int64, s *ingest.Sample) {
+	k := a.keyOf(s)
+	if _, ok := a.pendingTags[k]; !ok {
+		if len(a.pendingTags) >= a.capacity {
+			a.failed[key{w, otherID}]++
+			return
+		}
+		a.pendingTags[k] = struct{}{}
+	}
+	a.pending[pendKey{w, k}]++
+}
+
+// settle moves the pending failures of the tag sets now kept to them;
+// with all, the others too, to the other rows.
+func (a *Aggregator) settle(all bool) {
+	for pk, n := range a.pending {
+		e := a.tracked[pk.tags]
+		switch {
+		case e != nil:
+			a.failed[key{pk.window, e.id}] += n
+		case all:
+			a.failed[key{pk.window, otherID}] += n
+		default:
+			continue
+		}
+		delete(a.pending, pk)
+	}
+	for k := range a.pendingTags {
+		if all || a.tracked[k] != nil {
+			delete(a.pendingTags, k)
+		}
+	}
+}
+
+// keyOf is the tag-set string of s (its Options.By values, NUL
+// separated), with a.vals set to the values when there are several.
+func (a *Aggregator) keyOf(s *ingest.Sample) string {
+	switch len(a.opt.By) {
+	case 0:
+		return ""
+	case 1:
+		k, _ := s.Tags.Get(a.opt.By[0])
+		return k
+	}
+	a.sb.Reset()
+	for i, t := range a.opt.By {
+		v, _ := s.Tags.Get(t)
+		a.vals[i] = v
+		if i > 0 {
+			a.sb.WriteByte(0)
+		}
+		a.sb.WriteString(v)
+	}
+	return a.sb.String()
+}
+
 // entry returns the kept tag set of s, counting the sample when hit;
 // nil when s's tag set is not kept (and, unless hit, is not taken in).
 func (a *Aggregator) entry(s *ingest.Sample, hit bool) *entry {
-	var k string
-	switch len(a.opt.By) {
-	case 0:
-	case 1:
-		k, _ = s.Tags.Get(a.opt.By[0])
-	default:
-		a.sb.Reset()
-		for i, t := range a.opt.By {
-			v, _ := s.Tags.Get(t)
-			a.vals[i] = v
-			if i > 0 {
-				a.sb.WriteByte(0)
-			}
-			a.sb.WriteString(v)
-		}
-		k = a.sb.String()
-	}
+	k := a.keyOf(s)
 	if e := a.tracked[k]; e != nil {
 		if hit {
 			e.count++
@@ -501,6 +563,7 @@ func (a *Aggregator) Close() []Row {
 		}
 		return strings.Compare(x.key, y.key)
 	})
+	a.settle(true)
 	for _, e := range es[min(len(es), a.shown):] {
 		a.drop(e)
 	}
@@ -650,6 +713,17 @@ func (a *Aggregator) Merge(o *Aggregator) {
 	for k, n := range o.failed {
 		a.failed[key{k.window, to(k.group)}] += n
 	}
+	for pk, n := range o.pending {
+		if _, ok := a.pendingTags[pk.tags]; !ok {
+			if len(a.pendingTags) >= a.capacity && a.tracked[pk.tags] == nil {
+				a.failed[key{pk.window, otherID}] += n
+				continue
+			}
+			a.pendingTags[pk.tags] = struct{}{}
+		}
+		a.pending[pk] += n
+	}
+	a.settle(false)
 	a.fold()
 }
 
