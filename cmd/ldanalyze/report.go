@@ -2,9 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/ldanalyze/ldanalyze/internal/cliapp"
@@ -72,35 +69,14 @@ func (e *env) report(c *cli.Context) error {
 			fmt.Fprintln(e.stderr, "ldanalyze: warning:", w)
 		}
 	}
-	var mopt report.MarkdownOptions
 	oopt := outfile.Options{Inputs: cliapp.Inputs(c)}
-	h := c.String("html")
 	if md == "" || md == "-" {
 		// The markdown on standard output, without images (there is
 		// nowhere to put them); the HTML page holds its own.
-		mopt.NoImages = true
-		if err := rep.WriteMarkdown(e.stdout, mopt); err != nil || h == "" {
+		if err := rep.WriteMarkdown(e.stdout, report.MarkdownOptions{NoImages: true}); err != nil {
 			return err
 		}
-		return e.outs.WriteFile(h, oopt, rep.WriteHTML)
+		md = ""
 	}
-	dir := filepath.Dir(md)
-	mopt.ImagePrefix = strings.TrimSuffix(filepath.Base(md), filepath.Ext(md)) + "-"
-	for _, p := range rep.Plots() {
-		for _, f := range []struct {
-			ext string
-			src io.WriterTo
-		}{{"png", p.PNG()}, {"svg", p.SVG()}} {
-			if err := e.outs.WriteFile(filepath.Join(dir, p.File(mopt.ImagePrefix, f.ext)), oopt, func(w io.Writer) error { _, err := f.src.WriteTo(w); return err }); err != nil {
-				return err
-			}
-		}
-	}
-	if err := e.outs.WriteFile(md, oopt, func(w io.Writer) error { return rep.WriteMarkdown(w, mopt) }); err != nil {
-		return err
-	}
-	if h != "" {
-		return e.outs.WriteFile(h, oopt, rep.WriteHTML)
-	}
-	return nil
+	return rep.WriteFiles(e.outs, md, c.String("html"), oopt)
 }
