@@ -7,7 +7,6 @@ import (
 	"github.com/ldanalyze/ldanalyze/internal/cliapp"
 	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/internal/render"
-	"github.com/ldanalyze/ldanalyze/pkg/cost"
 	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 	"github.com/urfave/cli/v2"
 )
@@ -47,40 +46,9 @@ func (e *env) cost(c *cli.Context) error {
 	if c.String("usage") == "" {
 		return e.priceList(c, offers)
 	}
-	opt := pipeline.CostOptions{UsagePath: c.String("usage"), OfferFiles: offers}
-	opt.Price.Region = c.String("region")
-	for _, s := range cliapp.Values(c, "what-if") {
-		w, err := cost.ParseWhatIf(s)
-		if err != nil {
-			return usageError{err}
-		}
-		opt.Price.WhatIf = append(opt.Price.WhatIf, w)
-	}
-	if s := c.String("project"); s != "" {
-		p, err := cost.ParseProjection(s)
-		if err != nil {
-			return usageError{err}
-		}
-		opt.Price.Projection = &p
-	}
-	if h := c.Float64("hours-per-month"); c.IsSet("hours-per-month") && !(h > 0 && h <= 744) {
-		return usageError{fmt.Errorf("--hours-per-month %g: want hours in (0, 744]", h)}
-	}
-	opt.Price.HoursPerMonth = c.Float64("hours-per-month")
-	if d := c.Duration("run-duration"); d < 0 {
-		return usageError{fmt.Errorf("--run-duration %v: want a positive duration", d)}
-	}
-	opt.Price.RunHours = c.Duration("run-duration").Hours()
-	runs := cliapp.Values(c, "run")
-	if s := c.String("window"); s != "" {
-		if len(runs) > 0 {
-			return usageError{fmt.Errorf("--window and --run both given: want one averaging window")}
-		}
-		w, err := cost.ParseWindow(s)
-		if err != nil {
-			return usageError{err}
-		}
-		opt.Price.Window = &w
+	opt, runs, err := cliapp.CostOptions(c)
+	if err != nil {
+		return err
 	}
 	if len(runs) > 0 {
 		if err := pipeline.DistinctFiles(runs); err != nil {
