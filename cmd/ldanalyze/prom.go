@@ -11,8 +11,6 @@ import (
 	"github.com/ldanalyze/ldanalyze/internal/cliapp"
 	"github.com/ldanalyze/ldanalyze/internal/present"
 	"github.com/ldanalyze/ldanalyze/internal/render"
-	"github.com/ldanalyze/ldanalyze/pkg/ingest"
-	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 	"github.com/ldanalyze/ldanalyze/pkg/prom"
 	"github.com/urfave/cli/v2"
 )
@@ -71,47 +69,10 @@ func (e *env) promPull(c *cli.Context) error {
 }
 
 func (e *env) promPullWith(c *cli.Context, copt prom.ClientOptions) error {
-	opt := prom.PullOptions{Client: copt, Step: c.Duration("step"), RateWindow: c.Duration("rate-window")}
-	if opt.Step < time.Second || opt.RateWindow < time.Second {
-		return usageError{fmt.Errorf("prom pull: --step and --rate-window must be at least 1s")}
-	}
-	runs := c.StringSlice("run")
-	var err error
-	switch {
-	case len(runs) > 0 && (c.IsSet("start") || c.IsSet("end")):
-		return usageError{fmt.Errorf("prom pull: give --run or --start/--end, not both")}
-	case len(runs) > 0:
-		var st ingest.Stats
-		opt.Start, opt.End, st, err = pipeline.PullRange(runs, e.stdin, opt.Step)
-		reportStats(e.stderr, st)
-		if err != nil {
-			return fmt.Errorf("prom pull: --run %w", err)
-		}
-	case c.IsSet("start") && c.IsSet("end"):
-		if opt.Start, err = cliapp.ParseTime("start", c.String("start")); err != nil {
-			return err
-		}
-		if opt.End, err = cliapp.ParseTime("end", c.String("end")); err != nil {
-			return err
-		}
-	default:
-		return usageError{fmt.Errorf("prom pull: give the range with --start and --end, or --run FILE")}
-	}
-	pad := c.Duration("pad")
-	opt.Start, opt.End = opt.Start.Add(-pad), opt.End.Add(pad)
-	if !opt.End.After(opt.Start) {
-		return usageError{fmt.Errorf("prom pull: --end %s is not after --start %s", opt.End.Format(time.RFC3339), opt.Start.Format(time.RFC3339))}
-	}
-	if f := c.String("queries"); f != "" {
-		r, err := os.Open(f)
-		if err != nil {
-			return err
-		}
-		opt.Queries, err = prom.ReadQueries(r, f)
-		r.Close()
-		if err != nil {
-			return err
-		}
+	opt, st, err := cliapp.PullOptions(c, copt, e.stdin)
+	reportStats(e.stderr, st)
+	if err != nil {
+		return err
 	}
 	ctx, cancel := context.WithTimeout(c.Context, c.Duration("deadline"))
 	defer cancel()

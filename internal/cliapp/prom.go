@@ -3,7 +3,9 @@ package cliapp
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +13,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ldanalyze/ldanalyze/internal/readcap"
+	"github.com/ldanalyze/ldanalyze/pkg/ingest"
+	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 	"github.com/ldanalyze/ldanalyze/pkg/prom"
 )
 
@@ -174,4 +178,54 @@ func K6Options(c *cli.Context, cmd string) (prom.K6Options, error) {
 		}
 	}
 	return opt, nil
+}
+
+// PullOptions reads the flags of `prom pull` into prom.PullOptions with
+// the client copt: --step and --rate-window (at least 1 s), the range from
+// --start and --end (ParseTime) or from the k6 run of --run (read with
+// pipeline.PullRange, stdin for "-"; what was read is returned), widened
+// by --pad on both sides, and the custom queries of --queries. Errors name
+// the flag.
+func PullOptions(c *cli.Context, copt prom.ClientOptions, stdin io.Reader) (prom.PullOptions, ingest.Stats, error) {
+	opt := prom.PullOptions{Client: copt, Step: c.Duration("step"), RateWindow: c.Duration("rate-window")}
+	var st ingest.Stats
+	if opt.Step < time.Second || opt.RateWindow < time.Second {
+		return opt, st, fmt.Errorf("prom pull: --step and --rate-window must be at least 1s")
+	}
+	runs := c.StringSlice("run")
+	var err error
+	switch {
+	case len(runs) > 0 && (c.IsSet("start") || c.IsSet("end")):
+		return opt, st, fmt.Errorf("prom pull: give --run or --start/--end, not both")
+	case len(runs) > 0:
+		if opt.Start, opt.End, st, err = pipeline.PullRange(runs, stdin, opt.Step); err != nil {
+			return opt, st, fmt.Errorf("prom pull: --run %w", err)
+		}
+	case c.IsSet("start") && c.IsSet("end"):
+		if opt.Start, err = ParseTime("start", c.String("start")); err != nil {
+			return opt, st, err
+		}
+		if opt.End, err = ParseTime("end", c.String("end")); err != nil {
+			return opt, st, err
+		}
+	default:
+		return opt, st, fmt.Errorf("prom pull: give the range with --start and --end, or --run FILE")
+	}
+	pad := c.Duration("pad")
+	opt.Start, opt.End = opt.Start.Add(-pad), opt.End.Add(pad)
+	if !opt.End.After(opt.Start) {
+		return opt, st, fmt.Errorf("prom pull: --end %s is not after --start %s", opt.End.Format(time.RFC3339), opt.Start.Format(time.RFC3339))
+	}
+	if f := c.String("queries"); f != "" {
+		r, err := os.Open(f)
+		if err != nil {
+			return opt, st, err
+		}
+		opt.Queries, err = prom.ReadQueries(r, f)
+		r.Close()
+		if err != nil {
+			return opt, st, err
+		}
+	}
+	return opt, st, nil
 }
