@@ -5,6 +5,7 @@ import (
 
 	"github.com/ldanalyze/ldanalyze/internal/outfile"
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
+	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 	"github.com/urfave/cli/v2"
 )
 
@@ -63,36 +64,18 @@ func (e *env) convertAction(c *cli.Context) error {
 	if err := outfile.Check(out, oopt); err != nil {
 		return usageError{err}
 	}
-	r, err := ingest.OpenAll(inputs, e.stdin)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
 	// An output of the command (internal/outfile): written beside the
 	// target, which it replaces only when convert succeeds.
 	f, err := e.outs.Create(out, oopt)
 	if err != nil {
 		return err
 	}
-	res, err := ingest.WriteColumnar(f, r, ingest.ColumnarOptions{
+	res, written, err := pipeline.Convert(inputs, e.stdin, f, ingest.ColumnarOptions{
 		Format: format, TimeUnit: c.String("time-unit"), BatchRows: c.Int("batch-rows"),
 	})
-	if cerr := f.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("writing %s: %w", out, cerr)
-	}
 	reportStats(e.stderr, res.Stats)
 	if err != nil {
-		f.Abort()
 		return err
-	}
-	written, err := ingest.CountColumnarRows(f.TempName())
-	if err != nil {
-		f.Abort()
-		return err
-	}
-	if written != res.RowsIn {
-		f.Abort()
-		return fmt.Errorf("convert: read %d rows but %s holds %d", res.RowsIn, out, written)
 	}
 	fmt.Fprintf(e.stdout, "rows in: %d\nrows out: %d\nwrote %s (%s, timestamp unit %s, %d tag columns)\n",
 		res.RowsIn, written, out, format, res.TimeUnit, len(res.TagColumns))
