@@ -150,54 +150,18 @@ func (e *env) queueModel(multi bool) cli.ActionFunc {
 		if multi && len(c.StringSlice("run")) > 0 {
 			return e.queueMMcRun(c)
 		}
-		if c.String("service") == "" {
-			return usageError{errors.New("queue mmc: give --service, or --run to estimate it from a k6 run")}
-		}
-		svc, err := cliapp.Quantity("service", c.String("service"), scale.Seconds)
+		req, err := cliapp.QueueRequest(c, multi)
 		if err != nil {
 			return err
 		}
-		p := c.Float64("quantile")
-		if !(p > 0 && p < 1) && !(multi && p == 0 && c.String("target") != "") {
-			return usageError{fmt.Errorf("--quantile %g: want a value in (0, 1)", p)}
-		}
 		rep := present.QueueDoc{Model: "M/M/1", Warnings: []string{}}
-		var rates []float64
 		if multi {
 			rep.Model = "M/M/c"
-			for _, s := range cliapp.List(c.StringSlice("rates")) {
-				r, err := cliapp.Quantity("rates", s, scale.PerSecond)
-				if err != nil {
-					return err
-				}
-				rates = append(rates, r)
-			}
 		}
-		if c.String("rate") != "" {
-			r, err := cliapp.Quantity("rate", c.String("rate"), scale.PerSecond)
-			if err != nil {
-				return err
-			}
-			rates = append([]float64{r}, rates...)
-		}
-		if len(rates) == 0 {
-			return usageError{errors.New("queue: give --rate (or --rates for mmc)")}
-		}
-		req := pipeline.QueueRequest{RatesPerSecond: rates, ServiceSeconds: svc, Servers: 1, Quantile: p}
+		p := req.Quantile
 		if multi && c.String("target") != "" {
-			if c.IsSet("servers") || len(rates) != 1 {
-				return usageError{errors.New("queue mmc: --target solves for the servers: give one --rate and no --servers")}
-			}
-			if req.TargetSeconds, err = cliapp.Quantity("target", c.String("target"), scale.Seconds); err != nil {
-				return err
-			}
 			tq := p
 			rep.Target, rep.TargetQuantile = &req.TargetSeconds, &tq
-		} else if multi {
-			if !c.IsSet("servers") {
-				return usageError{errors.New("queue mmc: give --servers, or --target to solve for them")}
-			}
-			req.Servers = c.Int("servers")
 		}
 		qs, warn, err := pipeline.Queues(req)
 		if err != nil {
