@@ -12,9 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
-	"syscall"
 
 	"github.com/ldanalyze/ldanalyze/internal/cliapp"
 	"github.com/ldanalyze/ldanalyze/internal/outfile"
@@ -33,24 +31,10 @@ func main() {
 	// SIGINT and SIGTERM cancel the context and abandon the outputs being
 	// written (their temporary files are removed); a second signal kills
 	// at once.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	outs := &outfile.Set{}
-	done := make(chan int, 1)
-	go func() { done <- exitCode(runOutputs(ctx, outs, os.Args, os.Stdin, os.Stdout, os.Stderr), os.Stderr) }()
-	var code int
-	select {
-	case code = <-done:
-	case <-ctx.Done():
-		stop()
-		outs.Abort()
-		cause := context.Cause(ctx)
-		fmt.Fprintln(os.Stderr, "ldanalyze:", cause, "- stopped; no output written")
-		code = 130 // 128 + SIGINT
-		if cause.Error() == syscall.SIGTERM.String()+" signal received" {
-			code = 143
-		}
-	}
-	stop()
+	code := cliapp.UntilSignal(os.Stderr, func(ctx context.Context) int {
+		return exitCode(runOutputs(ctx, outs, os.Args, os.Stdin, os.Stdout, os.Stderr), os.Stderr)
+	}, outs.Abort)
 	os.Exit(code)
 }
 

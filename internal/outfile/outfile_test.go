@@ -282,32 +282,22 @@ func TestSet(t *testing.T) {
 	}
 }
 
-// TestSetLazyAndWriteFile: a Lazy output exists on disk (as its temporary
-// file) only after its first write, and is put in place by Commit; one
-// closed unwritten is an empty file. WriteFile's failed write abandons its
-// file and names the path, and the set then fails to commit.
-func TestSetLazyAndWriteFile(t *testing.T) {
+// TestSetWriteFile: WriteFile's file is put in place by Commit; a
+// failed write abandons its file and names the path, and the set then
+// fails to commit.
+func TestSetWriteFile(t *testing.T) {
 	dir := t.TempDir()
 	var s Set
-	lz, empty := s.Lazy(filepath.Join(dir, "out.txt"), Options{}), s.Lazy(filepath.Join(dir, "empty.txt"), Options{})
-	if got := ls(t, dir); len(got) != 0 {
-		t.Fatalf("before any write: %q", got)
-	}
-	io.WriteString(lz, "a")
-	io.WriteString(lz, "b")
-	if got := ls(t, dir); len(got) != 1 || !strings.HasSuffix(got[0], ".tmp") {
-		t.Fatalf("after a write: %q, want the temporary file", got)
-	}
-	if err := errors.Join(lz.Close(), empty.Close()); err != nil {
-		t.Fatal(err)
-	}
 	if err := s.WriteFile(filepath.Join(dir, "ok.md"), Options{}, func(w io.Writer) error { _, err := io.WriteString(w, "ok"); return err }); err != nil {
 		t.Fatal(err)
+	}
+	if got := ls(t, dir); len(got) != 1 || !strings.HasSuffix(got[0], ".tmp") {
+		t.Fatalf("before Commit: %q, want the temporary file", got)
 	}
 	if err := s.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if got := ls(t, dir); !slices.Equal(got, []string{"empty.txt", "ok.md", "out.txt"}) || read(t, filepath.Join(dir, "out.txt")) != "ab" || read(t, filepath.Join(dir, "empty.txt")) != "" || read(t, filepath.Join(dir, "ok.md")) != "ok" {
+	if got := ls(t, dir); !slices.Equal(got, []string{"ok.md"}) || read(t, filepath.Join(dir, "ok.md")) != "ok" {
 		t.Errorf("after Commit: %q", got)
 	}
 	var f Set
@@ -320,7 +310,7 @@ func TestSetLazyAndWriteFile(t *testing.T) {
 	if err := f.Commit(); err == nil || err.Error() != bad+": not written (abandoned)" {
 		t.Errorf("Commit after a failed write: %v", err)
 	}
-	if got := ls(t, dir); !slices.Equal(got, []string{"empty.txt", "ok.md", "out.txt"}) {
+	if got := ls(t, dir); !slices.Equal(got, []string{"ok.md"}) {
 		t.Errorf("after the failed write: %q", got)
 	}
 }
