@@ -220,37 +220,15 @@ func (e *env) queueLittleRun(c *cli.Context) error {
 }
 
 func (e *env) queueMMcRun(c *cli.Context) error {
-	for _, k := range []string{"rate", "rates", "target"} {
-		if c.IsSet(k) {
-			return usageError{fmt.Errorf("queue mmc: --run takes the rates from the run; drop --%s", k)}
-		}
-	}
-	q := c.Float64("quantile")
-	if !(q > 0 && q < 1) {
-		return usageError{fmt.Errorf("--quantile %g: want a value in (0, 1)", q)}
-	}
-	var opt queueing.EstimateOptions
-	if s := c.String("service"); s != "" {
-		v, err := cliapp.Quantity("service", s, scale.Seconds)
-		if err != nil {
-			return err
-		}
-		if !(v > 0) {
-			return usageError{fmt.Errorf("--service %s: want a duration > 0", s)}
-		}
-		opt.ServiceSeconds = v
-	}
-	if c.IsSet("servers") {
-		if opt.Servers = c.Int("servers"); opt.Servers < 1 {
-			return usageError{fmt.Errorf("--servers %d: want at least 1", opt.Servers)}
-		}
-	}
-	files, metric := c.StringSlice("run"), c.String("metric")
-	an, err := e.analyseRun(c, files, metric, 100*q)
+	opt, err := cliapp.EstimateOptions(c)
 	if err != nil {
 		return err
 	}
-	opt.Quantile = q
+	files, metric := c.StringSlice("run"), c.String("metric")
+	an, err := e.analyseRun(c, files, metric, 100*opt.Quantile)
+	if err != nil {
+		return err
+	}
 	est, err := pipeline.EstimateMMc(an, opt)
 	if err != nil {
 		return usageError{fmt.Errorf("%s: %w", strings.Join(files, ", "), err)}

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
+	"github.com/ldanalyze/ldanalyze/pkg/queueing"
 	"github.com/ldanalyze/ldanalyze/pkg/scale"
 )
 
@@ -65,4 +66,36 @@ func QueueRequest(c *cli.Context, multi bool) (pipeline.QueueRequest, error) {
 		req.Servers = c.Int("servers")
 	}
 	return req, nil
+}
+
+// EstimateOptions reads the flags of `queue mmc --run FILE`: the rates
+// come from the run, so --rate, --rates and --target are refused;
+// --quantile (in (0, 1)), and --service (a duration > 0) and --servers
+// (at least 1) when given override the estimate. Errors name the flag.
+func EstimateOptions(c *cli.Context) (queueing.EstimateOptions, error) {
+	var opt queueing.EstimateOptions
+	for _, k := range []string{"rate", "rates", "target"} {
+		if c.IsSet(k) {
+			return opt, fmt.Errorf("queue mmc: --run takes the rates from the run; drop --%s", k)
+		}
+	}
+	if opt.Quantile = c.Float64("quantile"); !(opt.Quantile > 0 && opt.Quantile < 1) {
+		return opt, fmt.Errorf("--quantile %g: want a value in (0, 1)", opt.Quantile)
+	}
+	if s := c.String("service"); s != "" {
+		v, err := Quantity("service", s, scale.Seconds)
+		if err != nil {
+			return opt, err
+		}
+		if !(v > 0) {
+			return opt, fmt.Errorf("--service %s: want a duration > 0", s)
+		}
+		opt.ServiceSeconds = v
+	}
+	if c.IsSet("servers") {
+		if opt.Servers = c.Int("servers"); opt.Servers < 1 {
+			return opt, fmt.Errorf("--servers %d: want at least 1", opt.Servers)
+		}
+	}
+	return opt, nil
 }
