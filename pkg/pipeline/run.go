@@ -25,6 +25,7 @@ import (
 
 	"github.com/ldanalyze/ldanalyze/pkg/checks"
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
+	"github.com/ldanalyze/ldanalyze/pkg/k6metric"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/over"
 	"github.com/ldanalyze/ldanalyze/pkg/prom"
@@ -242,6 +243,9 @@ func (an *Analysis) analyse(opt Options, exp *prom.Export, acc *accs, perScenari
 			w = (r + 1e9 - 1) / 1e9 * 1e9
 		}
 		kopt.WindowNS = w
+	}
+	if mi, ok := an.Input.Metrics[tl.Metric()]; ok && kopt.MetricContains == "" {
+		kopt.MetricContains = k6metric.Contains(mi.Contains)
 	}
 	res, kerr := knee.Analyze(tl, kopt)
 	if kerr != nil {
