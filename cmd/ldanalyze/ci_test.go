@@ -56,8 +56,8 @@ func TestCheckJUnit(t *testing.T) {
 	if got := strings.Join(failed, ","); got != "checks,errors,rate-limited" || doc.Failures != 3 {
 		t.Errorf("failures %q (%d), want checks,errors,rate-limited", got, doc.Failures)
 	}
-	if got := strings.Join(skipped, ","); got != "generator" || doc.Skipped != 1 {
-		t.Errorf("skipped %q (%d), want generator", got, doc.Skipped)
+	if got := strings.Join(skipped, ","); got != "generator,thresholds" || doc.Skipped != 2 {
+		t.Errorf("skipped %q (%d), want generator,thresholds (no --prom, no --threshold)", got, doc.Skipped)
 	}
 }
 
@@ -70,7 +70,7 @@ func TestGitHubSummaries(t *testing.T) {
 		code int
 		head string
 	}{
-		{[]string{"check", "--format", "github", td + "closed_ramp.csv.gz"}, 1, "### ldanalyze check: ❌ 3 of 12 checks failed: checks, errors, rate-limited\n"},
+		{[]string{"check", "--format", "github", td + "closed_ramp.csv.gz"}, 1, "### ldanalyze check: ❌ 3 of 13 checks failed: checks, errors, rate-limited\n"},
 		{[]string{"knee", "--format", "github", td + "breakpoint.csv.gz"}, 0, "### ❌ ldanalyze knee: `../../testdata/k6/breakpoint.csv.gz`\n"},
 		{[]string{"compare", "--format", "github", "before=" + td + "open_ramp.csv.gz", "after=" + td + "breakpoint.csv.gz"}, 0, "### ldanalyze compare before → after: "},
 	} {

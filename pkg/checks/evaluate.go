@@ -79,7 +79,7 @@ func Evaluate(tl *timeline.Timeline, res *knee.Result, opt Options) *Report {
 	r := &Report{}
 	r.Checks = append(r.Checks,
 		e.model(), e.duration(), e.resolution(), e.coordinatedOmission(), e.droppedIterations(),
-		e.checksMetric(), e.errors(), e.rateLimited(), e.summaryVsKnee(), e.generator(), e.cardinality(), e.backlog())
+		e.checksMetric(), e.errors(), e.rateLimited(), e.summaryVsKnee(), e.generator(), e.cardinality(), e.backlog(), e.thresholds())
 	return r
 }
 
@@ -792,7 +792,7 @@ func (e *eval) summaryVsKnee() Check {
 		}
 		if len(failedRun) > 0 {
 			ch.Status = OK
-			ch.Message = fmt.Sprintf("the whole run already fails %s, so the summary does not hide the failure; see the levels for where it starts.", strings.Join(failedRun, ", "))
+			ch.Message = fmt.Sprintf("the whole run already fails %s (the thresholds check fails the run), so the summary does not hide the failure; see the levels for where it starts.", strings.Join(failedRun, ", "))
 			return ch
 		}
 		ch.Status = OK
