@@ -120,8 +120,8 @@ func TestCheckFormats(t *testing.T) {
 		}
 	}
 	out, _, _ := runCLI(t, in, "check", "--format", "csv", "-")
-	if lines := strings.Count(out, "\n"); lines != 14 {
-		t.Errorf("csv: %d lines, want header + 13 checks", lines)
+	if lines := strings.Count(out, "\n"); lines != 15 {
+		t.Errorf("csv: %d lines, want header + 14 checks", lines)
 	}
 }
 
@@ -300,5 +300,46 @@ func TestThresholdGate(t *testing.T) {
 		if !strings.Contains(msg, c.want) || (c.code == 1 && code != 1) {
 			t.Errorf("%s: exit %d, thresholds %q; want %d and %q", c.thr, code, msg, c.code, c.want)
 		}
+	}
+}
+
+// TestCutShortInput: a gzip copy of breakpoint.csv.gz cut at 300,000
+// bytes (about 60 of its 131 s) is analysed to the cut, and the input
+// check says the file ended early (the ceiling "not reached" may be the
+// cut's); suite marks the row.
+func TestCutShortInput(t *testing.T) {
+	b, err := os.ReadFile(td + "breakpoint.csv.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cut := filepath.Join(dir, "cut.csv.gz")
+	if err := os.WriteFile(cut, b[:300000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ := runCLI(t, "", "check", "--format", "json", cut)
+	var doc struct {
+		Checks []struct {
+			ID       string             `json:"id"`
+			Status   string             `json:"status"`
+			Evidence map[string]float64 `json:"evidence"`
+			Message  string             `json:"message"`
+		} `json:"checks"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range doc.Checks {
+		if c.ID == "input" {
+			found = c.Status == "warn" && c.Evidence["truncated"] == 1 && strings.Contains(c.Message, "the input ended early")
+		}
+	}
+	if !found {
+		t.Errorf("no input warning for a cut file: %s", out)
+	}
+	out, _, _ = runCLI(t, "", "suite", "--format", "json", dir)
+	if !strings.Contains(out, `"truncated": true`) {
+		t.Errorf("suite does not mark the cut run:\n%s", out)
 	}
 }

@@ -71,7 +71,7 @@ func TestGitHubSummaries(t *testing.T) {
 		code int
 		head string
 	}{
-		{[]string{"check", "--format", "github", "../../testdata/k6-v2/grpc_ramp.csv.gz"}, 1, "### ldanalyze check: ❌ 3 of 13 checks failed: dropped-iterations, checks, errors\n"},
+		{[]string{"check", "--format", "github", "../../testdata/k6-v2/grpc_ramp.csv.gz"}, 1, "### ldanalyze check: ❌ 3 of 14 checks failed: dropped-iterations, checks, errors\n"},
 		{[]string{"check", "--format", "github", td + "closed_ramp.csv.gz"}, 0, "### ldanalyze check: ⚠️ "},
 		{[]string{"knee", "--format", "github", td + "breakpoint.csv.gz"}, 0, "### ⚠️ ldanalyze knee: `../../testdata/k6/breakpoint.csv.gz`\n"},
 		{[]string{"compare", "--format", "github", "before=" + td + "open_ramp.csv.gz", "after=" + td + "breakpoint.csv.gz"}, 0, "### ldanalyze compare before → after: "},

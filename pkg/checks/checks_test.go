@@ -126,7 +126,7 @@ func TestHealthyRun(t *testing.T) {
 	want := map[string]Status{
 		IDModel: OK, IDDuration: OK, IDResolution: OK, IDCoordinatedOmission: OK, IDDroppedIterations: OK,
 		IDChecks: OK, IDErrors: OK, IDRateLimited: OK, IDSummaryVsKnee: OK, IDGenerator: NA, IDCardinality: OK,
-		IDBacklog: OK, IDThresholds: NA,
+		IDBacklog: OK, IDThresholds: NA, IDInput: NA,
 	}
 	if len(rep.Checks) != len(want) {
 		t.Errorf("%d checks, want %d", len(rep.Checks), len(want))

@@ -59,6 +59,8 @@ type Options struct {
 	// Generator is the load generator's data for the generator check; nil
 	// leaves the check n/a with a hint.
 	Generator *GeneratorData
+	// Input is what the readers said of the files, for the input check.
+	Input Input
 }
 
 func (o *Options) defaults() {
@@ -79,7 +81,7 @@ func Evaluate(tl *timeline.Timeline, res *knee.Result, opt Options) *Report {
 	r := &Report{}
 	r.Checks = append(r.Checks,
 		e.model(), e.duration(), e.resolution(), e.coordinatedOmission(), e.droppedIterations(),
-		e.checksMetric(), e.errors(), e.rateLimited(), e.summaryVsKnee(), e.generator(), e.cardinality(), e.backlog(), e.thresholds())
+		e.checksMetric(), e.errors(), e.rateLimited(), e.summaryVsKnee(), e.generator(), e.cardinality(), e.backlog(), e.thresholds(), e.input())
 	return r
 }
 

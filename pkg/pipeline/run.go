@@ -263,6 +263,7 @@ func (an *Analysis) analyse(opt Options, exp *prom.Export, acc *accs, perScenari
 		return fmt.Errorf("%s: %w", an.Name(), err)
 	}
 	copt := opt.Checks
+	copt.Input = checks.Input{Rows: an.Input.Rows, Skipped: an.Input.Skipped, Truncated: an.Input.Truncated, Set: true}
 	if exp != nil && copt.Generator == nil {
 		copt.Generator = checks.GeneratorFromExport(exp, opt.GeneratorPods)
 	}
