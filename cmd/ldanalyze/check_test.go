@@ -120,8 +120,8 @@ func TestCheckFormats(t *testing.T) {
 		}
 	}
 	out, _, _ := runCLI(t, in, "check", "--format", "csv", "-")
-	if lines := strings.Count(out, "\n"); lines != 13 {
-		t.Errorf("csv: %d lines, want header + 12 checks", lines)
+	if lines := strings.Count(out, "\n"); lines != 15 {
+		t.Errorf("csv: %d lines, want header + 14 checks", lines)
 	}
 }
 
@@ -264,5 +264,82 @@ func TestCheckNoSamples(t *testing.T) {
 	out, errs, code := runCLI(t, header, "check", "-")
 	if code != 2 || !strings.Contains(errs, "no data rows") || out != "" {
 		t.Errorf("exit %d, stderr %q, stdout %q", code, errs, out)
+	}
+}
+
+// TestThresholdGate: `check --threshold` fails the run (exit 1) when a
+// threshold fails over the whole run, as k6 would (breakpoint's p95 is
+// 273.4 ms over all responses, as k6's summary says), and when a threshold matches no sample (a misspelt metric, a
+// tag filter that matches nothing); it passes when every one holds.
+func TestThresholdGate(t *testing.T) {
+	for _, c := range []struct {
+		thr  string
+		code int
+		want string
+	}{
+		{"http_req_duration:p(95)<1", 1, "1 of 1 thresholds fail over the whole run: http_req_duration:p(95)<1 (274)"},
+		{"http_req_duraton:p(95)<1", 1, "http_req_duraton:p(95)<1 matches no sample of the run"},
+		{"http_req_duration{name:nonexist}:p(95)<1", 1, "matches no sample of the run"},
+		{"http_req_duration:p(95)<10000", 0, "every threshold holds over the whole run"},
+	} {
+		out, errOut, code := runCLI(t, "", "check", "--format", "json", "--threshold", c.thr, td+"breakpoint.csv.gz")
+		var doc struct {
+			Checks []struct{ ID, Status, Message string } `json:"checks"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("%s: %v (%s)", c.thr, err, errOut)
+		}
+		msg := ""
+		for _, ch := range doc.Checks {
+			if ch.ID == "thresholds" {
+				msg = ch.Message
+			}
+		}
+		// breakpoint fails other checks too (errors past the knee): the
+		// exit code is judged only when the thresholds check decides it.
+		if !strings.Contains(msg, c.want) || (c.code == 1 && code != 1) {
+			t.Errorf("%s: exit %d, thresholds %q; want %d and %q", c.thr, code, msg, c.code, c.want)
+		}
+	}
+}
+
+// TestCutShortInput: a gzip copy of breakpoint.csv.gz cut at 300,000
+// bytes (about 60 of its 131 s) is analysed to the cut, and the input
+// check says the file ended early (the ceiling "not reached" may be the
+// cut's); suite marks the row.
+func TestCutShortInput(t *testing.T) {
+	b, err := os.ReadFile(td + "breakpoint.csv.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cut := filepath.Join(dir, "cut.csv.gz")
+	if err := os.WriteFile(cut, b[:300000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ := runCLI(t, "", "check", "--format", "json", cut)
+	var doc struct {
+		Checks []struct {
+			ID       string             `json:"id"`
+			Status   string             `json:"status"`
+			Evidence map[string]float64 `json:"evidence"`
+			Message  string             `json:"message"`
+		} `json:"checks"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range doc.Checks {
+		if c.ID == "input" {
+			found = c.Status == "warn" && c.Evidence["truncated"] == 1 && strings.Contains(c.Message, "the input ended early")
+		}
+	}
+	if !found {
+		t.Errorf("no input warning for a cut file: %s", out)
+	}
+	out, _, _ = runCLI(t, "", "suite", "--format", "json", dir)
+	if !strings.Contains(out, `"truncated": true`) {
+		t.Errorf("suite does not mark the cut run:\n%s", out)
 	}
 }

@@ -9,10 +9,11 @@ import (
 // TestCheckJUnit: check --format junit is JUnit XML that encoding/xml reads
 // back: one test case per check, the failed checks as <failure> with their
 // message and evidence, n/a as <skipped>; the exit code still gates (1).
-// closed_ramp.csv.gz fails checks, errors and rate-limited (its README:
-// 823 × 429 on search) and has no generator data (n/a).
+// The gRPC ramp fails dropped-iterations (1,268, in stall bursts), checks
+// and errors (a flat 5 % NotFound at every load: not a test past its
+// knee) and has no generator data nor thresholds (n/a).
 func TestCheckJUnit(t *testing.T) {
-	out, _, code := runCLI(t, "", "check", "--format", "junit", td+"closed_ramp.csv.gz")
+	out, _, code := runCLI(t, "", "check", "--format", "junit", "../../testdata/k6-v2/grpc_ramp.csv.gz")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (failed checks)", code)
 	}
@@ -53,11 +54,11 @@ func TestCheckJUnit(t *testing.T) {
 			skipped = append(skipped, c.Name)
 		}
 	}
-	if got := strings.Join(failed, ","); got != "checks,errors,rate-limited" || doc.Failures != 3 {
-		t.Errorf("failures %q (%d), want checks,errors,rate-limited", got, doc.Failures)
+	if got := strings.Join(failed, ","); got != "dropped-iterations,checks,errors" || doc.Failures != 3 {
+		t.Errorf("failures %q (%d), want dropped-iterations,checks,errors", got, doc.Failures)
 	}
-	if got := strings.Join(skipped, ","); got != "generator" || doc.Skipped != 1 {
-		t.Errorf("skipped %q (%d), want generator", got, doc.Skipped)
+	if got := strings.Join(skipped, ","); got != "generator,thresholds" || doc.Skipped != 2 {
+		t.Errorf("skipped %q (%d), want generator,thresholds (no --prom, no --threshold)", got, doc.Skipped)
 	}
 }
 
@@ -70,8 +71,9 @@ func TestGitHubSummaries(t *testing.T) {
 		code int
 		head string
 	}{
-		{[]string{"check", "--format", "github", td + "closed_ramp.csv.gz"}, 1, "### ldanalyze check: ❌ 3 of 12 checks failed: checks, errors, rate-limited\n"},
-		{[]string{"knee", "--format", "github", td + "breakpoint.csv.gz"}, 0, "### ❌ ldanalyze knee: `../../testdata/k6/breakpoint.csv.gz`\n"},
+		{[]string{"check", "--format", "github", "../../testdata/k6-v2/grpc_ramp.csv.gz"}, 1, "### ldanalyze check: ❌ 3 of 14 checks failed: dropped-iterations, checks, errors\n"},
+		{[]string{"check", "--format", "github", td + "closed_ramp.csv.gz"}, 0, "### ldanalyze check: ⚠️ "},
+		{[]string{"knee", "--format", "github", td + "breakpoint.csv.gz"}, 0, "### ⚠️ ldanalyze knee: `../../testdata/k6/breakpoint.csv.gz`\n"},
 		{[]string{"compare", "--format", "github", "before=" + td + "open_ramp.csv.gz", "after=" + td + "breakpoint.csv.gz"}, 0, "### ldanalyze compare before → after: "},
 	} {
 		out, errOut, code := runCLI(t, "", c.args...)

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -225,10 +224,12 @@ func TestSuiteTestdata(t *testing.T) {
 		t.Fatalf("%d rows: %v", len(doc.Runs), byName)
 	}
 	bp := byName["breakpoint.csv.gz"]
-	if math.Abs(float64(bp.ChecksPassRate)-19934.0/23232) > 1e-12 || bp.Valid || bp.Thresholds != nil || bp.Requests != 23232 {
+	// Its errors, 429s and failed checks all come past the knee (the
+	// levels with headroom are clean): warnings, and the run is valid.
+	if math.Abs(float64(bp.ChecksPassRate)-19934.0/23232) > 1e-12 || !bp.Valid || bp.Thresholds != nil || bp.Requests != 23232 {
 		t.Errorf("breakpoint: %+v", bp)
 	}
-	if !slices.Equal(bp.InvalidBecause, []string{"checks", "errors", "rate-limited"}) || math.Abs(float64(bp.Knee)-180.78) > 0.01 || !bp.KneeReached {
+	if len(bp.InvalidBecause) != 0 || math.Abs(float64(bp.Knee)-180.78) > 0.01 || !bp.KneeReached {
 		t.Errorf("breakpoint: invalid because %v, knee %v", bp.InvalidBecause, bp.Knee)
 	}
 	if th := byName["open_ramp.csv.gz"].Thresholds; th == nil || th.Failed != 2 || th.Passed != 1 {
@@ -273,7 +274,14 @@ func TestSuiteCorpus(t *testing.T) {
 			t.Errorf("no row for %s", f)
 		}
 	}
-	if len(files) != 6 || !files["custom_metrics_unix_milli.csv"] || files["open_ramp.json.gz"] {
+	// Every corpus run is valid: the step and ramp tests fail only past
+	// their knees.
+	for f, valid := range files {
+		if !valid {
+			t.Errorf("%s: not valid", f)
+		}
+	}
+	if len(files) != 6 {
 		t.Errorf("rows %v", files)
 	}
 }

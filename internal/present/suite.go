@@ -121,6 +121,9 @@ func SuiteGrid(rows []suite.Row, machine bool) *render.Grid {
 		if !r.Valid {
 			valid = "NO: " + strings.Join(r.InvalidBecause, ", ")
 		}
+		if r.Truncated {
+			valid += " (file cut short)"
+		}
 		bound := func(v suite.F, reached bool, unit string) string {
 			if !v.Valid() {
 				return "-"

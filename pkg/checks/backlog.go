@@ -62,6 +62,11 @@ func (e *eval) backlog() Check {
 	ch.Evidence.add("after_max_ms", mx)
 	ch.Evidence.add("top_level_p50_ms", top.p50)
 	metric := e.tl.Metric()
+	if tail == 0 {
+		ch.Status = OK
+		ch.Message = fmt.Sprintf("no sample of %s after the highest load level (ended at +%d s): no backlog draining after the load.", metric, top.end-e.s0)
+		return ch
+	}
 	if tail < BacklogMinSamples || share < BacklogMinShare || !(top.p50 > 0) || !(med > BacklogFactor*top.p50) {
 		ch.Status = OK
 		ch.Message = fmt.Sprintf("after the highest load level (ended at +%d s) %d samples of %s, median %s ms against %s ms in that level: no backlog draining after the load.",

@@ -126,7 +126,7 @@ func TestHealthyRun(t *testing.T) {
 	want := map[ID]Status{
 		IDModel: OK, IDDuration: OK, IDResolution: OK, IDCoordinatedOmission: OK, IDDroppedIterations: OK,
 		IDChecks: OK, IDErrors: OK, IDRateLimited: OK, IDSummaryVsKnee: OK, IDGenerator: NA, IDCardinality: OK,
-		IDBacklog: OK,
+		IDBacklog: OK, IDThresholds: NA, IDInput: NA,
 	}
 	if len(rep.Checks) != len(want) || len(IDs) != len(want) {
 		t.Errorf("%d checks, %d IDs, want %d", len(rep.Checks), len(IDs), len(want))
@@ -533,4 +533,25 @@ func fileReport(t *testing.T, path, metric string) *Report {
 		t.Fatal(err)
 	}
 	return Evaluate(tl, res, Options{})
+}
+
+// TestPastKnee: a step test taken beyond capacity (breakpoint: 3,298
+// failures, all from the 199 it/s step on, none below) warns of its
+// errors, 429s and failed k6 checks instead of failing; the gRPC ramp,
+// whose 5 % NotFound is there at every load, still fails its errors.
+func TestPastKnee(t *testing.T) {
+	bp := fileReport(t, filepath.Join("..", "..", "testdata", "k6", "breakpoint.csv.gz"), "")
+	for _, id := range []string{IDErrors, IDRateLimited, IDChecks} {
+		c := get(t, bp, id)
+		if c.Status != Warn || !strings.Contains(c.Message, "They came past the knee") {
+			t.Errorf("breakpoint %s: %s: %s", id, c.Status, c.Message)
+		}
+	}
+	if from := ev(t, get(t, bp, IDErrors), "past_knee_from_s"); from != 73 {
+		t.Errorf("breakpoint: past the knee from +%v s, want +73 (the 199 it/s hold)", from)
+	}
+	grpc := fileReport(t, filepath.Join("..", "..", "testdata", "k6-v2", "grpc_ramp.csv.gz"), "")
+	if c := get(t, grpc, IDErrors); c.Status != Fail || strings.Contains(c.Message, "past the knee") {
+		t.Errorf("grpc errors: %s: %s", c.Status, c.Message)
+	}
 }

@@ -59,6 +59,8 @@ type Options struct {
 	// Generator is the load generator's data for the generator check; nil
 	// leaves the check n/a with a hint.
 	Generator *GeneratorData
+	// Input is what the readers said of the files, for the input check.
+	Input Input
 }
 
 func (o *Options) defaults() {
@@ -79,7 +81,7 @@ func Evaluate(tl *timeline.Timeline, res *knee.Result, opt Options) *Report {
 	r := &Report{}
 	r.Checks = append(r.Checks,
 		e.model(), e.duration(), e.resolution(), e.coordinatedOmission(), e.droppedIterations(),
-		e.checksMetric(), e.errors(), e.rateLimited(), e.summaryVsKnee(), e.generator(), e.cardinality(), e.backlog())
+		e.checksMetric(), e.errors(), e.rateLimited(), e.summaryVsKnee(), e.generator(), e.cardinality(), e.backlog(), e.thresholds(), e.input())
 	return r
 }
 
@@ -440,6 +442,12 @@ func (e *eval) checksMetric() Check {
 	ch.Status = Fail
 	ch.Message = fmt.Sprintf("%d of %d checks failed (pass %s: %s), the first at +%s s: below 100 %% the run is wrong, not slow — the timings include responses the script rejected.",
 		fail, pass+fail, fmtPct(ratio), strings.Join(bad, ", "), fmtNum(math.Floor(e.rel(firstFail))))
+	// The k6 checks of a run past capacity fail with its requests: past the
+	// knee when the requests' failures are and the first failed check is.
+	if ok, from, clean := e.pastKnee(func(sc *timeline.Second) uint64 { return sc.Failed }); ok && firstFail >= from*1e9 {
+		ch.Status = Warn
+		ch.Message += e.pastKneeNote(from, clean, "failed requests")
+	}
 	return ch
 }
 
@@ -604,6 +612,11 @@ func (e *eval) errors() Check {
 	ch.Message = fmt.Sprintf("%d of %d %s failed (%s; %s): %s; from +%d s, worst %d s window at +%s s with %s; percentiles here are of successful responses (p95 %s ms, all responses %s ms) because failures (fast rejections or slow timeouts) distort them — fix the errors before reading the latency.",
 		failed, e.reqs, noun, fmtPct(rate), kinds, strings.Join(parts, ", "), e.firstSecond(bad), w, fmtNum(peakAt), fmtPct(peak),
 		fmtNum(tr.OK.Quantile(0.95)), fmtNum(tr.All.Quantile(0.95)))
+	if ok, from, clean := e.pastKnee(bad); ok && ch.Status == Fail {
+		ch.Status = Warn
+		ch.Evidence.add("past_knee_from_s", float64(from-e.s0))
+		ch.Message += e.pastKneeNote(from, clean, "failed")
+	}
 	return ch
 }
 
@@ -691,6 +704,11 @@ func (e *eval) rateLimited() Check {
 	}
 	ch.Message = fmt.Sprintf("%d %s (%s of %s) were %s (%s), from +%d s, up to %s of a %d s window: a rate limiter (or the server's own load shedding) answered instead of the service — the limited group took p50 %s ms against %s ms for successes%s; exempt the load generator or test below the limit before reading capacity.",
 		n, e.responses(), fmtPct(share), e.noun(), e.limitedName(), strings.Join(where, ", "), first, fmtPct(peak), e.opt.WindowNS/1e9, fmtNum(e.tl.Trend().Limited.Quantile(0.5)), fmtNum(e.tl.Trend().OK.Quantile(0.5)), groups)
+	if ok, from, clean := e.pastKnee(func(sc *timeline.Second) uint64 { return sc.Limited }); ok && ch.Status == Fail {
+		ch.Status = Warn
+		ch.Evidence.add("past_knee_from_s", float64(from-e.s0))
+		ch.Message += e.pastKneeNote(from, clean, "refused")
+	}
 	return ch
 }
 
@@ -792,7 +810,7 @@ func (e *eval) summaryVsKnee() Check {
 		}
 		if len(failedRun) > 0 {
 			ch.Status = OK
-			ch.Message = fmt.Sprintf("the whole run already fails %s, so the summary does not hide the failure; see the levels for where it starts.", strings.Join(failedRun, ", "))
+			ch.Message = fmt.Sprintf("the whole run already fails %s (the thresholds check fails the run), so the summary does not hide the failure; see the levels for where it starts.", strings.Join(failedRun, ", "))
 			return ch
 		}
 		ch.Status = OK

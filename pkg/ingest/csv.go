@@ -280,9 +280,14 @@ func (c *CSVReader) produce(r io.Reader, carry []byte, final error) {
 	}
 	defer close(jobs)
 	defer close(c.order)
-	noTail := make(chan []byte, 1)
-	noTail <- nil
-	prevTail := noTail
+	// noTail is a tail channel that holds no tail: each is read once, by
+	// the worker of the batch it is given to, so every batch gets its own.
+	noTail := func() chan []byte {
+		ch := make(chan []byte, 1)
+		ch <- nil
+		return ch
+	}
+	prevTail := noTail()
 	var seq int64 // of the batches the workers parse
 	cs := newChunkSource(r, carry, final, maxRecord)
 	for {
@@ -304,7 +309,7 @@ func (c *CSVReader) produce(r io.Reader, carry []byte, final error) {
 			// A record too long to hold: skipped (by absorb), and the
 			// next chunk starts afresh, outside quotes.
 			close(b.ready)
-			prevTail = noTail
+			prevTail = noTail()
 			continue
 		}
 		select {

@@ -394,6 +394,49 @@ func TestLongRecord(t *testing.T) {
 	}
 }
 
+// TestTooLongRecordAfterOthers: a record over the 16 MiB bound after
+// other records is skipped with a message and the read goes on, through
+// Next and through Drain on several workers (it hung: the skip handed the
+// next chunk a tail channel an earlier batch had already drained).
+func TestTooLongRecordAfterOthers(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(hdr)
+	row := "http_reqs,1796004429,1.000000,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,,\n"
+	for range 99 {
+		b.WriteString(row)
+	}
+	b.WriteString("http_reqs,1796004430,1.000000,,,,true,,GET," + strings.Repeat("n", 17<<20) + ",HTTP/1.1,s,,200,,,menu,,\n")
+	for range 50 {
+		b.WriteString(row)
+	}
+	data := b.String()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		got, st := readString(t, data)
+		if len(got) != 149 || st.Skipped != 1 {
+			t.Errorf("Next: %d samples, %d skipped; want 149 and 1", len(got), st.Skipped)
+		}
+		r, err := NewCSVReader(strings.NewReader(data), "long.csv")
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		var n [2]int
+		if err := r.Drain([]func(*Sample){func(*Sample) { n[0]++ }, func(*Sample) { n[1]++ }}); err != nil {
+			t.Error(err)
+		}
+		if n[0]+n[1] != 149 || r.Stats().Skipped != 1 {
+			t.Errorf("Drain: %d samples, %d skipped; want 149 and 1", n[0]+n[1], r.Stats().Skipped)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the read hung")
+	}
+}
+
 // FuzzCSVDrain: the parallel Drain path and the ordered Next path read the
 // same samples and skip the same lines, whatever the input.
 func FuzzCSVDrain(f *testing.F) {

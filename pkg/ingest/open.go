@@ -357,6 +357,9 @@ func ReadAll(paths []string, stdin io.Reader, sinks []func(*Sample), onRead func
 		}
 		err = r.(*closingReader).Drain(sinks)
 		st.merge(r.Stats())
+		if m, ok := DeclaredMetrics(r); ok {
+			st.merge(Stats{Metrics: m})
+		}
 		r.Close()
 		if err != nil {
 			return st, err

@@ -240,6 +240,10 @@ type Stats struct {
 	ResolutionNS int64
 	// Bytes is the number of (decompressed) bytes read.
 	Bytes int64
+	// Metrics are the metrics a k6 JSON output declared in its Metric
+	// lines (type, value kind), by name; nil for other formats. Filled by
+	// ReadAll.
+	Metrics map[string]MetricInfo
 }
 
 // MaxRecordedErrors is how many syntax errors a reader keeps in Stats.Errors;
@@ -273,6 +277,14 @@ func (st *Stats) merge(o Stats) {
 		st.ResolutionNS = o.ResolutionNS
 	}
 	st.Bytes += o.Bytes
+	for k, v := range o.Metrics {
+		if st.Metrics == nil {
+			st.Metrics = map[string]MetricInfo{}
+		}
+		if _, dup := st.Metrics[k]; !dup {
+			st.Metrics[k] = v
+		}
+	}
 }
 
 // Reader is a stream of samples.

@@ -67,6 +67,10 @@ type Options struct {
 	// ceiling level and SLO capacity are then in users (the levels' VUs
 	// stay VUs).
 	UsersPerVU float64
+	// MetricContains is what the metric's values are when the input
+	// declares it (a k6 JSON Metric line: time, data or default); empty:
+	// k6's own declaration of a built-in metric, else time.
+	MetricContains k6metric.Contains
 }
 
 func (o *Options) defaults() {
@@ -362,7 +366,7 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 	if v, ok := k6metric.WebVitalOf(metric); ok {
 		a.vital = &v
 	}
-	r := &Result{Metric: metric, MetricUnit: k6metric.Unit(metric, ""), WebVital: a.vital, WindowS: float64(opt.WindowNS) / 1e9, Holds: []Level{}, Windows: []Level{}, Warnings: []Warning{}}
+	r := &Result{Metric: metric, MetricUnit: k6metric.Unit(metric, opt.MetricContains), WebVital: a.vital, WindowS: float64(opt.WindowNS) / 1e9, Holds: []Level{}, Windows: []Level{}, Warnings: []Warning{}}
 	a.res = r
 	r.Start = time.Unix(0, tl.StartNS()).UTC()
 	r.End = time.Unix(0, tl.EndNS()).UTC()

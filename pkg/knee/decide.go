@@ -746,8 +746,12 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 		c.Note = fmt.Sprintf("goodput kept rising past the knee (from %.0f to %.0f %s without shedding): the ceiling is the highest goodput sustained, not a plateau",
 			float64(past[0].CompletedRPS), float64(c.CompletedRPS), unit)
 	case c.Reached && float64(c.PeakCompletedRPS) > 1.03*float64(c.CompletedRPS) && c.PeakErrorRate.Valid() && float64(c.PeakErrorRate)-a.baseErr > a.opt.ErrorLimit:
-		c.Note = fmt.Sprintf("goodput reached %.0f %s only while %.0f%% of requests failed: rejections are fast and shift the served mix to cheap requests, so that is not capacity",
-			float64(c.PeakCompletedRPS), unit, 100*float64(c.PeakErrorRate))
+		why := "a level that sheds that much does not sustain it, so that is not capacity"
+		if len(a.tl.HistNames()) > 1 {
+			why = "rejections are fast and shift the served mix to cheap requests, so that is not capacity"
+		}
+		c.Note = fmt.Sprintf("goodput reached %.0f %s only while %.0f%% of requests failed: %s",
+			float64(c.PeakCompletedRPS), unit, 100*float64(c.PeakErrorRate), why)
 	}
 	if c.ServedMixRPS > 0 {
 		mixNote := fmt.Sprintf("taken at the offered mix of requests: the levels that shed served %.0f %s of a mix tilted to cheap ones", float64(c.ServedMixRPS), unit)

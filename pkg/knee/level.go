@@ -172,7 +172,7 @@ func (a *analysis) aggregate(i0, i1 int, pcts []float64) Level {
 	}
 	l.VUs = nan
 	if p.hasVUs {
-		l.VUs = F(vus / secs)
+		l.VUs = F(vus / float64(i1-i0)) // the gauge is carried over seconds without samples
 	}
 	if a.model == Open {
 		// started = completed + dropped + growth of in-flight iterations

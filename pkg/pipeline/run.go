@@ -10,6 +10,7 @@ import (
 
 	"github.com/ldanalyze/ldanalyze/pkg/checks"
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
+	"github.com/ldanalyze/ldanalyze/pkg/k6metric"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/over"
 	"github.com/ldanalyze/ldanalyze/pkg/prom"
@@ -228,6 +229,9 @@ func (an *Analysis) analyse(opt Options, exp *prom.Export, acc *accs, perScenari
 		}
 		kopt.WindowNS = w
 	}
+	if mi, ok := an.Input.Metrics[tl.Metric()]; ok && kopt.MetricContains == "" {
+		kopt.MetricContains = k6metric.Contains(mi.Contains)
+	}
 	res, kerr := knee.Analyze(tl, kopt)
 	if kerr != nil {
 		if !opt.AllowNoMetric || !errors.Is(kerr, knee.ErrNoSamples) {
@@ -244,6 +248,7 @@ func (an *Analysis) analyse(opt Options, exp *prom.Export, acc *accs, perScenari
 		return fmt.Errorf("%s: %w", an.Name(), err)
 	}
 	copt := opt.Checks
+	copt.Input = checks.Input{Rows: an.Input.Rows, Skipped: an.Input.Skipped, Truncated: an.Input.Truncated, Set: true}
 	if exp != nil && copt.Generator == nil {
 		copt.Generator = GeneratorFromExport(exp, opt.GeneratorPods)
 	}

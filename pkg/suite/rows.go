@@ -65,6 +65,9 @@ type Row struct {
 	// the failed checks.
 	Valid          bool     `json:"valid"`
 	InvalidBecause []string `json:"invalid_because"`
+	// Truncated marks a run whose file ended early (the input check): its
+	// later levels are missing, its knee and ceiling may be the cut's.
+	Truncated bool `json:"truncated"`
 	// Knee is the offered load at the knee (OfferedUnit) and Ceiling the
 	// highest sustained goodput, req/s; KneeReached and CeilingReached are
 	// false when they are lower bounds (never reached). NaN without load
@@ -146,6 +149,9 @@ func RunRows(r Run) []Row {
 			if c.Status == checks.Fail {
 				row.Valid = false
 				row.InvalidBecause = append(row.InvalidBecause, string(c.ID))
+			}
+			if v, ok := c.Evidence.Get("truncated"); ok && c.ID == checks.IDInput && v == 1 {
+				row.Truncated = true
 			}
 		}
 	}

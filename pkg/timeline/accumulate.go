@@ -278,11 +278,11 @@ func (a *Accumulator) addRequest(p outcome.Protocol, sc *second, s *ingest.Sampl
 		if _, ok := s.Tags.Get("expected_response"); ok {
 			a.tot.hasExpected = true
 		}
-		if len(a.tot.names) < MaxNames {
-			name := requestName(&s.Tags)
-			if _, seen := a.tot.names[name]; !seen {
-				a.tot.names[name] = struct{}{}
-			}
+	}
+	if len(a.tot.names) < MaxNames {
+		name := requestName(&s.Tags)
+		if _, seen := a.tot.names[name]; !seen {
+			a.tot.names[name] = struct{}{}
 		}
 	}
 	a.tot.byStatus[statusName{proto: int8(pi), status: st}] += uint64(n)

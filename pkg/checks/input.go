@@ -1,0 +1,55 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+)
+
+// IDInput is the check of the input itself: cut short, lines skipped.
+const IDInput = "input"
+
+// Input is what the readers said of the files (ingest.Stats, as plain
+// data): samples read, malformed lines skipped, whether a compressed file
+// ended early.
+type Input struct {
+	Rows, Skipped int64
+	Truncated     bool
+	// Set marks an Input filled in by the caller (the zero value leaves
+	// the check n/a).
+	Set bool
+}
+
+// input judges the files the run came from: a compressed file that ended
+// early (a k6 that was killed, a copy cut short) lost the end of the run,
+// so its last levels, its ceiling and "not reached" may be the cut's; and
+// skipped lines lost samples. Both warn, with the counts.
+func (e *eval) input() Check {
+	ch := Check{ID: IDInput}
+	in := e.opt.Input
+	if !in.Set {
+		ch.Status, ch.Message = NA, "the readers' counts were not given."
+		return ch
+	}
+	ch.Evidence.add("samples", float64(in.Rows))
+	ch.Evidence.add("skipped_lines", float64(in.Skipped))
+	ch.Evidence.add("truncated", b2f(in.Truncated))
+	var why []string
+	if in.Truncated {
+		end := ""
+		if e.s1 > e.s0 {
+			end = fmt.Sprintf(" after +%d s", e.s1-1-e.s0)
+		}
+		why = append(why, "the input ended early"+end+" (a compressed file without its end: k6 killed, or a copy cut short): the run's later load levels are missing, so the ceiling and a knee \"not reached\" may be where the file was cut")
+	}
+	if in.Skipped > 0 {
+		why = append(why, fmt.Sprintf("%d malformed lines were skipped (%s of the lines read): their samples are not in the figures", in.Skipped, fmtPct(float64(in.Skipped)/float64(in.Rows+in.Skipped))))
+	}
+	if len(why) == 0 {
+		ch.Status = OK
+		ch.Message = fmt.Sprintf("%d samples read, no line skipped, every file read to its end.", in.Rows)
+		return ch
+	}
+	ch.Status = Warn
+	ch.Message = strings.Join(why, "; ") + "."
+	return ch
+}
