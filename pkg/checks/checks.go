@@ -61,7 +61,7 @@ const (
 
 // IDs lists every check in report order. The caller may not modify it.
 var IDs = []ID{IDModel, IDDuration, IDResolution, IDCoordinatedOmission, IDDroppedIterations, IDChecks,
-	IDErrors, IDRateLimited, IDSummaryVsKnee, IDGenerator, IDCardinality, IDBacklog}
+	IDErrors, IDRateLimited, IDSummaryVsKnee, IDGenerator, IDCardinality, IDBacklog, IDThresholds, IDInput}
 
 // Value is one named number of a check's evidence. Units are in the name
 // (…_ms milliseconds, …_s seconds, …_per_s per second, …_rate or …_share a

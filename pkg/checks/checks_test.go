@@ -541,7 +541,7 @@ func fileReport(t *testing.T, path, metric string) *Report {
 // whose 5 % NotFound is there at every load, still fails its errors.
 func TestPastKnee(t *testing.T) {
 	bp := fileReport(t, filepath.Join("..", "..", "testdata", "k6", "breakpoint.csv.gz"), "")
-	for _, id := range []string{IDErrors, IDRateLimited, IDChecks} {
+	for _, id := range []ID{IDErrors, IDRateLimited, IDChecks} {
 		c := get(t, bp, id)
 		if c.Status != Warn || !strings.Contains(c.Message, "They came past the knee") {
 			t.Errorf("breakpoint %s: %s: %s", id, c.Status, c.Message)

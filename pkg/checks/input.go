@@ -6,7 +6,7 @@ import (
 )
 
 // IDInput is the check of the input itself: cut short, lines skipped.
-const IDInput = "input"
+const IDInput ID = "input"
 
 // Input is what the readers said of the files (ingest.Stats, as plain
 // data): samples read, malformed lines skipped, whether a compressed file

@@ -6,7 +6,7 @@ import (
 )
 
 // IDThresholds is the check of k6 thresholds over the whole run.
-const IDThresholds = "thresholds"
+const IDThresholds ID = "thresholds"
 
 // thresholds judges the k6 thresholds given (check --threshold, and those
 // of --summary) over the whole run, as k6 does at the end of a test (exit
