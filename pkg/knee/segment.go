@@ -246,12 +246,52 @@ func partitionPoly(y, w []float64, d0, minLen int) []int {
 	return starts
 }
 
+// sse is fit's squared error alone (no coefficients, no variances: the
+// partitioning asks it of every candidate piece), ok false when the points
+// do not determine the polynomial: a pivot of the normal equations that
+// is not positive (they are positive semi-definite; Cholesky without the
+// square roots, in u/U as fit).
+func (p *polySums) sse(d int) (float64, bool) {
+	n := d + 1
+	sc := math.Max(1, p.umax)
+	var pow [5]float64
+	pow[0] = 1
+	for k := 1; k < 5; k++ {
+		pow[k] = pow[k-1] * sc
+	}
+	var a [3][3]float64
+	var b [3]float64
+	for r := 0; r < n; r++ {
+		for c := 0; c < n; c++ {
+			a[r][c] = p.w[r+c] / pow[r+c]
+		}
+		b[r] = p.wy[r] / pow[r]
+	}
+	// LDLᵀ: the explained sum of squares is Σ z_r² / D_r with L·z = b.
+	explained := 0.0
+	for c := 0; c < n; c++ {
+		piv := a[c][c]
+		if !(piv > 1e-300*math.Max(1, math.Abs(a[0][0]))) {
+			return 0, false
+		}
+		explained += b[c] * b[c] / piv
+		for r := c + 1; r < n; r++ {
+			f := a[r][c] / piv
+			for q := c + 1; q < n; q++ {
+				a[r][q] -= f * a[c][q]
+			}
+			b[r] -= f * b[c]
+		}
+	}
+	return math.Max(0, p.yy-explained), true
+}
+
 // pieceCost is a piece's squared error under the better of its two
 // models, each with its BIC penalty: (d0 + 2)·L for the plateau (its
 // coefficients and the change point), (d0 + 3)·L for the ramp.
 func pieceCost(ps *polySums, d0 int, l float64) (float64, bool) {
-	flat, _, _, ok0 := ps.fit(d0)
-	ramp, _, _, ok1 := ps.fit(d0 + 1)
+	flat, ok0 := ps.sse(d0)
+	ramp, ok1 := ps.sse(d0 + 1)
 	switch {
 	case ok0 && ok1:
 		return math.Min(flat+float64(d0+2)*l, ramp+float64(d0+3)*l), true
