@@ -200,3 +200,14 @@ func TestMissingMetricListsTrends(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }
+
+// TestGRPCWithoutStatus: a gRPC run recorded without its status column
+// (restricted --system-tags) cannot tell failures: every call counts as a
+// success, and knee says so.
+func TestGRPCWithoutStatus(t *testing.T) {
+	path := dropColumns(t, "../../testdata/k6-v2/grpc_ramp.csv.gz", "status")
+	_, errOut, code := runCLI(t, "", "knee", path)
+	if code != 0 || !strings.Contains(errOut, "31925 calls have no status tag") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}

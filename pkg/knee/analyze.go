@@ -436,6 +436,8 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 		} else {
 			r.Warnings = append(r.Warnings, Warning{WarnNoExpected, "no expected_response tag (k6 < v0.31 or tag disabled): success is status 1–399"})
 		}
+	} else if p := tl.Protocol(); p != outcome.HTTP && p != outcome.None && tl.UnknownOutcomes() > 0 {
+		r.Warnings = append(r.Warnings, Warning{WarnNoOutcome, fmt.Sprintf("%d %s have no status tag (restricted --system-tags): they are counted as successes, so failures go unseen", tl.UnknownOutcomes(), p.Noun())})
 	}
 
 	r.Windows = a.windows()
