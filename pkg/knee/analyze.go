@@ -594,10 +594,27 @@ func (a *analysis) detectModel() {
 		a.model = Closed
 		a.res.ModelEvidence = fmt.Sprintf("vus reached vus_max (%.0f of %.0f), as VU executors do", maxV, maxM)
 	default:
+		// vus stayed below vus_max and nothing was dropped: an
+		// arrival-rate executor with spare VUs, or a VU executor stopped
+		// (aborted, cut, --duration) before its largest stage. The first's
+		// busy VUs turn with every second's noise; the second's follow the
+		// schedule, turning only between stages. Too few changes to tell
+		// keep the arrival-rate reading.
+		if changes, turns := vuTurns(p.vus); changes >= minScheduleChanges && float64(turns) <= 2+0.2*float64(changes) {
+			a.model = Closed
+			a.res.ModelEvidence = fmt.Sprintf("vus peaked at %.0f of %.0f allocated, no iteration was dropped, and vus changed direction %d times in %d changes, following a schedule: a VU executor stopped before its largest stage", maxV, maxM, turns, changes)
+			return
+		}
 		a.model = Open
 		a.res.ModelEvidence = fmt.Sprintf("vus (busy VUs) peaked at %.0f of %.0f allocated and no iteration was dropped: an arrival-rate executor with spare VUs", maxV, maxM)
 	}
 }
+
+// minScheduleChanges is the fewest changes of the vus gauge from which its
+// direction changes tell a VU executor's schedule from an arrival-rate
+// executor's busy VUs: below it, a gauge that barely moves (one busy VU of
+// a light open test) would read as a schedule.
+const minScheduleChanges = 10
 
 // vuTurns counts the seconds whose vus gauge differs from the one before
 // (changes) and those where its direction reverses (turns: up after down

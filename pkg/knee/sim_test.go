@@ -158,3 +158,53 @@ func TestSimulatedWebSocketLadder(t *testing.T) {
 		t.Errorf("2 classes: %.1f msgs/s per class, want %.1f", float64(h.CompletedRPS)/float64(h.Offered), truth.WS.MsgsPerSPerClass)
 	}
 }
+
+// TestSimulatedModelWithSpareVUs is the workload model when vus stays
+// below vus_max and nothing is dropped: a ramping-vus run stopped at 45 s
+// of its 1-minute 0 → 200 VU stage (an aborted test: vus peaks near 150 of
+// the 200 k6 allocated) is closed, and a ramping-arrival-rate run whose
+// 300 pre-allocated VUs are never all busy is open.
+func TestSimulatedModelWithSpareVUs(t *testing.T) {
+	cut := sim.ClosedRamp()
+	open := sim.Config{Seed: 1, Server: sim.CorpusServer(), Scenarios: []sim.Scenario{{
+		Name: "open_spare", Executor: sim.RampingArrivalRate, StartRate: 10, PreAllocatedVUs: 300, MaxVUs: 300,
+		Stages: []sim.Stage{{Duration: 2 * time.Minute, Target: 150}}}}}
+	for _, c := range []struct {
+		name  string
+		cfg   sim.Config
+		until time.Duration
+		want  knee.Model
+	}{
+		{"ramping-vus stopped before its largest stage", cut, 45 * time.Second, knee.Closed},
+		{"ramping-arrival-rate with spare VUs", open, 0, knee.Open},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st, err := sim.NewStream(c.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := c.cfg.Start
+			if start.IsZero() {
+				start = sim.DefaultStart
+			}
+			acc := timeline.New(timeline.Options{})
+			for st.Next() {
+				if c.until > 0 && st.Sample().TimeNS >= start.Add(c.until).UnixNano() {
+					continue
+				}
+				acc.Add(st.Sample())
+			}
+			if err := st.Err(); err != nil {
+				t.Fatal(err)
+			}
+			r, err := knee.Analyze(acc.Close(st.Stats().ResolutionNS), knee.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Model != c.want {
+				t.Fatalf("model %s (%s), want %s", r.Model, r.ModelEvidence, c.want)
+			}
+			t.Logf("%s: %s", r.Model, r.ModelEvidence)
+		})
+	}
+}
