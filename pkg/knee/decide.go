@@ -164,7 +164,8 @@ func (a *analysis) judge(levels []Level, base baseline) {
 			dropsOK = false
 			why = append(why, fmt.Sprintf("%.2g dropped iterations/s", float64(l.DroppedPerS)))
 		}
-		l.latFlat = latOK && !math.IsNaN(base.p95)
+		l.latFlat = latOK && !math.IsNaN(base.p95) &&
+			(math.IsNaN(base.p50) || l.Count < minLatencySamples || !l.P50MS.Valid() || float64(l.P50MS) <= a.opt.LatencyFactor*base.p50)
 		growing := l.Kind == Hold && a.queueGrows(l, base)
 		l.growing = growing
 		if growing {

@@ -600,3 +600,24 @@ func TestIdleLevelIsNoLevel(t *testing.T) {
 		}
 	}
 }
+
+// TestLinearRampLimitedByServer is prom_rw_native.csv.gz of the shared
+// corpus (a 200 req/s nominal, ≈ 178 req/s measured server behind a
+// shedding front, one linear 10 → 400 it/s stage): 429s are most of the
+// first failures past the knee, but the median there rose from 13 to
+// 181 ms, so the servers, not a rate limiter, set the ceiling. The
+// warm-up's p95 (100 ms, one stall) once made the p95 test alone read the
+// 223 ms at 192 it/s as flat ("rate-limiter").
+func TestLinearRampLimitedByServer(t *testing.T) {
+	path := filepath.Join("..", "..", "..", "shared", "corpus", "k6-v2", "prom_rw_native.csv.gz")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("shared corpus not beside the checkout")
+	}
+	r := analyzeFile(t, path, Options{})
+	if r.Knee == nil || r.Knee.Offered < 170 || r.Knee.Offered > 190 {
+		t.Errorf("knee %+v, want offered in [170, 190] (corpus README)", r.Knee)
+	}
+	if r.Ceiling == nil || !r.Ceiling.Reached || r.Ceiling.LimitedBy != LimitServer {
+		t.Fatalf("ceiling %+v, want reached, limited by server", r.Ceiling)
+	}
+}

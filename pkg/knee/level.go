@@ -85,8 +85,9 @@ type Level struct {
 	// apart), WebSocket messages received, or iterations.
 	nUnits float64
 	// nLimited counts the failures saying "too many requests"; latFlat
-	// is set by the judge when p95 stayed within LatencyFactor of the
-	// low-load p95.
+	// is set by the judge when p95 and p50 stayed within LatencyFactor of
+	// the low-load p95 and p50 (a noisy low-load p95 alone lets a median
+	// that rose 10× pass as flat).
 	nLimited float64
 	latFlat  bool
 	// growing is set by the judge when a hold's queue grew.
