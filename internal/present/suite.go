@@ -97,7 +97,21 @@ func SuiteGrid(rows []suite.Row, machine bool) *render.Grid {
 		files = append(files, r.File)
 	}
 	prefix := commonDir(files)
-	g := &render.Grid{Header: []string{"file", "VUs / rate", "req/s", "p50 ms", "p95 ms", "p99 ms", "max ms", "errors", "checks", "thresholds", "valid", "knee", "ceiling req/s"},
+	// One ceiling unit for every row goes in the header; mixed protocols
+	// (HTTP beside gRPC or WebSocket runs) put each row's in its cell.
+	units := map[string]bool{}
+	for _, r := range rows {
+		units[ceilingUnit(r)] = true
+	}
+	ceilHead, ceilCell := "ceiling req/s", func(suite.Row) string { return "" }
+	if len(units) > 1 {
+		ceilHead, ceilCell = "ceiling", func(r suite.Row) string { return " " + ceilingUnit(r) }
+	} else {
+		for u := range units {
+			ceilHead = "ceiling " + u
+		}
+	}
+	g := &render.Grid{Header: []string{"file", "VUs / rate", "req/s", "p50 ms", "p95 ms", "p99 ms", "max ms", "errors", "checks", "thresholds", "valid", "knee", ceilHead},
 		Drop: []string{"p50 ms", "max ms", "thresholds", "VUs / rate", "p99 ms"}}
 	if scen {
 		g.Header = append([]string{g.Header[0], "scenario"}, g.Header[1:]...)
@@ -139,7 +153,7 @@ func SuiteGrid(rows []suite.Row, machine bool) *render.Grid {
 			unit = " " + strings.Replace(r.OfferedUnit, "iterations/s", "it/s", 1)
 		}
 		row := []string{strings.TrimPrefix(r.File, prefix), load, Num(float64(r.RPS)), Num(float64(r.P50MS)), Num(float64(r.P95MS)), Num(float64(r.P99MS)), Num(float64(r.MaxMS)),
-			Pct(float64(r.ErrorRate)), Pct(float64(r.ChecksPassRate)), th, valid, bound(r.Knee, r.KneeReached, unit), bound(r.Ceiling, r.CeilingReached, "")}
+			Pct(float64(r.ErrorRate)), Pct(float64(r.ChecksPassRate)), th, valid, bound(r.Knee, r.KneeReached, unit), bound(r.Ceiling, r.CeilingReached, ceilCell(r))}
 		if scen {
 			file := row[0]
 			if r.Scenario != "" {
@@ -168,4 +182,13 @@ func commonDir(paths []string) string {
 		return p[:i+1]
 	}
 	return ""
+}
+
+// ceilingUnit is the unit of a suite row's ceiling, "req/s" when the row
+// does not say.
+func ceilingUnit(r suite.Row) string {
+	if r.CompletedUnit == "" {
+		return "req/s"
+	}
+	return r.CompletedUnit
 }

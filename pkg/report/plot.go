@@ -290,7 +290,7 @@ func loadPlot(res *knee.Result, maxPts int) *Plot {
 	}
 	xs := elapsed(res, ws)
 	lines := []series{
-		{"offered (req/s)", xs, column(ws, func(l *knee.Level) knee.F { return l.OfferedRPS }), colOffered, dashed},
+		{"offered (" + rateUnit(res) + ")", xs, column(ws, func(l *knee.Level) knee.F { return l.OfferedRPS }), colOffered, dashed},
 		{"all responses", xs, column(ws, func(l *knee.Level) knee.F { return l.RequestsRPS }), colResponses, nil},
 		{"completed (successful)", xs, column(ws, func(l *knee.Level) knee.F { return l.CompletedRPS }), colCompleted, nil},
 	}
@@ -303,7 +303,7 @@ func loadPlot(res *knee.Result, maxPts int) *Plot {
 	return &Plot{Name: "load", Title: "Completed vs offered load over time", Width: 8 * vg.Inch, Height: 5.5 * vg.Inch,
 		Alt: fmt.Sprintf("Offered, completed and all responses per second over %s s, with VUs below", trimNum(float64(res.DurationS))),
 		draw: func(dc draw.Canvas) error {
-			top := newPlot("Completed vs offered load", "", "req/s")
+			top := newPlot("Completed vs offered load", "", rateUnit(res))
 			bottom := newPlot("", "seconds from start", "VUs")
 			if res.Model == knee.Open {
 				bottom.Y.Label.Text = "VUs, iterations/s"
@@ -413,16 +413,16 @@ func kneePlot(res *knee.Result, levels []knee.Level) *Plot {
 		alt += fmt.Sprintf(", knee at %s %s", trimNum(float64(res.Knee.Offered)), res.OfferedUnit)
 	}
 	if res.Ceiling != nil {
-		alt += fmt.Sprintf(", ceiling %s req/s", trimNum(float64(res.Ceiling.CompletedRPS)))
+		alt += fmt.Sprintf(", ceiling %s %s", trimNum(float64(res.Ceiling.CompletedRPS)), rateUnit(res))
 	}
 	return &Plot{Name: "knee", Title: "Knee curve: completed vs offered load", Alt: alt, Width: 7 * vg.Inch, Height: 4.5 * vg.Inch,
 		draw: func(dc draw.Canvas) error {
-			p := newPlot("Completed vs offered load per level", "offered load ("+res.OfferedUnit+")", "req/s")
+			p := newPlot("Completed vs offered load per level", "offered load ("+res.OfferedUnit+")", rateUnit(res))
 			ls := slices.Clone(levels)
 			sort.SliceStable(ls, func(i, j int) bool { return ls[i].Offered < ls[j].Offered })
 			xs := column(ls, func(l *knee.Level) knee.F { return l.Offered })
 			lines := []series{
-				{"offered (req/s)", xs, column(ls, func(l *knee.Level) knee.F { return l.OfferedRPS }), colOffered, dashed},
+				{"offered (" + rateUnit(res) + ")", xs, column(ls, func(l *knee.Level) knee.F { return l.OfferedRPS }), colOffered, dashed},
 				{"all responses", xs, column(ls, func(l *knee.Level) knee.F { return l.RequestsRPS }), colResponses, nil},
 				{"completed (successful)", xs, column(ls, func(l *knee.Level) knee.F { return l.CompletedRPS }), colCompleted, nil},
 			}
@@ -454,7 +454,7 @@ func kneePlot(res *knee.Result, levels []knee.Level) *Plot {
 			}
 			if c := res.Ceiling; c != nil && c.CompletedRPS.Valid() && len(pts) > 0 {
 				lo, hi := pts[0].X, pts[len(pts)-1].X
-				name := "ceiling " + trimNum(float64(c.CompletedRPS)) + " req/s"
+				name := "ceiling " + trimNum(float64(c.CompletedRPS)) + " " + rateUnit(res)
 				if !c.Reached {
 					name += " (not reached)"
 				}
@@ -576,7 +576,7 @@ func errorPlot(res *knee.Result, failed map[secondStatus]uint64, maxPts int) *Pl
 	return &Plot{Name: "errors", Title: "Failed responses by status over time", Width: 8 * vg.Inch, Height: 3.5 * vg.Inch,
 		Alt: fmt.Sprintf("Failed responses per second for each of %d status(es) per window", len(statuses)),
 		draw: func(dc draw.Canvas) error {
-			p := newPlot("Failed responses by status over time", "seconds from start", "failed req/s")
+			p := newPlot("Failed responses by status over time", "seconds from start", "failed "+rateUnit(res))
 			for _, s := range lines {
 				if _, err := addLine(p, s, maxPts, false); err != nil {
 					return err
@@ -608,4 +608,14 @@ func trimNum(v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.4g", v)
+}
+
+// rateUnit is the unit of res's request rates (completed, all responses,
+// offered requests): "req/s", "calls/s" for gRPC, "msgs/s" for WebSocket
+// messages; "req/s" when res does not say.
+func rateUnit(res *knee.Result) string {
+	if res.CompletedUnit == "" {
+		return "req/s"
+	}
+	return res.CompletedUnit
 }

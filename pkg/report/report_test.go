@@ -339,3 +339,16 @@ func TestCheckSVG(t *testing.T) {
 		}
 	}
 }
+
+// TestPlotUnitsFollowProtocol: a gRPC result's knee plot names its ceiling
+// and axis in calls/s (once req/s whatever the protocol).
+func TestPlotUnitsFollowProtocol(t *testing.T) {
+	res := &knee.Result{OfferedUnit: "iterations/s", CompletedUnit: "calls/s", Ceiling: &knee.Ceiling{CompletedRPS: 169.8, Reached: true}}
+	p := kneePlot(res, []knee.Level{{Offered: 150, OfferedRPS: 150, CompletedRPS: 140, RequestsRPS: 150}})
+	if p == nil || !strings.Contains(p.Alt, "ceiling 169.8 calls/s") {
+		t.Fatalf("knee plot alt %q, want the ceiling in calls/s", p.Alt)
+	}
+	if u := rateUnit(&knee.Result{}); u != "req/s" {
+		t.Errorf("rateUnit of a result without a unit %q, want req/s", u)
+	}
+}

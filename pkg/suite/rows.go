@@ -69,13 +69,16 @@ type Row struct {
 	// later levels are missing, its knee and ceiling may be the cut's.
 	Truncated bool `json:"truncated"`
 	// Knee is the offered load at the knee (OfferedUnit) and Ceiling the
-	// highest sustained goodput, req/s; KneeReached and CeilingReached are
+	// highest sustained goodput (CompletedUnit); KneeReached and CeilingReached are
 	// false when they are lower bounds (never reached). NaN without load
 	// levels.
 	Knee           F    `json:"knee"`
 	KneeReached    bool `json:"knee_reached"`
 	Ceiling        F    `json:"ceiling"`
 	CeilingReached bool `json:"ceiling_reached"`
+	// CompletedUnit is Ceiling's unit: "req/s", "calls/s" (gRPC),
+	// "msgs/s" (WebSocket messages received); knee.Result.CompletedUnit.
+	CompletedUnit string `json:"completed_unit"`
 	// Error says why the file could not be analysed (its figures are
 	// then NaN and Valid false).
 	Error string `json:"error,omitempty"`
@@ -131,6 +134,7 @@ func RunRows(r Run) []Row {
 	res := r.Knee
 	row := blank(r.File, KindRun)
 	row.Model, row.OfferedUnit, row.Metric = string(res.Model), res.OfferedUnit, res.Metric
+	row.CompletedUnit = res.CompletedUnit
 	o := res.Overall
 	row.VUs, row.Requests, row.RPS, row.ErrorRate = o.MaxVUs, o.Requests, o.RPS, o.ErrorRate
 	row.P50MS, row.P95MS, row.P99MS, row.MinMS, row.MaxMS = o.P50MS, o.P95MS, o.P99MS, o.MinMS, o.MaxMS
@@ -160,6 +164,7 @@ func RunRows(r Run) []Row {
 	for _, s := range res.Scenarios {
 		sr := blank(r.File, KindRun)
 		sr.Scenario, sr.Model, sr.OfferedUnit, sr.Metric = s.Name, string(s.Model), s.OfferedUnit, res.Metric
+		sr.CompletedUnit = s.CompletedUnit
 		sr.Valid, sr.InvalidBecause = row.Valid, slices.Clone(row.InvalidBecause)
 		sr.Thresholds = row.Thresholds
 		ls := knee.Result{Levels: s.Levels, Holds: s.Holds, RampSteps: s.RampSteps}
