@@ -211,3 +211,30 @@ func TestGRPCWithoutStatus(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestWebSocketDurationCheck: ws_fanout has 82 iterations (one class of
+// 21 sessions each) but 1,806 sessions and 15,243 fanout_ms samples: the
+// duration check counts those, not "only 82 iterations … noise".
+func TestWebSocketDurationCheck(t *testing.T) {
+	out, _, _ := runCLI(t, "", "check", "--format", "json", "../../testdata/k6-v2/ws_fanout.csv.gz")
+	var rep struct {
+		Checks []struct {
+			ID, Status, Message string
+		} `json:"checks"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	found := false
+	for _, c := range rep.Checks {
+		if c.ID == "duration" {
+			found = true
+			if c.Status != "ok" || !strings.Contains(c.Message, "1806 requests") {
+				t.Errorf("duration check %s: %s", c.Status, c.Message)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no duration check in %s", out)
+	}
+}

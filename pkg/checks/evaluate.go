@@ -211,9 +211,15 @@ func (e *eval) duration() Check {
 		ch.Status, ch.Message = NA, "no samples."
 		return ch
 	}
+	// Iterations, or when they are few the most of requests and samples
+	// of the analysed Trend (a WebSocket iteration is one long session
+	// that receives hundreds of messages, each a sample).
 	work, what := e.iterations, "iterations"
-	if work == 0 {
+	if work < MinIterations && e.reqs > work {
 		work, what = e.reqs, "requests"
+	}
+	if work < MinIterations && e.res != nil && e.res.Overall.Count > work {
+		work, what = e.res.Overall.Count, e.res.Metric+" samples"
 	}
 	switch {
 	case d < MinDurationS:
