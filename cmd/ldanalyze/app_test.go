@@ -63,6 +63,8 @@ func TestCompletion(t *testing.T) {
 		{[]string{"queue", "m"}, "mm1\nmmc\n"},
 		{[]string{"knee", "--win"}, "--window\n--windows\n"},
 		{[]string{"check", "--format", "j"}, "json\njunit\n"},
+		// report has no --format (its outputs are -o and --html).
+		{[]string{"report", "--format", ""}, ""},
 		{[]string{"knee", "run.csv", ""}, ""},
 	} {
 		out, errOut, code := runCLI(t, "", append([]string{"__complete"}, c.words...)...)

@@ -73,7 +73,7 @@ func complete(w io.Writer, cmds []*cli.Command, opt Options, words []string) err
 	}
 	var out []string
 	switch {
-	case cmd != nil && len(before) > 0 && slices.Contains([]string{"--format", "-f"}, before[len(before)-1]):
+	case cmd != nil && len(before) > 0 && slices.Contains([]string{"--format", "-f"}, before[len(before)-1]) && hasFlag(cmd.Flags, strings.TrimLeft(before[len(before)-1], "-")):
 		for _, f := range formats(opt, strings.Join(path, " ")) {
 			out = append(out, string(f))
 		}
