@@ -110,7 +110,9 @@ type K6Run struct {
 	// sample of k6_vus or k6_iterations_total, or as given.
 	Start, End time.Time
 	// Step is the resolution; Steps[i] covers (Start + i·Step, Start +
-	// (i+1)·Step].
+	// (i+1)·Step], except the last, which ends at End: at k6's final
+	// flush when that came less than half a push interval after the last
+	// step's end.
 	Step  time.Duration
 	Steps []K6Step
 	// Model is "open" (arrival-rate executors) or "closed", and
@@ -311,6 +313,17 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 		run.Steps[i] = K6Step{Start: times[i].Add(-half), End: times[i+1].Add(-half), VUs: math.NaN(), VUsMax: math.NaN(),
 			P50MS: math.NaN(), P95MS: math.NaN(), P99MS: math.NaN(), MeanMS: math.NaN(),
 			ByStatus: map[string]float64{}, ByErrorCode: map[string]float64{}}
+	}
+	// When the test ends k6 flushes once more, a fraction of a push
+	// interval after its last regular push (prom_rw_native: 0.58 s after
+	// it). The last evaluation, half an interval past the last step's end,
+	// takes that flush in: the last step then holds the observations up
+	// to the flush, and its rates are over that longer time (counted over
+	// Step they would exceed the offered load: 412.9 it/s for a ramp that
+	// never offered 400).
+	if last := run.Steps[len(run.Steps)-1].End; opt.End.IsZero() && end.After(last) {
+		run.Steps[len(run.Steps)-1].End = end
+		run.End = end
 	}
 	sel := opt.Selector
 	counter := func(name string, by []string, put func(k6 *K6Step, groups map[string]string, v float64)) error {
