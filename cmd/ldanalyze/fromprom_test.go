@@ -1,6 +1,7 @@
 package main
 
 import (
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -18,8 +19,10 @@ const corpusV2 = "../../../shared/corpus/k6-v2/"
 
 // kneeJSON is the part of knee's JSON these tests read.
 type kneeJSON struct {
-	Model       string  `json:"model"`
-	ResolutionS float64 `json:"resolution_s"`
+	Model       string    `json:"model"`
+	ResolutionS float64   `json:"resolution_s"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
 	Knee        *struct {
 		Offered float64 `json:"offered"`
 	} `json:"knee"`
@@ -245,5 +248,80 @@ func TestKneeFromPromNativeLastLevel(t *testing.T) {
 		if math.Abs(l.Offered-want) > 2.167*5 {
 			t.Errorf("level at %s: %.1f it/s from Prometheus, %.1f from the CSV: more than 10.8 it/s apart", l.Start.Format(time.RFC3339), l.Offered, want)
 		}
+	}
+}
+
+// withoutRawSamples writes the corpus export src (gzipped JSON
+// {"query_range": …, "raw_samples": …}) without its raw_samples section
+// to a file in dir: the query_range answers at the export's 5 s step
+// only, as a user who saved query_range JSON has.
+func withoutRawSamples(t *testing.T, src, dir string) string {
+	t.Helper()
+	f, err := os.Open(src)
+	if err != nil {
+		t.Skipf("corpus: %v", err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.NewDecoder(zr).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	delete(doc, "raw_samples")
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "query_range.json")
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The same run read from the export's raw samples (every push, at its
+// time) and from its query_range answers only (values at a 5 s grid,
+// repeated for the 5 m lookback after the run) gives the same window
+// within one 5 s step, and knees within one step of the ramp (10.8 it/s,
+// 2.167 it/s/s × 5 s) and ceilings within 5 % of each other and of the
+// CSV's. Before the window ended at a counter's last change, the
+// query_range read ran 10 s longer (190 s against 181 s), the lookback's
+// repeats adding a level of 133 it/s at the end. Measured (knee, ceiling;
+// it/s, req/s): prom_rw_native raw 176.1, 186.0; query_range 173.0,
+// 186.0; CSV 176.1, 182.0. prom_rw_stats raw 182.9, 187.1; query_range
+// 184.8, 187.1; CSV 185.0, 183.3.
+func TestKneeFromPromRawVsQueryRange(t *testing.T) {
+	for _, name := range []string{"prom_rw_native", "prom_rw_stats"} {
+		t.Run(name, func(t *testing.T) {
+			raw := corpusV2 + name + ".prom_query_range.json.gz"
+			qr := withoutRawSamples(t, raw, t.TempDir())
+			r, _ := kneeLevels(t, "--from-prom", raw)
+			q, _ := kneeLevels(t, "--from-prom", qr)
+			c, _ := kneeLevels(t, corpusV2+name+".csv.gz")
+			t.Logf("raw: %s–%s knee %+v ceiling %+v; query_range: %s–%s knee %+v ceiling %+v; CSV knee %+v ceiling %+v",
+				r.Start.Format("15:04:05.000"), r.End.Format("15:04:05.000"), r.Knee, r.Ceiling, q.Start.Format("15:04:05.000"), q.End.Format("15:04:05.000"), q.Knee, q.Ceiling, c.Knee, c.Ceiling)
+			if d := math.Abs(q.Start.Sub(r.Start).Seconds()); d > 5 {
+				t.Errorf("start %s from query_range, %s from raw samples: %.1f s apart, more than a step", q.Start, r.Start, d)
+			}
+			if d := math.Abs(q.End.Sub(r.End).Seconds()); d > 5 {
+				t.Errorf("end %s from query_range, %s from raw samples: %.1f s apart, more than a step", q.End, r.End, d)
+			}
+			if r.Knee == nil || q.Knee == nil || c.Knee == nil || r.Ceiling == nil || q.Ceiling == nil || c.Ceiling == nil {
+				t.Fatalf("a knee or ceiling missing: raw %+v %+v, query_range %+v %+v, CSV %+v %+v", r.Knee, r.Ceiling, q.Knee, q.Ceiling, c.Knee, c.Ceiling)
+			}
+			for _, p := range [][2]float64{{r.Knee.Offered, q.Knee.Offered}, {r.Knee.Offered, c.Knee.Offered}, {q.Knee.Offered, c.Knee.Offered}} {
+				if math.Abs(p[0]-p[1]) > 2.167*5 {
+					t.Errorf("knees %.1f and %.1f it/s: more than one step (10.8 it/s) apart", p[0], p[1])
+				}
+			}
+			for _, p := range [][2]float64{{r.Ceiling.CompletedRPS, q.Ceiling.CompletedRPS}, {r.Ceiling.CompletedRPS, c.Ceiling.CompletedRPS}, {q.Ceiling.CompletedRPS, c.Ceiling.CompletedRPS}} {
+				if math.Abs(p[0]-p[1]) > 0.05*p[1] {
+					t.Errorf("ceilings %.1f and %.1f req/s: more than 5 %% apart", p[0], p[1])
+				}
+			}
+		})
 	}
 }

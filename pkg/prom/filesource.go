@@ -94,7 +94,13 @@ func (f *Files) Names(_ context.Context, sel Selector) ([]string, error) {
 
 // Span is the first and last sample time of the named metrics within r
 // (all of it when r's bounds are zero) and the median interval between
-// consecutive samples of a series.
+// consecutive samples of a series. For a counter (a name ending in
+// _total) the last sample of a series is where its value last changed: a
+// query_range answer repeats a series' last value at every step for the
+// lookback (5 m) after its last sample, and those repeats are not
+// observations (raw samples of a k6 counter do not repeat: k6 pushes a
+// series only with new samples), so that saved query_range answers and
+// raw samples give the same run window, within one step.
 func (f *Files) Span(_ context.Context, names []string, sel Selector, r Range) (time.Time, time.Time, time.Duration, error) {
 	var first, last int64
 	ok := false
@@ -110,6 +116,9 @@ func (f *Files) Span(_ context.Context, names []string, sel Selector, r Range) (
 			}
 			for _, h := range s.Histograms {
 				ts = append(ts, h.TimeNS)
+			}
+			if strings.HasSuffix(n, "_total") {
+				ts = ts[:lastChange(s.Points)]
 			}
 			prev := int64(0)
 			for i, t := range ts {
@@ -139,6 +148,16 @@ func (f *Files) Span(_ context.Context, names []string, sel Selector, r Range) (
 		interval = time.Duration(gaps[len(gaps)/2]).Round(time.Millisecond)
 	}
 	return time.Unix(0, first).UTC(), time.Unix(0, last).UTC(), interval, nil
+}
+
+// lastChange is the length of ps without the trailing repeats of its
+// last value (len(ps) when it has none; at least 1 when ps is not empty).
+func lastChange(ps []Point) int {
+	n := len(ps)
+	for n > 1 && ps[n-2].Value == ps[n-1].Value {
+		n--
+	}
+	return n
 }
 
 // at is the index of the latest point of ts (times, ascending) in
