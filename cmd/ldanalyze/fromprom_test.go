@@ -325,3 +325,28 @@ func TestKneeFromPromRawVsQueryRange(t *testing.T) {
 		})
 	}
 }
+
+// A --from-prom that is not an http(s) URL or a file says so, naming it
+// once with its password redacted (prom.RedactURL), as exact strings.
+func TestFromPromURLMessages(t *testing.T) {
+	for _, c := range []struct{ arg, want string }{
+		{"ftp://me:s3cret@prom:9090", "ldanalyze: knee: --from-prom: ftp://me:xxxxx@prom:9090: unsupported scheme ftp: want http or https\n"},
+		{"prom:9090", "ldanalyze: knee: --from-prom: prom:9090: no such file, and not a URL: prefix it with http:// or https:// for a Prometheus server\n"},
+		{"http://me:s3cret@pr om:9090", "ldanalyze: knee: --from-prom: prometheus URL http://xxxxx@pr om:9090: invalid character \" \" in host name\n"},
+	} {
+		_, errOut, code := runCLI(t, "", "knee", "--from-prom", c.arg)
+		if code != 2 || errOut != c.want {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", c.arg, code, errOut, c.want)
+		}
+	}
+	// A server that does not answer: its URL once, not again in the
+	// http.Client's "Get <URL>" nor in the pipeline's prefix.
+	_, errOut, code := runCLI(t, "", "knee", "--from-prom", "http://127.0.0.1:1", "--timeout", "5s", "--retries", "-1")
+	if code == 0 || strings.Count(errOut, "http://127.0.0.1:1") != 1 || !strings.Contains(errOut, "GET /api/v1/label/__name__/values") {
+		t.Errorf("exit %d, stderr %q; want the URL once and the request", code, errOut)
+	}
+	_, errOut, _ = runCLI(t, "", "prom", "k6", "--url", "ftp://me:s3cret@prom:9090")
+	if want := "ldanalyze: prometheus URL ftp://me:xxxxx@prom:9090: unsupported scheme ftp: want http or https\n"; errOut != want {
+		t.Errorf("prom k6: stderr %q, want %q", errOut, want)
+	}
+}

@@ -79,3 +79,15 @@ func TestK6RunManyNames(t *testing.T) {
 		t.Errorf("warnings:\n%s", w)
 	}
 }
+
+// The caveat on a time trend's _count says what the read did with it (×
+// 1000 for the counts it reads) and which counts it leaves unused, not
+// what the user should do.
+func TestTrendStatsCountCaveat(t *testing.T) {
+	ts := DetectTrendStats([]string{"k6_http_req_duration_avg", "k6_http_req_duration_count", "k6_http_req_waiting_count", "k6_http_req_waiting_p95"})
+	got := ts.Caveats()[2]
+	want := "the _count of a time trend (http_req_duration, http_req_waiting) is the number of observations ÷ 1000 (k6 converts every stat of a time trend from ms to s): ldanalyze multiplies the _count of http_req_duration by 1000 to count their observations; it does not use the _count of http_req_waiting"
+	if got != want {
+		t.Errorf("caveat\n%q, want\n%q", got, want)
+	}
+}
