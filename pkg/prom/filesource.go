@@ -22,15 +22,20 @@ const DefaultLookback = 5 * time.Minute
 // It cannot run histogram_quantile itself (Quantile is
 // ErrNotPushedDown), so percentiles come from bucket deltas.
 type Files struct {
-	byName map[string][]Series
+	byName   map[string][]Series
+	warnings []string
 	// Lookback is the evaluation's lookback (default DefaultLookback).
 	Lookback time.Duration
 }
 
 // NewFiles indexes series by their __name__; series without one are left
-// out (an aggregation result cannot be told apart).
+// out (an aggregation result cannot be told apart). Samples that cannot
+// be what their name says (a counter's NaN, ±Inf or negative values, a k6
+// trend stat's NaN, ±Inf or absurd ones) are left out and counted in
+// Warnings.
 func NewFiles(series []Series) *Files {
 	f := &Files{byName: map[string][]Series{}}
+	series, f.warnings = validate(series)
 	for _, s := range series {
 		if n := s.Name(); n != "" {
 			f.byName[n] = append(f.byName[n], s)
@@ -62,6 +67,10 @@ func FilesFromResponses(rs []Response) *Files {
 	}
 	return NewFiles(all)
 }
+
+// Warnings count the samples NewFiles left out, per kind, naming the
+// first with its series and time.
+func (f *Files) Warnings() []string { return f.warnings }
 
 func (f *Files) lookback() int64 {
 	if f.Lookback > 0 {
@@ -248,11 +257,21 @@ func (f *Files) SumProduct(_ context.Context, a, b string, sel Selector, by []st
 	return sortedGroups(groups, keys), nil
 }
 
+// sortedGroups are the groups in key order, each without the points at
+// which none of its series had a sample (NaN), as Prometheus answers.
 func sortedGroups(groups map[string]*Series, keys []string) []Series {
 	sort.Strings(keys)
 	res := make([]Series, 0, len(keys))
 	for _, k := range keys {
-		res = append(res, *groups[k])
+		g := groups[k]
+		kept := g.Points[:0]
+		for _, p := range g.Points {
+			if !math.IsNaN(p.Value) {
+				kept = append(kept, p)
+			}
+		}
+		g.Points = kept
+		res = append(res, *g)
 	}
 	return res
 }

@@ -220,9 +220,13 @@ func (r Range) Times() []time.Time {
 // (a status that first appears at t = 80 s starts at its count of the
 // first push interval), and rate()/increase() would drop that first value
 // and extrapolate at the series' edges (promql/functions.go,
-// extrapolatedRate), while the difference of sums counts it. k6 counters
-// never reset within a run; a decrease of a sum (series going stale at
-// the end) counts as 0.
+// extrapolatedRate), while the difference of sums counts it. A sum that
+// drops is a counter reset (a k6 runner restarted) and counted as
+// increase() counts one, the value after the drop (so a series of several
+// k6 instances' sum that goes stale, 5 m after its last push, within the
+// window, also counts as one: the warning says how many); a sum that is
+// absent at a step (a gap past the lookback) counts nothing there; a sum
+// that is NaN, ±Inf or negative is skipped and counted in a warning.
 //
 // Evaluation times sit half a push interval after the pushes, so that
 // each step sees exactly the pushes up to it, whatever their jitter; step
@@ -234,6 +238,10 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 	names, err := src.Names(ctx, opt.Selector)
 	if err != nil {
 		return nil, err
+	}
+	if w, ok := src.(interface{ Warnings() []string }); ok {
+		// Samples the source left out (Files: NaN, ±Inf, negative).
+		run.Warnings = append(run.Warnings, w.Warnings()...)
 	}
 	has := map[string]bool{}
 	for _, n := range names {
@@ -326,6 +334,7 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 		run.End = end
 	}
 	sel := opt.Selector
+	var badSums, resets tally
 	counter := func(name string, by []string, put func(k6 *K6Step, groups map[string]string, v float64)) error {
 		if !has[name] {
 			return nil
@@ -335,12 +344,36 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 			return err
 		}
 		for _, s := range ss {
-			vals := valuesAt(s.Points, times, 0)
+			vals := valuesAt(s.Points, times, math.NaN())
+			series := seriesName(name, s.Labels)
+			// The value before the first step: 0 before the run's first
+			// push, the counter's value when the window starts mid-run.
+			prev := 0.0
+			if v := vals[0]; !math.IsNaN(v) && !badCounter(v) {
+				prev = v
+			}
 			for i := range run.Steps {
-				d := vals[i+1] - vals[i]
-				if d > 0 {
-					put(&run.Steps[i], s.Labels, d)
+				v := vals[i+1]
+				switch {
+				case math.IsNaN(v) && !hasPointAt(s.Points, times[i+1]):
+					// No series at this time (a gap past the lookback):
+					// nothing observed, the count carries on.
+					continue
+				case badCounter(v):
+					badSums.add(series, times[i+1].UnixNano(), v)
+					continue
+				case v < prev:
+					// k6 restarted (a runner restarted): its counter
+					// began again from 0, so the step's increase is the
+					// value after the drop (Prometheus' increase()).
+					resets.add(series, times[i+1].UnixNano(), v)
+					if v > 0 {
+						put(&run.Steps[i], s.Labels, v)
+					}
+				case v > prev:
+					put(&run.Steps[i], s.Labels, v-prev)
 				}
+				prev = v
 			}
 		}
 		return nil
@@ -417,11 +450,25 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 	if err := run.latency(ctx, src, sel, has, eval, times, interval, opt); err != nil {
 		return nil, err
 	}
+	if m := badSums.message("counter values that are NaN, ±Inf or negative", ": skipped, each step counted from the counter's last valid value"); m != "" {
+		run.Warnings = append(run.Warnings, m)
+	}
+	if m := resets.message("counter resets (drops)", ": counted as k6 restarting from 0, as Prometheus' increase() does (the step's increase is the value after the drop)"); m != "" {
+		run.Warnings = append(run.Warnings, m)
+	}
 	run.detectModel(has)
 	if !has["k6_http_reqs_total"] {
-		run.Warnings = append(run.Warnings, "no k6_http_reqs_total series: no HTTP requests in the run, completed load is not known")
+		run.Warnings = append(run.Warnings, fmt.Sprintf("no k6_http_reqs_total series%s: completed load (goodput), errors and per-status counts cannot be known, and the zeros shown for them are not measurements; k6 series found: %s", selNote(sel), strings.Join(names, ", ")))
 	}
 	return run, nil
+}
+
+// hasPointAt says whether ps has a point at t (within a millisecond), NaN
+// or not.
+func hasPointAt(ps []Point, t time.Time) bool {
+	ns := t.UnixNano()
+	i := sort.Search(len(ps), func(i int) bool { return ps[i].TimeNS >= ns-int64(time.Millisecond) })
+	return i < len(ps) && absNS(ps[i].TimeNS-ns) <= int64(time.Millisecond)
 }
 
 func selNote(s Selector) string {
@@ -623,6 +670,12 @@ func (run *K6Run) trendStatGroups(ctx context.Context, src Source, trend string,
 		pv[k] = valuesAt(p.Points, times, 0)
 	}
 	out := make([][]DurationGroup, len(run.Steps))
+	var bad tally
+	defer func() {
+		if m := bad.message("step means of k6_"+trend+" (Δ(avg·count) ÷ Δcount, ms) that are NaN, ±Inf, negative or over 10⁹ ms", ": skipped, those steps have no "+trend+" observations for the group"); m != "" {
+			run.Warnings = append(run.Warnings, m)
+		}
+	}()
 	for _, c := range cnt {
 		k, g := groupKey(c.Labels, by)
 		p := pv[k]
@@ -634,7 +687,13 @@ func (run *K6Run) trendStatGroups(ctx context.Context, src Source, trend string,
 			dc := cv[i+1] - cv[i]
 			mean := (p[i+1] - p[i]) / dc
 			n := math.Round(1000 * dc)
-			if !(dc > 0) || n < 1 || !(mean >= 0) || math.IsInf(mean, 0) {
+			if !(dc > 0) || n < 1 {
+				continue
+			}
+			if !(mean >= 0) || mean > maxTrendSeconds {
+				// NaN, ±Inf, negative or over 10⁹ ms: a corrupt _avg
+				// or _count, not a duration.
+				bad.add(seriesName("k6_"+trend+"_avg", g), times[i+1].UnixNano(), 1000*mean)
 				continue
 			}
 			h := HistogramPoint{TimeNS: run.Steps[i].End.UnixNano(), Count: n, Sum: n * mean, Buckets: []Bucket{{Boundaries: 3, Lower: mean, Upper: mean, Count: n}}}
