@@ -303,6 +303,11 @@ func TestKneeFromPromRawVsQueryRange(t *testing.T) {
 			c, _ := kneeLevels(t, corpusV2+name+".csv.gz")
 			t.Logf("raw: %s–%s knee %+v ceiling %+v; query_range: %s–%s knee %+v ceiling %+v; CSV knee %+v ceiling %+v",
 				r.Start.Format("15:04:05.000"), r.End.Format("15:04:05.000"), r.Knee, r.Ceiling, q.Start.Format("15:04:05.000"), q.End.Format("15:04:05.000"), q.Knee, q.Ceiling, c.Knee, c.Ceiling)
+			// Only the query_range read says its push times are not known.
+			const gridNote = "is read from query_range answers on a 5s grid, not raw samples"
+			if !strings.Contains(strings.Join(q.Warnings, "\n"), gridNote) || strings.Contains(strings.Join(r.Warnings, "\n"), gridNote) {
+				t.Errorf("the grid caveat: query_range warnings %q, raw %q; want it in the first only", q.Warnings, r.Warnings)
+			}
 			if d := math.Abs(q.Start.Sub(r.Start).Seconds()); d > 5 {
 				t.Errorf("start %s from query_range, %s from raw samples: %.1f s apart, more than a step", q.Start, r.Start, d)
 			}

@@ -264,6 +264,11 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Samples on a grid of whole seconds, a whole number of intervals
+	// apart, are query_range answers (evaluated at start + k·step), not
+	// k6's pushes (stamped to the millisecond, jittering around the push
+	// period): the pushes' times are then not known.
+	grid := interval >= time.Second && interval%time.Second == 0 && first.UnixNano()%1e9 == 0 && last.UnixNano()%1e9 == 0 && last.Sub(first)%interval == 0
 	if interval <= 0 {
 		interval = 5 * time.Second
 	}
@@ -332,6 +337,10 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 	if last := run.Steps[len(run.Steps)-1].End; opt.End.IsZero() && end.After(last) {
 		run.Steps[len(run.Steps)-1].End = end
 		run.End = end
+	}
+	if grid && opt.End.IsZero() {
+		run.Warnings = append(run.Warnings, fmt.Sprintf("%s is read from query_range answers on a %s grid, not raw samples: the times of k6's pushes are not known, so the last step (to %s) may hold k6's final flush as well as its last push, up to two push intervals of observations, while its rates are taken over one; export the raw samples (%s[<range>] with /api/v1/query) or read the server live for exact step bounds",
+			spanNames[0], interval, run.End.Format(time.RFC3339), spanNames[0]))
 	}
 	sel := opt.Selector
 	var badSums, resets tally
