@@ -355,3 +355,53 @@ func TestFromPromURLMessages(t *testing.T) {
 		t.Errorf("prom k6: stderr %q, want %q", errOut, want)
 	}
 }
+
+// Saved query_range JSON whose counter values are "NaN", "+Inf" and "-5"
+// (as the Prometheus API writes them) reads without a panic: `prom k6`
+// exits 0, warns with the count, the series and the time of the first,
+// and counts 1,000 iterations (10 pushes of 100, hand count).
+func TestPromK6BadValuesFile(t *testing.T) {
+	var vals, reqs []string
+	t0 := 1_800_000_000.0
+	for i := range 10 {
+		v := fmt.Sprintf(`"%d"`, 100*(i+1))
+		switch i {
+		case 2:
+			v = `"NaN"`
+		case 4:
+			v = `"+Inf"`
+		case 6:
+			v = `"-5"`
+		}
+		vals = append(vals, fmt.Sprintf(`[%.3f,%s]`, t0+5*float64(i)+0.012, v))
+		reqs = append(reqs, fmt.Sprintf(`[%.3f,"%d"]`, t0+5*float64(i)+0.012, 100*(i+1)))
+	}
+	body := `{"status":"success","data":{"resultType":"matrix","result":[` +
+		`{"metric":{"__name__":"k6_iterations_total","scenario":"a"},"values":[` + strings.Join(vals, ",") + `]},` +
+		`{"metric":{"__name__":"k6_http_reqs_total","status":"200","expected_response":"true"},"values":[` + strings.Join(reqs, ",") + `]}]}}`
+	path := filepath.Join(t.TempDir(), "k6.json")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI(t, "", "prom", "k6", path, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want := `3 counter samples that are NaN, ±Inf or negative in 1 series (the first k6_iterations_total{scenario="a"} at 2027-01-15T08:00:10.012Z: NaN): skipped`
+	if !strings.Contains(errOut, want) {
+		t.Errorf("stderr %q lacks %q", errOut, want)
+	}
+	var run struct {
+		Steps []struct{ Iterations float64 }
+	}
+	if err := json.Unmarshal([]byte(out), &run); err != nil {
+		t.Fatal(err)
+	}
+	total := 0.0
+	for _, s := range run.Steps {
+		total += s.Iterations
+	}
+	if total != 1000 {
+		t.Errorf("%v iterations, want 1000", total)
+	}
+}
