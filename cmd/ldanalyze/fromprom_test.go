@@ -350,6 +350,10 @@ func TestFromPromURLMessages(t *testing.T) {
 	if code == 0 || strings.Count(errOut, "http://127.0.0.1:1") != 1 || !strings.Contains(errOut, "GET /api/v1/label/__name__/values") {
 		t.Errorf("exit %d, stderr %q; want the URL once and the request", code, errOut)
 	}
+	_, errOut, _ = runCLI(t, "", "prom", "k6", "--url", "prom:9090")
+	if want := "ldanalyze: prometheus URL prom:9090: no scheme: want http:// or https:// before the host\n"; errOut != want {
+		t.Errorf("prom k6 --url prom:9090: stderr %q, want %q", errOut, want)
+	}
 	_, errOut, _ = runCLI(t, "", "prom", "k6", "--url", "ftp://me:s3cret@prom:9090")
 	if want := "ldanalyze: prometheus URL ftp://me:xxxxx@prom:9090: unsupported scheme ftp: want http or https\n"; errOut != want {
 		t.Errorf("prom k6: stderr %q, want %q", errOut, want)

@@ -66,6 +66,10 @@ type Client struct {
 
 // NewClient checks the options and returns a Client.
 func NewClient(opt ClientOptions) (*Client, error) {
+	if !strings.Contains(opt.URL, "://") {
+		// prom:9090 parses as the scheme "prom": say what is missing.
+		return nil, fmt.Errorf("prometheus URL %s: no scheme: want http:// or https:// before the host", RedactURL(opt.URL))
+	}
 	u, err := url.Parse(opt.URL)
 	if err != nil {
 		// url.Error repeats the URL (with its password): the cause alone.
