@@ -185,6 +185,17 @@ func latest(n int, timeAt func(int) int64, t, lookback int64, from *int) int {
 
 // Sum is sum by (by) (name{sel}) at each time of r.
 func (f *Files) Sum(_ context.Context, name string, sel Selector, by []string, r Range) ([]Series, error) {
+	return f.aggregate(name, sel, by, r, false)
+}
+
+// CountSeries is count by (by) (name{sel}) at each time of r: how many
+// series each group's sum adds.
+func (f *Files) CountSeries(_ context.Context, name string, sel Selector, by []string, r Range) ([]Series, error) {
+	return f.aggregate(name, sel, by, r, true)
+}
+
+// aggregate is Sum, or with count the number of series summed.
+func (f *Files) aggregate(name string, sel Selector, by []string, r Range, count bool) ([]Series, error) {
 	times := r.Times()
 	groups := map[string]*Series{}
 	var keys []string
@@ -209,7 +220,11 @@ func (f *Files) Sum(_ context.Context, name string, sel Selector, by []string, r
 			if v := out.Points[i].Value; v != v {
 				out.Points[i].Value = 0
 			}
-			out.Points[i].Value += s.Points[j].Value
+			if count {
+				out.Points[i].Value++
+			} else {
+				out.Points[i].Value += s.Points[j].Value
+			}
 		}
 	}
 	return sortedGroups(groups, keys), nil

@@ -194,6 +194,14 @@ type Source interface {
 	Quantile(ctx context.Context, q float64, name string, sel Selector, window time.Duration, r Range) ([]Point, error)
 }
 
+// SeriesCounter is a Source that can count the series of a sum: count by
+// (by) (name{sel}) at each evaluation time. ReadK6Run asks it when a
+// counter's sum drops, to tell a series leaving the sum (stale, 5 m after
+// its last push) from a counter reset.
+type SeriesCounter interface {
+	CountSeries(ctx context.Context, name string, sel Selector, by []string, r Range) ([]Series, error)
+}
+
 // ErrNotPushedDown says a Source cannot evaluate an expression itself.
 var ErrNotPushedDown = errors.New("not supported by this source")
 
@@ -222,9 +230,10 @@ func (r Range) Times() []time.Time {
 // and extrapolate at the series' edges (promql/functions.go,
 // extrapolatedRate), while the difference of sums counts it. A sum that
 // drops is a counter reset (a k6 runner restarted) and counted as
-// increase() counts one, the value after the drop (so a series of several
-// k6 instances' sum that goes stale, 5 m after its last push, within the
-// window, also counts as one: the warning says how many); a sum that is
+// increase() counts one, the value after the drop, unless the source (a
+// SeriesCounter) says the sum lost a series then (one k6 instance's series
+// going stale, 5 m after its last push, while others go on: that step
+// counts nothing); a sum that is
 // absent at a step (a gap past the lookback) counts nothing there; a sum
 // that is NaN, ±Inf or negative is skipped and counted in a warning.
 //
@@ -343,14 +352,44 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 			spanNames[0], interval, run.End.Format(time.RFC3339), spanNames[0]))
 	}
 	sel := opt.Selector
-	var badSums, resets tally
+	var badSums, resets, leftSums tally
 	counter := func(name string, by []string, put func(k6 *K6Step, groups map[string]string, v float64)) error {
 		if !has[name] {
 			return nil
 		}
-		ss, err := run.capped(name, by, func(by []string) ([]Series, error) { return src.Sum(ctx, name, sel, by, eval) })
+		var used []string
+		ss, err := run.capped(name, by, func(by []string) ([]Series, error) {
+			used = by
+			return src.Sum(ctx, name, sel, by, eval)
+		})
 		if err != nil {
 			return err
+		}
+		// left says whether the group of labels had fewer series at
+		// times[i+1] than at times[i]: a sum that drops then lost a
+		// series (stale, 5 m after its last push: a k6 instance that
+		// stopped early), which is no reset. Asked of the source on the
+		// first drop only.
+		var counts map[string][]float64
+		left := func(labels map[string]string, i int) bool {
+			sc, ok := src.(SeriesCounter)
+			if !ok {
+				return false
+			}
+			if counts == nil {
+				counts = map[string][]float64{}
+				cs, err := sc.CountSeries(ctx, name, sel, used, eval)
+				if err != nil {
+					return false
+				}
+				for _, c := range cs {
+					k, _ := groupKey(c.Labels, used)
+					counts[k] = valuesAt(c.Points, times, 0)
+				}
+			}
+			k, _ := groupKey(labels, used)
+			c := counts[k]
+			return c != nil && c[i+1] < c[i]
 		}
 		for _, s := range ss {
 			vals := valuesAt(s.Points, times, math.NaN())
@@ -371,6 +410,10 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 				case badCounter(v):
 					badSums.add(series, times[i+1].UnixNano(), v)
 					continue
+				case v < prev && left(s.Labels, i):
+					// A series left the sum: the others' growth in this
+					// step is not known; the count goes on from here.
+					leftSums.add(series, times[i+1].UnixNano(), v)
 				case v < prev:
 					// k6 restarted (a runner restarted): its counter
 					// began again from 0, so the step's increase is the
@@ -460,6 +503,9 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 		return nil, err
 	}
 	if m := badSums.message("counter values that are NaN, ±Inf or negative", ": skipped, each step counted from the counter's last valid value"); m != "" {
+		run.Warnings = append(run.Warnings, m)
+	}
+	if m := leftSums.message("drops of a counter's sum where a series left it (stale, 5 m after its last push: a k6 instance that stopped early)", ": no reset, but the other series' increase in those steps is not known and counted as 0"); m != "" {
 		run.Warnings = append(run.Warnings, m)
 	}
 	if m := resets.message("counter resets (drops)", ": counted as k6 restarting from 0, as Prometheus' increase() does (the step's increase is the value after the drop)"); m != "" {

@@ -254,3 +254,27 @@ func TestK6RunAbsurdTrendStats(t *testing.T) {
 		}
 	}
 }
+
+// Two k6 instances, one stopping early: its series goes stale 5 m after
+// its last push and the sum drops by its 1,000 iterations, which is no
+// counter reset (the source counts one series fewer): the iterations are
+// 10 × 100 + 100 × 100 = 11,000 (hand count) less the other instance's
+// 100 of the step where the sum lost a series (not known there: counted
+// as 0, with a warning), 10,900; no reset is reported. As a reset it
+// would count the other instance's whole total at that time again.
+func TestK6RunStaleInstanceIsNoReset(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	a := counterSeries("k6_iterations_total", map[string]string{"instance": "a"}, t0, 10, 100)
+	b := counterSeries("k6_iterations_total", map[string]string{"instance": "b"}, t0, 100, 100)
+	run, err := ReadK6Run(context.Background(), NewFiles([]Series{a, b}), K6Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := sumIterations(run); n != 10900 {
+		t.Errorf("%v iterations, want 10900", n)
+	}
+	w := strings.Join(run.Warnings, "\n")
+	if strings.Contains(w, "counter resets") || !strings.Contains(w, "1 drops of a counter's sum where a series left it") {
+		t.Errorf("a stale series reported as a reset, or not reported:\n%s", w)
+	}
+}
