@@ -1,11 +1,13 @@
 package main
 
 import (
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -17,8 +19,10 @@ const corpusV2 = "../../../shared/corpus/k6-v2/"
 
 // kneeJSON is the part of knee's JSON these tests read.
 type kneeJSON struct {
-	Model       string  `json:"model"`
-	ResolutionS float64 `json:"resolution_s"`
+	Model       string    `json:"model"`
+	ResolutionS float64   `json:"resolution_s"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
 	Knee        *struct {
 		Offered float64 `json:"offered"`
 	} `json:"knee"`
@@ -162,5 +166,246 @@ func TestFromPromUsage(t *testing.T) {
 	out, errOut, code := runCLI(t, "", "knee", "--from-prom", u, "--start", start, "--timeout", "10s")
 	if code != 2 || !strings.Contains(errOut, "no k6_vus or k6_iterations_total series") || strings.Contains(out+errOut, "s3cret") {
 		t.Errorf("empty server: exit %d, stderr %q; want 2, no k6 series, no password", code, errOut)
+	}
+}
+
+// levelJSON is a load level of knee's JSON (holds and ramp steps).
+type levelJSON struct {
+	Start   time.Time `json:"start"`
+	End     time.Time `json:"end"`
+	Offered float64   `json:"offered"`
+}
+
+// kneeLevels runs knee --format json on args and returns the result and
+// its levels (holds and ramp steps) in time order.
+func kneeLevels(t *testing.T, args ...string) (kneeJSON, []levelJSON) {
+	t.Helper()
+	out, errOut, code := runCLI(t, "", append([]string{"knee", "--format", "json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("knee %v: exit %d: %s", args, code, errOut)
+	}
+	var res kneeJSON
+	var lv struct {
+		Holds     []levelJSON `json:"holds"`
+		RampSteps []levelJSON `json:"ramp_steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(out), &lv); err != nil {
+		t.Fatal(err)
+	}
+	all := append(lv.Holds, lv.RampSteps...)
+	sort.Slice(all, func(i, j int) bool { return all[i].Start.Before(all[j].Start) })
+	return res, all
+}
+
+// offeredOver is the offered load of levels over [from, to), weighted by
+// each level's overlap with it (NaN when none overlaps).
+func offeredOver(levels []levelJSON, from, to time.Time) float64 {
+	var w, secs float64
+	for _, l := range levels {
+		lo, hi := l.Start, l.End
+		if from.After(lo) {
+			lo = from
+		}
+		if to.Before(hi) {
+			hi = to
+		}
+		if d := hi.Sub(lo).Seconds(); d > 0 {
+			w += d * l.Offered
+			secs += d
+		}
+	}
+	return w / secs
+}
+
+// The native-histogram export of prom_rw_native: no level offers more
+// than the schedule's top, 400 it/s (README "Schedule": one linear stage
+// of 180 s from 10 to 400 it/s), and every level's offered load agrees
+// with the CSV's over the same seconds within one 5 s step of the ramp,
+// 2.167 it/s/s × 5 s = 10.8 it/s (levels are cut at different seconds
+// from 1 s and from 5 s data). Measured: the last level 375.1 it/s
+// (+171 s, 9 s) against the CSV's 372.3; it was 412.9 when the last step,
+// which holds k6's final flush 0.58 s after its last regular push, was
+// counted over 5 s instead of the 5.58 s it holds.
+func TestKneeFromPromNativeLastLevel(t *testing.T) {
+	path := corpusV2 + "prom_rw_native.prom_query_range.json.gz"
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("corpus: %v", err)
+	}
+	_, prom := kneeLevels(t, "--from-prom", path)
+	_, csv := kneeLevels(t, corpusV2+"prom_rw_native.csv.gz")
+	if len(prom) == 0 || len(csv) == 0 {
+		t.Fatalf("%d levels from Prometheus, %d from the CSV", len(prom), len(csv))
+	}
+	for _, l := range prom {
+		want := offeredOver(csv, l.Start, l.End)
+		t.Logf("level %s–%s: %.1f it/s from Prometheus, %.1f from the CSV", l.Start.Format("15:04:05"), l.End.Format("15:04:05"), l.Offered, want)
+		if l.Offered > 400 {
+			t.Errorf("level at %s offers %.1f it/s, more than the schedule's 400", l.Start.Format(time.RFC3339), l.Offered)
+		}
+		if math.Abs(l.Offered-want) > 2.167*5 {
+			t.Errorf("level at %s: %.1f it/s from Prometheus, %.1f from the CSV: more than 10.8 it/s apart", l.Start.Format(time.RFC3339), l.Offered, want)
+		}
+	}
+}
+
+// withoutRawSamples writes the corpus export src (gzipped JSON
+// {"query_range": …, "raw_samples": …}) without its raw_samples section
+// to a file in dir: the query_range answers at the export's 5 s step
+// only, as a user who saved query_range JSON has.
+func withoutRawSamples(t *testing.T, src, dir string) string {
+	t.Helper()
+	f, err := os.Open(src)
+	if err != nil {
+		t.Skipf("corpus: %v", err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.NewDecoder(zr).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	delete(doc, "raw_samples")
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "query_range.json")
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The same run read from the export's raw samples (every push, at its
+// time) and from its query_range answers only (values at a 5 s grid,
+// repeated for the 5 m lookback after the run) gives the same window
+// within one 5 s step, and knees within one step of the ramp (10.8 it/s,
+// 2.167 it/s/s × 5 s) and ceilings within 5 % of each other and of the
+// CSV's. Before the window ended at a counter's last change, the
+// query_range read ran 10 s longer (190 s against 181 s), the lookback's
+// repeats adding a level of 133 it/s at the end. Measured (knee, ceiling;
+// it/s, req/s): prom_rw_native raw 176.1, 186.0; query_range 173.0,
+// 186.0; CSV 176.1, 182.0. prom_rw_stats raw 182.9, 187.1; query_range
+// 184.8, 187.1; CSV 185.0, 183.3.
+func TestKneeFromPromRawVsQueryRange(t *testing.T) {
+	for _, name := range []string{"prom_rw_native", "prom_rw_stats"} {
+		t.Run(name, func(t *testing.T) {
+			raw := corpusV2 + name + ".prom_query_range.json.gz"
+			qr := withoutRawSamples(t, raw, t.TempDir())
+			r, _ := kneeLevels(t, "--from-prom", raw)
+			q, _ := kneeLevels(t, "--from-prom", qr)
+			c, _ := kneeLevels(t, corpusV2+name+".csv.gz")
+			t.Logf("raw: %s–%s knee %+v ceiling %+v; query_range: %s–%s knee %+v ceiling %+v; CSV knee %+v ceiling %+v",
+				r.Start.Format("15:04:05.000"), r.End.Format("15:04:05.000"), r.Knee, r.Ceiling, q.Start.Format("15:04:05.000"), q.End.Format("15:04:05.000"), q.Knee, q.Ceiling, c.Knee, c.Ceiling)
+			// Only the query_range read says its push times are not known.
+			const gridNote = "is read from query_range answers on a 5s grid, not raw samples"
+			if !strings.Contains(strings.Join(q.Warnings, "\n"), gridNote) || strings.Contains(strings.Join(r.Warnings, "\n"), gridNote) {
+				t.Errorf("the grid caveat: query_range warnings %q, raw %q; want it in the first only", q.Warnings, r.Warnings)
+			}
+			if d := math.Abs(q.Start.Sub(r.Start).Seconds()); d > 5 {
+				t.Errorf("start %s from query_range, %s from raw samples: %.1f s apart, more than a step", q.Start, r.Start, d)
+			}
+			if d := math.Abs(q.End.Sub(r.End).Seconds()); d > 5 {
+				t.Errorf("end %s from query_range, %s from raw samples: %.1f s apart, more than a step", q.End, r.End, d)
+			}
+			if r.Knee == nil || q.Knee == nil || c.Knee == nil || r.Ceiling == nil || q.Ceiling == nil || c.Ceiling == nil {
+				t.Fatalf("a knee or ceiling missing: raw %+v %+v, query_range %+v %+v, CSV %+v %+v", r.Knee, r.Ceiling, q.Knee, q.Ceiling, c.Knee, c.Ceiling)
+			}
+			for _, p := range [][2]float64{{r.Knee.Offered, q.Knee.Offered}, {r.Knee.Offered, c.Knee.Offered}, {q.Knee.Offered, c.Knee.Offered}} {
+				if math.Abs(p[0]-p[1]) > 2.167*5 {
+					t.Errorf("knees %.1f and %.1f it/s: more than one step (10.8 it/s) apart", p[0], p[1])
+				}
+			}
+			for _, p := range [][2]float64{{r.Ceiling.CompletedRPS, q.Ceiling.CompletedRPS}, {r.Ceiling.CompletedRPS, c.Ceiling.CompletedRPS}, {q.Ceiling.CompletedRPS, c.Ceiling.CompletedRPS}} {
+				if math.Abs(p[0]-p[1]) > 0.05*p[1] {
+					t.Errorf("ceilings %.1f and %.1f req/s: more than 5 %% apart", p[0], p[1])
+				}
+			}
+		})
+	}
+}
+
+// A --from-prom that is not an http(s) URL or a file says so, naming it
+// once with its password redacted (prom.RedactURL), as exact strings.
+func TestFromPromURLMessages(t *testing.T) {
+	for _, c := range []struct{ arg, want string }{
+		{"ftp://me:s3cret@prom:9090", "ldanalyze: knee: --from-prom: ftp://me:xxxxx@prom:9090: unsupported scheme ftp: want http or https\n"},
+		{"prom:9090", "ldanalyze: knee: --from-prom: prom:9090: no such file, and not a URL: prefix it with http:// or https:// for a Prometheus server\n"},
+		{"http://me:s3cret@pr om:9090", "ldanalyze: knee: --from-prom: prometheus URL http://xxxxx@pr om:9090: invalid character \" \" in host name\n"},
+	} {
+		_, errOut, code := runCLI(t, "", "knee", "--from-prom", c.arg)
+		if code != 2 || errOut != c.want {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", c.arg, code, errOut, c.want)
+		}
+	}
+	// A server that does not answer: its URL once, not again in the
+	// http.Client's "Get <URL>" nor in the pipeline's prefix.
+	_, errOut, code := runCLI(t, "", "knee", "--from-prom", "http://127.0.0.1:1", "--timeout", "5s", "--retries", "-1")
+	if code == 0 || strings.Count(errOut, "http://127.0.0.1:1") != 1 || !strings.Contains(errOut, "GET /api/v1/label/__name__/values") {
+		t.Errorf("exit %d, stderr %q; want the URL once and the request", code, errOut)
+	}
+	_, errOut, _ = runCLI(t, "", "prom", "k6", "--url", "prom:9090")
+	if want := "ldanalyze: prometheus URL prom:9090: no scheme: want http:// or https:// before the host\n"; errOut != want {
+		t.Errorf("prom k6 --url prom:9090: stderr %q, want %q", errOut, want)
+	}
+	_, errOut, _ = runCLI(t, "", "prom", "k6", "--url", "ftp://me:s3cret@prom:9090")
+	if want := "ldanalyze: prometheus URL ftp://me:xxxxx@prom:9090: unsupported scheme ftp: want http or https\n"; errOut != want {
+		t.Errorf("prom k6: stderr %q, want %q", errOut, want)
+	}
+}
+
+// Saved query_range JSON whose counter values are "NaN", "+Inf" and "-5"
+// (as the Prometheus API writes them) reads without a panic: `prom k6`
+// exits 0, warns with the count, the series and the time of the first,
+// and counts 1,000 iterations (10 pushes of 100, hand count).
+func TestPromK6BadValuesFile(t *testing.T) {
+	var vals, reqs []string
+	t0 := 1_800_000_000.0
+	for i := range 10 {
+		v := fmt.Sprintf(`"%d"`, 100*(i+1))
+		switch i {
+		case 2:
+			v = `"NaN"`
+		case 4:
+			v = `"+Inf"`
+		case 6:
+			v = `"-5"`
+		}
+		vals = append(vals, fmt.Sprintf(`[%.3f,%s]`, t0+5*float64(i)+0.012, v))
+		reqs = append(reqs, fmt.Sprintf(`[%.3f,"%d"]`, t0+5*float64(i)+0.012, 100*(i+1)))
+	}
+	body := `{"status":"success","data":{"resultType":"matrix","result":[` +
+		`{"metric":{"__name__":"k6_iterations_total","scenario":"a"},"values":[` + strings.Join(vals, ",") + `]},` +
+		`{"metric":{"__name__":"k6_http_reqs_total","status":"200","expected_response":"true"},"values":[` + strings.Join(reqs, ",") + `]}]}}`
+	path := filepath.Join(t.TempDir(), "k6.json")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI(t, "", "prom", "k6", path, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want := `3 counter samples that are NaN, ±Inf or negative in 1 series (the first k6_iterations_total{scenario="a"} at 2027-01-15T08:00:10.012Z: NaN): skipped`
+	if !strings.Contains(errOut, want) {
+		t.Errorf("stderr %q lacks %q", errOut, want)
+	}
+	var run struct {
+		Steps []struct{ Iterations float64 }
+	}
+	if err := json.Unmarshal([]byte(out), &run); err != nil {
+		t.Fatal(err)
+	}
+	total := 0.0
+	for _, s := range run.Steps {
+		total += s.Iterations
+	}
+	if total != 1000 {
+		t.Errorf("%v iterations, want 1000", total)
 	}
 }

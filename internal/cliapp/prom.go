@@ -123,7 +123,8 @@ func URLPassword(u string) string {
 }
 
 // Scrub is err with every non-empty secret in its message replaced by
-// "xxxxx"; err itself when its message holds none (nil for nil).
+// "xxxxx" (a secret of one or two characters only where a URL holds it,
+// ":secret@"); err itself when its message holds none (nil for nil).
 func Scrub(err error, secrets []string) error {
 	if err == nil {
 		return nil
@@ -131,6 +132,16 @@ func Scrub(err error, secrets []string) error {
 	msg := err.Error()
 	changed := false
 	for _, s := range secrets {
+		if len(s) > 0 && len(s) < 3 {
+			// A one- or two-character secret everywhere would eat the
+			// message ("prom pull" with the password "p" became "xxxxxrom
+			// xxxxxull"): only where a URL holds it, user:secret@.
+			s = ":" + s + "@"
+			if strings.Contains(msg, s) {
+				msg, changed = strings.ReplaceAll(msg, s, ":xxxxx@"), true
+			}
+			continue
+		}
 		if len(s) > 0 && strings.Contains(msg, s) {
 			msg, changed = strings.ReplaceAll(msg, s, "xxxxx"), true
 		}

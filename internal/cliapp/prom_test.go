@@ -105,6 +105,11 @@ func TestScrub(t *testing.T) {
 	if Scrub(nil, []string{"x"}) != nil {
 		t.Error("nil error")
 	}
+	// A one-character password is masked in its URL, not in every word.
+	short := errors.New("prom pull: query pod_cpu_cores: http://u:p@h:1: dial tcp: lookup h: no such host")
+	if got, want := Scrub(short, []string{"p"}).Error(), "prom pull: query pod_cpu_cores: http://u:xxxxx@h:1: dial tcp: lookup h: no such host"; got != want {
+		t.Errorf("short secret: got %q, want %q", got, want)
+	}
 }
 
 // TestK6Options: --match, --start (RFC 3339), --end (Unix seconds) and

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -62,7 +64,7 @@ func RunSource(ctx context.Context, src Source, opt Options) (*Analysis, error) 
 	}
 	run, err := src.Open(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", src.Name(), err)
+		return nil, named(src.Name(), err)
 	}
 	acc := timeline.New(timeline.Options{Metric: opt.Metric, Thresholds: thr, Queries: opt.Queries})
 	caveats := run.Fill(acc)
@@ -117,7 +119,10 @@ type Prometheus struct {
 // credentials), else saved API JSON (a file, gzipped or not, or a
 // directory of .json/.json.gz files; prom.FilesFromPath).
 func OpenPrometheus(target string, client prom.ClientOptions, run prom.K6Options) (*Prometheus, error) {
-	if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") {
+	if i := strings.Index(target, "://"); i > 0 && schemeName.MatchString(target[:i]) {
+		if err := prom.CheckScheme(target[:i]); err != nil {
+			return nil, fmt.Errorf("%s: %w", prom.RedactURL(target), err)
+		}
 		client.URL = target
 		c, err := prom.NewClient(client)
 		if err != nil {
@@ -129,10 +134,29 @@ func OpenPrometheus(target string, client prom.ClientOptions, run prom.K6Options
 		return nil, errors.New("no Prometheus given: a base URL (http://prometheus:9090) or saved query_range JSON (a file or directory)")
 	}
 	f, err := prom.FilesFromPath(target)
+	if errors.Is(err, fs.ErrNotExist) && hostPort.MatchString(target) {
+		return nil, fmt.Errorf("%s: no such file, and not a URL: prefix it with http:// or https:// for a Prometheus server", prom.RedactURL(target))
+	}
 	if err != nil {
 		return nil, err
 	}
 	return &Prometheus{Store: f, Label: target, Run: run}, nil
+}
+
+// schemeName is a URL scheme (RFC 3986 section 3.1).
+var schemeName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`)
+
+// hostPort is a host and port without a scheme (prometheus:9090,
+// localhost:9090/prefix), which a user meant as a server.
+var hostPort = regexp.MustCompile(`^[A-Za-z0-9.-]+:[0-9]+(/.*)?$`)
+
+// named prefixes err with name unless its message already starts with it
+// (a client's errors name its URL): every message names the source once.
+func named(name string, err error) error {
+	if strings.HasPrefix(err.Error(), name) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 // Name is the redacted URL or the path.

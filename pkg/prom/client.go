@@ -66,12 +66,24 @@ type Client struct {
 
 // NewClient checks the options and returns a Client.
 func NewClient(opt ClientOptions) (*Client, error) {
+	if !strings.Contains(opt.URL, "://") {
+		// prom:9090 parses as the scheme "prom": say what is missing.
+		return nil, fmt.Errorf("prometheus URL %s: no scheme: want http:// or https:// before the host", RedactURL(opt.URL))
+	}
 	u, err := url.Parse(opt.URL)
 	if err != nil {
-		return nil, fmt.Errorf("prometheus URL %q: %v", RedactURL(opt.URL), redactErr(err, opt.URL))
+		// url.Error repeats the URL (with its password): the cause alone.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("prometheus URL %s: %v", RedactURL(opt.URL), redactErr(err, opt.URL))
 	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("prometheus URL %q: want http:// or https://host[:port]", RedactURL(opt.URL))
+	if err := CheckScheme(u.Scheme); err != nil {
+		return nil, fmt.Errorf("prometheus URL %s: %w", RedactURL(opt.URL), err)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("prometheus URL %s: no host: want http://host[:port] or https://host[:port]", RedactURL(opt.URL))
 	}
 	if u.User != nil {
 		if opt.Username == "" {
@@ -111,6 +123,19 @@ func NewClient(opt ClientOptions) (*Client, error) {
 		return nil
 	}}
 	return c, nil
+}
+
+// CheckScheme is nil for the schemes a Client speaks, http and https, and
+// else an error naming the scheme ("unsupported scheme ftp: want http or
+// https"; "no scheme" when empty).
+func CheckScheme(scheme string) error {
+	switch strings.ToLower(scheme) {
+	case "http", "https":
+		return nil
+	case "":
+		return errors.New("no scheme: want http or https")
+	}
+	return fmt.Errorf("unsupported scheme %s: want http or https", scheme)
 }
 
 // URL is the server's URL without credentials.
@@ -284,6 +309,12 @@ func isTimeout(err error) bool {
 
 // wrap makes a transport error say why, without credentials.
 func (c *Client) wrap(ctx context.Context, what string, err error) error {
+	// An http.Client error is a url.Error that repeats the method and the
+	// whole request URL: what and c.redacted already name them.
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Err != nil {
+		err = ue.Err
+	}
 	msg := c.scrub(err.Error())
 	switch {
 	case ctx.Err() != nil:

@@ -22,15 +22,20 @@ const DefaultLookback = 5 * time.Minute
 // It cannot run histogram_quantile itself (Quantile is
 // ErrNotPushedDown), so percentiles come from bucket deltas.
 type Files struct {
-	byName map[string][]Series
+	byName   map[string][]Series
+	warnings []string
 	// Lookback is the evaluation's lookback (default DefaultLookback).
 	Lookback time.Duration
 }
 
 // NewFiles indexes series by their __name__; series without one are left
-// out (an aggregation result cannot be told apart).
+// out (an aggregation result cannot be told apart). Samples that cannot
+// be what their name says (a counter's NaN, ±Inf or negative values, a k6
+// trend stat's NaN, ±Inf or absurd ones) are left out and counted in
+// Warnings.
 func NewFiles(series []Series) *Files {
 	f := &Files{byName: map[string][]Series{}}
+	series, f.warnings = validate(series)
 	for _, s := range series {
 		if n := s.Name(); n != "" {
 			f.byName[n] = append(f.byName[n], s)
@@ -63,6 +68,10 @@ func FilesFromResponses(rs []Response) *Files {
 	return NewFiles(all)
 }
 
+// Warnings count the samples NewFiles left out, per kind, naming the
+// first with its series and time.
+func (f *Files) Warnings() []string { return f.warnings }
+
 func (f *Files) lookback() int64 {
 	if f.Lookback > 0 {
 		return int64(f.Lookback)
@@ -94,7 +103,13 @@ func (f *Files) Names(_ context.Context, sel Selector) ([]string, error) {
 
 // Span is the first and last sample time of the named metrics within r
 // (all of it when r's bounds are zero) and the median interval between
-// consecutive samples of a series.
+// consecutive samples of a series. For a counter (a name ending in
+// _total) the last sample of a series is where its value last changed: a
+// query_range answer repeats a series' last value at every step for the
+// lookback (5 m) after its last sample, and those repeats are not
+// observations (raw samples of a k6 counter do not repeat: k6 pushes a
+// series only with new samples), so that saved query_range answers and
+// raw samples give the same run window, within one step.
 func (f *Files) Span(_ context.Context, names []string, sel Selector, r Range) (time.Time, time.Time, time.Duration, error) {
 	var first, last int64
 	ok := false
@@ -110,6 +125,9 @@ func (f *Files) Span(_ context.Context, names []string, sel Selector, r Range) (
 			}
 			for _, h := range s.Histograms {
 				ts = append(ts, h.TimeNS)
+			}
+			if strings.HasSuffix(n, "_total") {
+				ts = ts[:lastChange(s.Points)]
 			}
 			prev := int64(0)
 			for i, t := range ts {
@@ -141,6 +159,16 @@ func (f *Files) Span(_ context.Context, names []string, sel Selector, r Range) (
 	return time.Unix(0, first).UTC(), time.Unix(0, last).UTC(), interval, nil
 }
 
+// lastChange is the length of ps without the trailing repeats of its
+// last value (len(ps) when it has none; at least 1 when ps is not empty).
+func lastChange(ps []Point) int {
+	n := len(ps)
+	for n > 1 && ps[n-2].Value == ps[n-1].Value {
+		n--
+	}
+	return n
+}
+
 // at is the index of the latest point of ts (times, ascending) in
 // (t − lookback, t], or −1; from is where to start looking and is
 // advanced.
@@ -157,6 +185,17 @@ func latest(n int, timeAt func(int) int64, t, lookback int64, from *int) int {
 
 // Sum is sum by (by) (name{sel}) at each time of r.
 func (f *Files) Sum(_ context.Context, name string, sel Selector, by []string, r Range) ([]Series, error) {
+	return f.aggregate(name, sel, by, r, false)
+}
+
+// CountSeries is count by (by) (name{sel}) at each time of r: how many
+// series each group's sum adds.
+func (f *Files) CountSeries(_ context.Context, name string, sel Selector, by []string, r Range) ([]Series, error) {
+	return f.aggregate(name, sel, by, r, true)
+}
+
+// aggregate is Sum, or with count the number of series summed.
+func (f *Files) aggregate(name string, sel Selector, by []string, r Range, count bool) ([]Series, error) {
 	times := r.Times()
 	groups := map[string]*Series{}
 	var keys []string
@@ -181,7 +220,11 @@ func (f *Files) Sum(_ context.Context, name string, sel Selector, by []string, r
 			if v := out.Points[i].Value; v != v {
 				out.Points[i].Value = 0
 			}
-			out.Points[i].Value += s.Points[j].Value
+			if count {
+				out.Points[i].Value++
+			} else {
+				out.Points[i].Value += s.Points[j].Value
+			}
 		}
 	}
 	return sortedGroups(groups, keys), nil
@@ -229,11 +272,21 @@ func (f *Files) SumProduct(_ context.Context, a, b string, sel Selector, by []st
 	return sortedGroups(groups, keys), nil
 }
 
+// sortedGroups are the groups in key order, each without the points at
+// which none of its series had a sample (NaN), as Prometheus answers.
 func sortedGroups(groups map[string]*Series, keys []string) []Series {
 	sort.Strings(keys)
 	res := make([]Series, 0, len(keys))
 	for _, k := range keys {
-		res = append(res, *groups[k])
+		g := groups[k]
+		kept := g.Points[:0]
+		for _, p := range g.Points {
+			if !math.IsNaN(p.Value) {
+				kept = append(kept, p)
+			}
+		}
+		g.Points = kept
+		res = append(res, *g)
 	}
 	return res
 }

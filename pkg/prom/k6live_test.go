@@ -318,3 +318,59 @@ func corpusFilesX(t *testing.T, name string) *prom.Files {
 	}
 	return prom.FilesFromResponses(rs)
 }
+
+// Against a real Prometheus (series written by remote write): a counter
+// reset (a k6 runner restarted: 100…400, then 50, 150, 250) is counted as
+// increase() counts it, 400 + 50 + 100 + 100 = 650 iterations (hand
+// count), and a request counter's NaN and +Inf samples (the server's sum
+// is NaN or +Inf there) are skipped, the requests counted from the valid
+// sums around them: 700 (hand count); both warn, naming the series.
+func TestK6RunLiveResetAndBadValues(t *testing.T) {
+	srv := promtest.Start(t, promtest.Options{})
+	t0 := time.Now().Add(-10 * time.Minute).Truncate(time.Second).Add(7 * time.Millisecond)
+	push := func(name string, labels map[string]string, vals []float64) prom.Series {
+		ls := map[string]string{"__name__": name}
+		for k, v := range labels {
+			ls[k] = v
+		}
+		s := prom.Series{Labels: ls}
+		for i, v := range vals {
+			s.Points = append(s.Points, prom.Point{TimeNS: t0.Add(time.Duration(i) * 5 * time.Second).UnixNano(), Value: v})
+		}
+		return s
+	}
+	series := []prom.Series{
+		push("k6_iterations_total", map[string]string{"scenario": "a"}, []float64{100, 200, 300, 400, 50, 150, 250}),
+		push("k6_http_reqs_total", map[string]string{"status": "200", "expected_response": "true"}, []float64{100, 200, math.NaN(), 400, 500, math.Inf(1), 700}),
+		push("k6_vus", nil, []float64{1, 1, 1, 1, 1, 1, 1}),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := promtest.Replay(ctx, srv.URL, series); err != nil {
+		t.Fatal(err)
+	}
+	c, err := prom.NewClient(prom.ClientOptions{URL: srv.URL, Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := prom.ReadK6Run(ctx, c, prom.K6Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var its, reqs float64
+	for _, s := range run.Steps {
+		its, reqs = its+s.Iterations, reqs+s.Requests
+	}
+	if its != 650 || reqs != 700 {
+		t.Errorf("%v iterations and %v requests, want 650 and 700", its, reqs)
+	}
+	all := strings.Join(run.Warnings, "\n")
+	for _, want := range []string{
+		`1 counter resets (drops) in 1 series (the first k6_iterations_total{scenario="a"} at `,
+		`2 counter values that are NaN, ±Inf or negative in 1 series (the first k6_http_reqs_total{error_code="", expected_response="true", name="", scenario="", status="200"} at `,
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("warnings lack %q:\n%s", want, all)
+		}
+	}
+}

@@ -110,7 +110,9 @@ type K6Run struct {
 	// sample of k6_vus or k6_iterations_total, or as given.
 	Start, End time.Time
 	// Step is the resolution; Steps[i] covers (Start + i·Step, Start +
-	// (i+1)·Step].
+	// (i+1)·Step], except the last, which ends at End: at k6's final
+	// flush when that came less than half a push interval after the last
+	// step's end.
 	Step  time.Duration
 	Steps []K6Step
 	// Model is "open" (arrival-rate executors) or "closed", and
@@ -192,6 +194,14 @@ type Source interface {
 	Quantile(ctx context.Context, q float64, name string, sel Selector, window time.Duration, r Range) ([]Point, error)
 }
 
+// SeriesCounter is a Source that can count the series of a sum: count by
+// (by) (name{sel}) at each evaluation time. ReadK6Run asks it when a
+// counter's sum drops, to tell a series leaving the sum (stale, 5 m after
+// its last push) from a counter reset.
+type SeriesCounter interface {
+	CountSeries(ctx context.Context, name string, sel Selector, by []string, r Range) ([]Series, error)
+}
+
 // ErrNotPushedDown says a Source cannot evaluate an expression itself.
 var ErrNotPushedDown = errors.New("not supported by this source")
 
@@ -218,9 +228,14 @@ func (r Range) Times() []time.Time {
 // (a status that first appears at t = 80 s starts at its count of the
 // first push interval), and rate()/increase() would drop that first value
 // and extrapolate at the series' edges (promql/functions.go,
-// extrapolatedRate), while the difference of sums counts it. k6 counters
-// never reset within a run; a decrease of a sum (series going stale at
-// the end) counts as 0.
+// extrapolatedRate), while the difference of sums counts it. A sum that
+// drops is a counter reset (a k6 runner restarted) and counted as
+// increase() counts one, the value after the drop, unless the source (a
+// SeriesCounter) says the sum lost a series then (one k6 instance's series
+// going stale, 5 m after its last push, while others go on: that step
+// counts nothing); a sum that is
+// absent at a step (a gap past the lookback) counts nothing there; a sum
+// that is NaN, ±Inf or negative is skipped and counted in a warning.
 //
 // Evaluation times sit half a push interval after the pushes, so that
 // each step sees exactly the pushes up to it, whatever their jitter; step
@@ -232,6 +247,10 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 	names, err := src.Names(ctx, opt.Selector)
 	if err != nil {
 		return nil, err
+	}
+	if w, ok := src.(interface{ Warnings() []string }); ok {
+		// Samples the source left out (Files: NaN, ±Inf, negative).
+		run.Warnings = append(run.Warnings, w.Warnings()...)
 	}
 	has := map[string]bool{}
 	for _, n := range names {
@@ -254,6 +273,11 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Samples on a grid of whole seconds, a whole number of intervals
+	// apart, are query_range answers (evaluated at start + k·step), not
+	// k6's pushes (stamped to the millisecond, jittering around the push
+	// period): the pushes' times are then not known.
+	grid := interval >= time.Second && interval%time.Second == 0 && first.UnixNano()%1e9 == 0 && last.UnixNano()%1e9 == 0 && last.Sub(first)%interval == 0
 	if interval <= 0 {
 		interval = 5 * time.Second
 	}
@@ -312,22 +336,96 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 			P50MS: math.NaN(), P95MS: math.NaN(), P99MS: math.NaN(), MeanMS: math.NaN(),
 			ByStatus: map[string]float64{}, ByErrorCode: map[string]float64{}}
 	}
+	// When the test ends k6 flushes once more, a fraction of a push
+	// interval after its last regular push (prom_rw_native: 0.58 s after
+	// it). The last evaluation, half an interval past the last step's end,
+	// takes that flush in: the last step then holds the observations up
+	// to the flush, and its rates are over that longer time (counted over
+	// Step they would exceed the offered load: 412.9 it/s for a ramp that
+	// never offered 400).
+	if last := run.Steps[len(run.Steps)-1].End; opt.End.IsZero() && end.After(last) {
+		run.Steps[len(run.Steps)-1].End = end
+		run.End = end
+	}
+	if grid && opt.End.IsZero() {
+		run.Warnings = append(run.Warnings, fmt.Sprintf("%s is read from query_range answers on a %s grid, not raw samples: the times of k6's pushes are not known, so the last step (to %s) may hold k6's final flush as well as its last push, up to two push intervals of observations, while its rates are taken over one; export the raw samples (%s[<range>] with /api/v1/query) or read the server live for exact step bounds",
+			spanNames[0], interval, run.End.Format(time.RFC3339), spanNames[0]))
+	}
 	sel := opt.Selector
+	var badSums, resets, leftSums tally
 	counter := func(name string, by []string, put func(k6 *K6Step, groups map[string]string, v float64)) error {
 		if !has[name] {
 			return nil
 		}
-		ss, err := run.capped(name, by, func(by []string) ([]Series, error) { return src.Sum(ctx, name, sel, by, eval) })
+		var used []string
+		ss, err := run.capped(name, by, func(by []string) ([]Series, error) {
+			used = by
+			return src.Sum(ctx, name, sel, by, eval)
+		})
 		if err != nil {
 			return err
 		}
-		for _, s := range ss {
-			vals := valuesAt(s.Points, times, 0)
-			for i := range run.Steps {
-				d := vals[i+1] - vals[i]
-				if d > 0 {
-					put(&run.Steps[i], s.Labels, d)
+		// left says whether the group of labels had fewer series at
+		// times[i+1] than at times[i]: a sum that drops then lost a
+		// series (stale, 5 m after its last push: a k6 instance that
+		// stopped early), which is no reset. Asked of the source on the
+		// first drop only.
+		var counts map[string][]float64
+		left := func(labels map[string]string, i int) bool {
+			sc, ok := src.(SeriesCounter)
+			if !ok {
+				return false
+			}
+			if counts == nil {
+				counts = map[string][]float64{}
+				cs, err := sc.CountSeries(ctx, name, sel, used, eval)
+				if err != nil {
+					return false
 				}
+				for _, c := range cs {
+					k, _ := groupKey(c.Labels, used)
+					counts[k] = valuesAt(c.Points, times, 0)
+				}
+			}
+			k, _ := groupKey(labels, used)
+			c := counts[k]
+			return c != nil && c[i+1] < c[i]
+		}
+		for _, s := range ss {
+			vals := valuesAt(s.Points, times, math.NaN())
+			series := seriesName(name, s.Labels)
+			// The value before the first step: 0 before the run's first
+			// push, the counter's value when the window starts mid-run.
+			prev := 0.0
+			if v := vals[0]; !math.IsNaN(v) && !badCounter(v) {
+				prev = v
+			}
+			for i := range run.Steps {
+				v := vals[i+1]
+				switch {
+				case math.IsNaN(v) && !hasPointAt(s.Points, times[i+1]):
+					// No series at this time (a gap past the lookback):
+					// nothing observed, the count carries on.
+					continue
+				case badCounter(v):
+					badSums.add(series, times[i+1].UnixNano(), v)
+					continue
+				case v < prev && left(s.Labels, i):
+					// A series left the sum: the others' growth in this
+					// step is not known; the count goes on from here.
+					leftSums.add(series, times[i+1].UnixNano(), v)
+				case v < prev:
+					// k6 restarted (a runner restarted): its counter
+					// began again from 0, so the step's increase is the
+					// value after the drop (Prometheus' increase()).
+					resets.add(series, times[i+1].UnixNano(), v)
+					if v > 0 {
+						put(&run.Steps[i], s.Labels, v)
+					}
+				case v > prev:
+					put(&run.Steps[i], s.Labels, v-prev)
+				}
+				prev = v
 			}
 		}
 		return nil
@@ -404,11 +502,28 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 	if err := run.latency(ctx, src, sel, has, eval, times, interval, opt); err != nil {
 		return nil, err
 	}
+	if m := badSums.message("counter values that are NaN, ±Inf or negative", ": skipped, each step counted from the counter's last valid value"); m != "" {
+		run.Warnings = append(run.Warnings, m)
+	}
+	if m := leftSums.message("drops of a counter's sum where a series left it (stale, 5 m after its last push: a k6 instance that stopped early)", ": no reset, but the other series' increase in those steps is not known and counted as 0"); m != "" {
+		run.Warnings = append(run.Warnings, m)
+	}
+	if m := resets.message("counter resets (drops)", ": counted as k6 restarting from 0, as Prometheus' increase() does (the step's increase is the value after the drop)"); m != "" {
+		run.Warnings = append(run.Warnings, m)
+	}
 	run.detectModel(has)
 	if !has["k6_http_reqs_total"] {
-		run.Warnings = append(run.Warnings, "no k6_http_reqs_total series: no HTTP requests in the run, completed load is not known")
+		run.Warnings = append(run.Warnings, fmt.Sprintf("no k6_http_reqs_total series%s: completed load (goodput), errors and per-status counts cannot be known, and the zeros shown for them are not measurements; k6 series found: %s", selNote(sel), strings.Join(names, ", ")))
 	}
 	return run, nil
+}
+
+// hasPointAt says whether ps has a point at t (within a millisecond), NaN
+// or not.
+func hasPointAt(ps []Point, t time.Time) bool {
+	ns := t.UnixNano()
+	i := sort.Search(len(ps), func(i int) bool { return ps[i].TimeNS >= ns-int64(time.Millisecond) })
+	return i < len(ps) && absNS(ps[i].TimeNS-ns) <= int64(time.Millisecond)
 }
 
 func selNote(s Selector) string {
@@ -610,6 +725,12 @@ func (run *K6Run) trendStatGroups(ctx context.Context, src Source, trend string,
 		pv[k] = valuesAt(p.Points, times, 0)
 	}
 	out := make([][]DurationGroup, len(run.Steps))
+	var bad tally
+	defer func() {
+		if m := bad.message("step means of k6_"+trend+" (Δ(avg·count) ÷ Δcount, ms) that are NaN, ±Inf, negative or over 10⁹ ms", ": skipped, those steps have no "+trend+" observations for the group"); m != "" {
+			run.Warnings = append(run.Warnings, m)
+		}
+	}()
 	for _, c := range cnt {
 		k, g := groupKey(c.Labels, by)
 		p := pv[k]
@@ -621,7 +742,13 @@ func (run *K6Run) trendStatGroups(ctx context.Context, src Source, trend string,
 			dc := cv[i+1] - cv[i]
 			mean := (p[i+1] - p[i]) / dc
 			n := math.Round(1000 * dc)
-			if !(dc > 0) || n < 1 || !(mean >= 0) || math.IsInf(mean, 0) {
+			if !(dc > 0) || n < 1 {
+				continue
+			}
+			if !(mean >= 0) || mean > maxTrendSeconds {
+				// NaN, ±Inf, negative or over 10⁹ ms: a corrupt _avg
+				// or _count, not a duration.
+				bad.add(seriesName("k6_"+trend+"_avg", g), times[i+1].UnixNano(), 1000*mean)
 				continue
 			}
 			h := HistogramPoint{TimeNS: run.Steps[i].End.UnixNano(), Count: n, Sum: n * mean, Buckets: []Bucket{{Boundaries: 3, Lower: mean, Upper: mean, Count: n}}}

@@ -169,10 +169,22 @@ func (c *Client) Sum(ctx context.Context, name string, sel Selector, by []string
 	return c.sumBy(ctx, sel.PromQL(name), by, r)
 }
 
+// CountSeries is count by (by) (name{sel}) as query_range over r: how
+// many series each group's sum adds at each time.
+func (c *Client) CountSeries(ctx context.Context, name string, sel Selector, by []string, r Range) ([]Series, error) {
+	return c.aggBy(ctx, "count", sel.PromQL(name), by, r)
+}
+
 // sumBy runs sum by (by) (expr) as query_range over r, every by label
 // present in each series ("" where the group has none).
 func (c *Client) sumBy(ctx context.Context, expr string, by []string, r Range) ([]Series, error) {
-	d, err := c.QueryRange(ctx, fmt.Sprintf("sum by (%s) (%s)", strings.Join(by, ", "), expr), r)
+	return c.aggBy(ctx, "sum", expr, by, r)
+}
+
+// aggBy runs op by (by) (expr) as query_range over r, every by label
+// present in each series ("" where the group has none).
+func (c *Client) aggBy(ctx context.Context, op, expr string, by []string, r Range) ([]Series, error) {
+	d, err := c.QueryRange(ctx, fmt.Sprintf("%s by (%s) (%s)", op, strings.Join(by, ", "), expr), r)
 	if err != nil {
 		return nil, err
 	}

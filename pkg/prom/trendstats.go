@@ -108,14 +108,34 @@ func (ts *TrendStats) Caveats() []string {
 		fmt.Sprintf("k6 trend stats (%s of %s) are cumulative since the start of the test, not per window: k6 keeps one never-reset TrendSink per series", strings.Join(stats, ", "), strings.Join(names, ", ")),
 		"per-window means are recovered as Δ(avg·count) ÷ Δcount; per-window percentiles need native histograms (K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=true)",
 	}
-	var timeTrends []string
+	var used, unused []string
 	for _, k := range names {
-		if ts.Trends[k].Time && ts.Trends[k].Stats["count"] {
-			timeTrends = append(timeTrends, k)
+		if tr := ts.Trends[k]; tr.Time && tr.Stats["count"] {
+			if CountedTrends[k] && tr.Stats["avg"] {
+				used = append(used, k)
+			} else {
+				unused = append(unused, k)
+			}
 		}
 	}
-	if len(timeTrends) > 0 {
-		out = append(out, fmt.Sprintf("the _count of a time trend (%s) is the number of observations ÷ 1000 (k6 converts every stat of a time trend from ms to s): multiply it by 1000", strings.Join(timeTrends, ", ")))
+	if len(used)+len(unused) > 0 {
+		msg := fmt.Sprintf("the _count of a time trend (%s) is the number of observations ÷ 1000 (k6 converts every stat of a time trend from ms to s)", strings.Join(append(append([]string(nil), used...), unused...), ", "))
+		if len(used) > 0 {
+			msg += fmt.Sprintf(": ldanalyze multiplies the _count of %s by 1000 to count their observations", strings.Join(used, ", "))
+		}
+		if len(unused) > 0 {
+			sep := ": "
+			if len(used) > 0 {
+				sep = "; "
+			}
+			msg += fmt.Sprintf("%sit does not use the _count of %s", sep, strings.Join(unused, ", "))
+		}
+		out = append(out, msg)
 	}
 	return out
 }
+
+// CountedTrends are the time trends whose _avg and _count ReadK6Run reads
+// (the per-step mean and number of observations; the _count × 1000); the
+// _count of any other trend is not used.
+var CountedTrends = map[string]bool{"http_req_duration": true, "iteration_duration": true}
