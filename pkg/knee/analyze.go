@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ldanalyze/ldanalyze/internal/vugauge"
 	"github.com/ldanalyze/ldanalyze/pkg/k6metric"
 	"github.com/ldanalyze/ldanalyze/pkg/outcome"
 	"github.com/ldanalyze/ldanalyze/pkg/sketch"
@@ -573,8 +574,8 @@ func (a *analysis) detectModel() {
 		// changing direction only between stages; an arrival-rate
 		// executor's vus counts busy VUs and turns with every second's
 		// noise.
-		changes, turns := vuTurns(p.vus)
-		if float64(turns) <= 2+0.2*float64(changes) {
+		changes, turns := vugauge.Turns(p.vus)
+		if vugauge.FollowsSchedule(changes, turns) {
 			a.model = Closed
 			a.res.ModelEvidence = fmt.Sprintf("vus changed direction %d times in %d changes, following a schedule as VU executors do (beside other scenarios, vus_max is theirs too)", turns, changes)
 		} else {
@@ -600,7 +601,7 @@ func (a *analysis) detectModel() {
 		// busy VUs turn with every second's noise; the second's follow the
 		// schedule, turning only between stages. Too few changes to tell
 		// keep the arrival-rate reading.
-		if changes, turns := vuTurns(p.vus); changes >= minScheduleChanges && float64(turns) <= 2+0.2*float64(changes) {
+		if changes, turns := vugauge.Turns(p.vus); changes >= vugauge.MinScheduleChanges && vugauge.FollowsSchedule(changes, turns) {
 			a.model = Closed
 			a.res.ModelEvidence = fmt.Sprintf("vus peaked at %.0f of %.0f allocated, no iteration was dropped, and vus changed direction %d times in %d changes, following a schedule: a VU executor stopped before its largest stage", maxV, maxM, turns, changes)
 			return
@@ -608,31 +609,6 @@ func (a *analysis) detectModel() {
 		a.model = Open
 		a.res.ModelEvidence = fmt.Sprintf("vus (busy VUs) peaked at %.0f of %.0f allocated and no iteration was dropped: an arrival-rate executor with spare VUs", maxV, maxM)
 	}
-}
-
-// minScheduleChanges is the fewest changes of the vus gauge from which its
-// direction changes tell a VU executor's schedule from an arrival-rate
-// executor's busy VUs: below it, a gauge that barely moves (one busy VU of
-// a light open test) would read as a schedule.
-const minScheduleChanges = 10
-
-// vuTurns counts the seconds whose vus gauge differs from the one before
-// (changes) and those where its direction reverses (turns: up after down
-// or down after up).
-func vuTurns(vus []float64) (changes, turns int) {
-	dir := 0.0
-	for i := 1; i < len(vus); i++ {
-		d := vus[i] - vus[i-1]
-		if d == 0 {
-			continue
-		}
-		changes++
-		if dir != 0 && (d > 0) != (dir > 0) {
-			turns++
-		}
-		dir = d
-	}
-	return changes, turns
 }
 
 // offeredSeries is the per-second offered load used to find holds.

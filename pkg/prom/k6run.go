@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ldanalyze/ldanalyze/internal/vugauge"
 	"github.com/ldanalyze/ldanalyze/pkg/jsonnum"
 )
 
@@ -792,6 +793,18 @@ func (run *K6Run) detectModel(has map[string]bool) {
 		run.Model = "closed"
 		run.ModelEvidence = fmt.Sprintf("k6_vus reached k6_vus_max (%.0f of %.0f), as VU executors do", maxV, maxM)
 	default:
+		// As pkg/knee: a VU executor stopped before its largest stage
+		// leaves k6_vus below k6_vus_max too, but its VUs follow the
+		// schedule.
+		vus := make([]float64, len(run.Steps))
+		for i, s := range run.Steps {
+			vus[i] = s.VUs
+		}
+		if changes, turns := vugauge.Turns(vus); changes >= vugauge.MinScheduleChanges && vugauge.FollowsSchedule(changes, turns) {
+			run.Model = "closed"
+			run.ModelEvidence = fmt.Sprintf("k6_vus peaked at %.0f of %.0f allocated, no iteration was dropped, and k6_vus changed direction %d times in %d changes, following a schedule: a VU executor stopped before its largest stage", maxV, maxM, turns, changes)
+			return
+		}
 		run.Model = "open"
 		run.ModelEvidence = fmt.Sprintf("k6_vus (busy VUs) peaked at %.0f of %.0f allocated and no iteration was dropped: an arrival-rate executor with spare VUs", maxV, maxM)
 	}
