@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ldanalyze/ldanalyze/internal/steps"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 )
 
@@ -65,38 +66,7 @@ type PodSeries struct {
 
 // Point is one point of a PodSeries: a time, Unix ns, and its value in the
 // series' unit (cores, or a 0–1 ratio).
-type Point struct {
-	TimeNS int64
-	Value  float64
-}
-
-// Mean is the time-weighted mean of the series over [startNS, endNS): each
-// point at t stands for (t − step, t], step being the distance to the
-// previous point (defStepNS for the first; 1 s when that is not positive).
-// NaN and ±Inf points are skipped; the result is NaN when no finite point
-// overlaps the span. Times in ns since the epoch.
-func (s PodSeries) Mean(startNS, endNS, defStepNS int64) float64 {
-	var sum, w float64
-	for i, p := range s.Points {
-		st := defStepNS
-		if i > 0 {
-			st = p.TimeNS - s.Points[i-1].TimeNS
-		}
-		if st <= 0 {
-			st = int64(time.Second)
-		}
-		lo, hi := max(p.TimeNS-st, startNS), min(p.TimeNS, endNS)
-		if hi <= lo || math.IsNaN(p.Value) || math.IsInf(p.Value, 0) {
-			continue
-		}
-		sum += p.Value * float64(hi-lo)
-		w += float64(hi - lo)
-	}
-	if w == 0 {
-		return math.NaN()
-	}
-	return sum / w
-}
+type Point = steps.Point
 
 // GeneratorPods compiles a --generator-pod pattern. Like a PromQL
 // `pod=~"…"` matcher it must match the whole pod name.
@@ -308,4 +278,13 @@ func WithGenerator(list []Check, g *GeneratorData, res *knee.Result) []Check {
 		}
 	}
 	return list
+}
+
+// Mean is the time-weighted mean of the series over [startNS, endNS)
+// (steps.Mean): each point at t stands for (t − step, t], step being the
+// distance to the previous point (defStepNS for the first; 1 s when that
+// is not positive). NaN and ±Inf points are skipped; the result is NaN
+// when no finite point overlaps the span. Times in ns since the epoch.
+func (s PodSeries) Mean(startNS, endNS, defStepNS int64) float64 {
+	return steps.Mean(s.Points, startNS, endNS, defStepNS)
 }

@@ -81,7 +81,7 @@ func TestCheckGeneratorEvaluate(t *testing.T) {
 // [5, 10) only the second point, 3; over [2, 7) (3·1 + 2·3)/5 = 1.8; a
 // span no point covers, NaN. A NaN point is skipped.
 func TestPodSeriesMean(t *testing.T) {
-	s := PodSeries{Pod: "lt/k6-0", Points: []Point{{5e9, 1}, {10e9, 3}, {15e9, math.NaN()}}}
+	s := PodSeries{Pod: "lt/k6-0", Points: []Point{{TimeNS: 5e9, Value: 1}, {TimeNS: 10e9, Value: 3}, {TimeNS: 15e9, Value: math.NaN()}}}
 	for _, c := range []struct {
 		a, b int64
 		want float64

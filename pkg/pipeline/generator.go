@@ -56,11 +56,7 @@ func GeneratorFromExport(e *prom.Export, pods *regexp.Regexp) *checks.GeneratorD
 			if q.Counter {
 				pts = prom.Rate(pts)
 			}
-			ps := checks.PodSeries{Pod: key, Container: s.Labels["container"], Points: make([]checks.Point, len(pts))}
-			for j, p := range pts {
-				ps.Points[j] = checks.Point{TimeNS: p.TimeNS, Value: p.Value}
-			}
-			*dst = append(*dst, ps)
+			*dst = append(*dst, checks.PodSeries{Pod: key, Container: s.Labels["container"], Points: slices.Clone(pts)})
 		}
 	}
 	for k := range gen {

@@ -265,9 +265,9 @@ func TestReadSniffs(t *testing.T) {
 // reset, so the increase is 6 over 15 s = 0.4/s (Prometheus's rule); 6 → 21
 // is 1/s. Hand-computed.
 func TestRateReset(t *testing.T) {
-	in := []Point{{0, 10}, {15e9, 40}, {30e9, 6}, {45e9, math.NaN()}, {60e9, 36}}
+	in := []Point{{TimeNS: 0, Value: 10}, {TimeNS: 15e9, Value: 40}, {TimeNS: 30e9, Value: 6}, {TimeNS: 45e9, Value: math.NaN()}, {TimeNS: 60e9, Value: 36}}
 	got := Rate(in)
-	want := []Point{{15e9, 2}, {30e9, 0.4}, {60e9, 1}}
+	want := []Point{{TimeNS: 15e9, Value: 2}, {TimeNS: 30e9, Value: 0.4}, {TimeNS: 60e9, Value: 1}}
 	if len(got) != len(want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}

@@ -13,15 +13,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
+
+	"github.com/ldanalyze/ldanalyze/internal/steps"
 )
 
 // Point is one sample of a series: TimeNS in Unix nanoseconds, Value in the
 // unit of the query that produced it (NaN and ±Inf are kept).
-type Point struct {
-	TimeNS int64   `json:"t_ns"`
-	Value  float64 `json:"v"`
-}
+type Point = steps.Point
 
 // Series is one time series: its labels (including "__name__" when the
 // source had one), its float points and its native-histogram points, each
@@ -39,6 +37,16 @@ func (s *Series) Name() string { return s.Labels["__name__"] }
 // Key is the canonical form of the label set, `{a="1", b="2"}` with names
 // sorted, so that label sets which differ only in order compare equal.
 func (s *Series) Key() string { return LabelsKey(s.Labels) }
+
+// Mean is the time-weighted mean of the series over [startNS, endNS)
+// (steps.Mean): each point at t stands for (t − step, t], step being the
+// distance to the previous point (defStepNS for the first), as a
+// Prometheus range query's samples do. NaN and ±Inf points are skipped;
+// the result is NaN when no finite point overlaps the span. Times in ns
+// since the epoch.
+func (s Series) Mean(startNS, endNS, defStepNS int64) float64 {
+	return steps.Mean(s.Points, startNS, endNS, defStepNS)
+}
 
 // LabelsKey is the canonical form of a label set: names sorted, values
 // quoted Go-style, `{a="1", b="2"}`.
@@ -160,32 +168,4 @@ func Span(ss []Series) (firstNS, lastNS int64, ok bool) {
 		}
 	}
 	return firstNS, lastNS, ok
-}
-
-// Mean is the time-weighted mean of the series over [startNS, endNS): each
-// point at t stands for (t − step, t], step being the distance to the
-// previous point (defStepNS for the first), as a Prometheus range query's
-// samples do. NaN and ±Inf points are skipped; the result is NaN when no
-// finite point overlaps the span. Times in ns since the epoch.
-func (s Series) Mean(startNS, endNS, defStepNS int64) float64 {
-	var sum, w float64
-	for i, p := range s.Points {
-		st := defStepNS
-		if i > 0 {
-			st = p.TimeNS - s.Points[i-1].TimeNS
-		}
-		if st <= 0 {
-			st = int64(time.Second)
-		}
-		lo, hi := max(p.TimeNS-st, startNS), min(p.TimeNS, endNS)
-		if hi <= lo || math.IsNaN(p.Value) || math.IsInf(p.Value, 0) {
-			continue
-		}
-		sum += p.Value * float64(hi-lo)
-		w += float64(hi - lo)
-	}
-	if w == 0 {
-		return math.NaN()
-	}
-	return sum / w
 }
