@@ -180,19 +180,9 @@ func (h *Hist) addSpread(lo, hi float64, n uint64) {
 
 // addHistogram is add for n observations in buckets.
 func (a *queryAgg) addHistogram(s *ingest.Sample, buckets []HistogramBucket, n uint64) {
-	if s.Metric != a.q.Metric {
-		return
-	}
-	for _, f := range a.q.Filter {
-		if v, _ := s.Tags.Get(f[0]); v != f[1] {
-			return
-		}
-	}
-	k := secOf(s.TimeNS)
-	sc := a.secs[k]
+	sc := a.secFor(s)
 	if sc == nil {
-		sc = &querySec{}
-		a.secs[k] = sc
+		return
 	}
 	last := math.NaN()
 	for _, b := range buckets {

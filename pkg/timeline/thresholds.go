@@ -47,13 +47,15 @@ type querySec struct {
 
 func newQueryAgg(q Query) *queryAgg { return &queryAgg{q: q, secs: map[int64]*querySec{}} }
 
-func (a *queryAgg) add(s *ingest.Sample) {
+// secFor is the second of s in the query's aggregate, made on first use;
+// nil when s is not of the query's metric or fails one of its tag filters.
+func (a *queryAgg) secFor(s *ingest.Sample) *querySec {
 	if s.Metric != a.q.Metric {
-		return
+		return nil
 	}
 	for _, f := range a.q.Filter {
 		if v, _ := s.Tags.Get(f[0]); v != f[1] {
-			return
+			return nil
 		}
 	}
 	k := secOf(s.TimeNS)
@@ -61,6 +63,14 @@ func (a *queryAgg) add(s *ingest.Sample) {
 	if sc == nil {
 		sc = &querySec{}
 		a.secs[k] = sc
+	}
+	return sc
+}
+
+func (a *queryAgg) add(s *ingest.Sample) {
+	sc := a.secFor(s)
+	if sc == nil {
+		return
 	}
 	sc.sk.Add(s.Value)
 	sc.n++
