@@ -295,11 +295,12 @@ func Findings(b *strings.Builder, r *knee.Result) {
 			fmt.Fprintf(b, "SLO %s: met at every level, up to %s %s (%s %s).\n", s.Expr, Num(float64(s.MaxOffered)), unit, Num(float64(s.MaxCompletedRPS)), cu)
 		case math.IsNaN(float64(s.MaxOffered)):
 			fmt.Fprintf(b, "SLO %s: not met even at the lowest level.\n", s.Expr)
+		case s.ErrorLimited:
+			// The walk stopped at a level that shed: the answer is the
+			// level before it, not an interpolation.
+			fmt.Fprintf(b, "SLO %s: met up to %s %s (%s %s completed), the last level before one that failed more than 5%% of its requests: errors end the SLO there however fast the successful responses, so it is not interpolated.\n", s.Expr, Num(float64(s.MaxOffered)), unit, Num(float64(s.MaxCompletedRPS)), cu)
 		default:
 			fmt.Fprintf(b, "SLO %s: met up to %s %s (%s %s completed), interpolated between levels.\n", s.Expr, Num(float64(s.MaxOffered)), unit, Num(float64(s.MaxCompletedRPS)), cu)
-		}
-		if s.ErrorLimited {
-			b.WriteString("  (a level that failed more than 5% of its requests does not meet the SLO, however fast its successful responses)\n")
 		}
 	}
 }
