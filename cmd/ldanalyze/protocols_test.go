@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -236,5 +238,22 @@ func TestWebSocketDurationCheck(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no duration check in %s", out)
+	}
+}
+
+// TestPastKneeFromTheKnee: grpc_ramp's knee is at 144 it/s (t ≈ 40 s; the
+// corpus README: 150–180 it/s at t ≈ 40–55 s); a level that lacked
+// headroom in the warm-up (+12 s) is below the knee, so "came past the
+// knee (from +N s" names a second at the knee's levels, not the warm-up's.
+func TestPastKneeFromTheKnee(t *testing.T) {
+	out, _, _ := runCLI(t, "", "check", "--format", "json", "../../testdata/k6-v2/grpc_ramp.csv.gz")
+	m := regexp.MustCompile(`came past the knee \(from \+(\d+) s`).FindAllStringSubmatch(out, -1)
+	if len(m) == 0 {
+		t.Fatalf("no past-knee note in %s", out)
+	}
+	for _, g := range m {
+		if n, _ := strconv.Atoi(g[1]); n < 35 || n > 60 {
+			t.Errorf("past the knee from +%d s, want within the knee's levels (+35…+60 s)", n)
+		}
 	}
 }

@@ -449,8 +449,10 @@ func (e *eval) checksMetric() Check {
 	ch.Message = fmt.Sprintf("%d of %d checks failed (pass %s: %s), the first at +%s s: below 100 %% the run is wrong, not slow — the timings include responses the script rejected.",
 		fail, pass+fail, fmtPct(ratio), strings.Join(bad, ", "), fmtNum(math.Floor(e.rel(firstFail))))
 	// The k6 checks of a run past capacity fail with its requests: past the
-	// knee when the requests' failures are and the first failed check is.
-	if ok, from, clean := e.pastKnee(func(sc *timeline.Second) uint64 { return sc.Failed }); ok && firstFail >= from*1e9 {
+	// knee when the requests' failures are, and the first failed check
+	// came once a level lacked headroom (k6 counts checks by name, not by
+	// second).
+	if ok, from, lacking, clean := e.pastKneeFrom(func(sc *timeline.Second) uint64 { return sc.Failed }); ok && firstFail >= lacking*1e9 {
 		ch.Status = Warn
 		ch.Message += e.pastKneeNote(from, clean, "failed requests")
 	}
