@@ -40,6 +40,9 @@ func (e *env) report(c *cli.Context) error {
 	if win := c.Duration("window"); win < 0 || win%time.Second != 0 {
 		return usageError{fmt.Errorf("report: --window must be whole seconds, at least 1s")}
 	}
+	if err := outfile.Distinct(outfile.Output{Flag: "-o", Path: c.String("output")}, outfile.Output{Flag: "--html", Path: c.String("html")}); err != nil {
+		return usageError{fmt.Errorf("report: %w (see ldanalyze report --help)", err)}
+	}
 	for _, out := range []string{c.String("output"), c.String("html")} {
 		if out != "" && out != "-" {
 			if err := outfile.Check(out, outfile.Options{Inputs: cliapp.Inputs(c)}); err != nil {
