@@ -105,7 +105,7 @@ func TestReportErrors(t *testing.T) {
 		{[]string{"report"}, "no input files"},
 		{[]string{"report", "missing.csv", "-o", filepath.Join(t.TempDir(), "r.md")}, "missing.csv"},
 		{[]string{"report", td + "timefmt_rfc3339_nano.csv", "--slo", "p95"}, `SLO "p95"`},
-		{[]string{"report", td + "timefmt_rfc3339_nano.csv", "--window", "1500ms"}, "whole seconds"},
+		{[]string{"report", td + "timefmt_rfc3339_nano.csv", "--window", "1500ms"}, "report: --window 1.5s: want a whole number of seconds"},
 		{[]string{"report", td + "timefmt_rfc3339_nano.csv", "--bogus"}, "bogus"},
 	} {
 		_, errOut, code := runCLI(t, "", c.args...)

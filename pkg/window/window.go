@@ -52,6 +52,7 @@ import (
 	"cmp"
 	"container/heap"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -142,6 +143,12 @@ type Aggregator struct {
 	// id; counts is a min-heap of them by count.
 	tracked map[string]*entry
 	byID    map[int]*entry
+	// byFound marks the keys of Options.By some sample of the metric has
+	// (a value not empty); tagKeys are the tag keys of samples that lack
+	// one of them (at most maxTagKeys), for the warning that names what
+	// the samples have instead.
+	byFound []bool
+	tagKeys map[string]struct{}
 	counts  minHeap
 	nextID  int
 	// dropped are the ids of tag sets no longer kept whose cells are still
@@ -216,7 +223,8 @@ func New(opt Options) (*Aggregator, error) {
 	}
 	a := &Aggregator{opt: opt, failed: map[key]uint64{}, pending: map[pendKey]uint64{}, pendingTags: map[string]struct{}{},
 		tracked: map[string]*entry{}, byID: map[int]*entry{},
-		dropped: map[int]bool{}, nextID: otherID + 1, vals: make([]string, len(opt.By))}
+		dropped: map[int]bool{}, nextID: otherID + 1, vals: make([]string, len(opt.By)),
+		byFound: make([]bool, len(opt.By)), tagKeys: map[string]struct{}{}}
 	switch {
 	case opt.MaxGroups < 0:
 		a.capacity, a.shown = int(^uint(0)>>1), int(^uint(0)>>1)
@@ -414,6 +422,7 @@ func (a *Aggregator) entry(s *ingest.Sample, hit bool) *entry {
 	default:
 		e.tags = slices.Clone(a.vals)
 	}
+	a.noteTags(s, e.tags)
 	if len(a.tracked) >= a.capacity {
 		// Space-saving: the tag set with the smallest count makes room,
 		// and the new one inherits its count.
@@ -623,6 +632,51 @@ func (a *Aggregator) Close() []Row {
 	return rows
 }
 
+// maxTagKeys bounds the tag keys kept for the warning about a --by key
+// no sample has.
+const maxTagKeys = 64
+
+// noteTags records, for a new tag set with values vals (Options.By's),
+// which keys have a value, and when one has none, the keys s has.
+func (a *Aggregator) noteTags(s *ingest.Sample, vals []string) {
+	lacks := false
+	for i, v := range vals {
+		if v != "" {
+			a.byFound[i] = true
+		} else {
+			lacks = true
+		}
+	}
+	if !lacks || len(a.tagKeys) >= maxTagKeys {
+		return
+	}
+	s.Tags.Each(func(k, _ string, meta bool) {
+		if !meta && len(a.tagKeys) < maxTagKeys {
+			a.tagKeys[k] = struct{}{}
+		}
+	})
+}
+
+// missingKeys are the warnings for the keys of Options.By that no sample
+// of the metric has, naming the tag keys the samples have.
+func (a *Aggregator) missingKeys() []string {
+	if a.n == 0 {
+		return nil
+	}
+	keys := slices.Sorted(maps.Keys(a.tagKeys))
+	have := "no tags"
+	if len(keys) > 0 {
+		have = "the tags " + strings.Join(keys, ", ")
+	}
+	var out []string
+	for i, k := range a.opt.By {
+		if !a.byFound[i] {
+			out = append(out, fmt.Sprintf("tag %q: no %s sample has it, so its rows hold every sample under an empty value; the samples have %s", k, a.opt.Metric, have))
+		}
+	}
+	return out
+}
+
 // Warnings returns, after Close, what the reader must know about the rows:
 // that tag sets were summed in the other rows, how many samples, and when
 // the choice was a heavy-hitters estimate, how far a kept tag set's rows
@@ -631,8 +685,9 @@ func (a *Aggregator) Warnings() []string {
 	if a.subs != nil {
 		return a.one().Warnings()
 	}
+	missing := a.missingKeys()
 	if !a.hasOther {
-		return nil
+		return missing
 	}
 	msg := fmt.Sprintf("%s: more than %d distinct values; rows are kept for the %d with the most %s samples and the other %d samples are summed in %q rows",
 		strings.Join(a.opt.By, ","), a.shown, a.shown, a.opt.Metric, a.otherN, OtherTag)
@@ -640,7 +695,7 @@ func (a *Aggregator) Warnings() []string {
 		msg += fmt.Sprintf(" (more than %d distinct, so they were chosen on the stream by a heavy-hitters count: a kept value's rows may miss up to %d of its samples, which are in %q, and values with fewer samples than that may be kept by chance)",
 			a.capacity, a.missed, OtherTag)
 	}
-	return []string{msg}
+	return append(missing, msg)
 }
 
 // Merge adds o's windows to a, as if a had been given o's samples too
@@ -671,6 +726,14 @@ func (a *Aggregator) Merge(o *Aggregator) {
 		a.any = true
 	}
 	a.evicted = a.evicted || o.evicted
+	for i, f := range o.byFound {
+		a.byFound[i] = a.byFound[i] || f
+	}
+	for k := range o.tagKeys {
+		if len(a.tagKeys) < maxTagKeys {
+			a.tagKeys[k] = struct{}{}
+		}
+	}
 	// A tag set missing from a full summary may have had up to its
 	// smallest count there.
 	aMin, oMin := a.minCount(), o.minCount()
