@@ -82,6 +82,10 @@ type Options struct {
 	// doc). 0 means DefaultMaxGroups, < 0 no bound (memory then grows with
 	// the tag sets).
 	MaxGroups int
+	// LimitHint says how a user raises MaxGroups, for the warning of
+	// tag sets folded into the other rows (e.g. "--by-limit N"); empty:
+	// not said.
+	LimitHint string
 }
 
 // DefaultPercentiles are p50, p90, p95 and p99.
@@ -164,8 +168,12 @@ type Aggregator struct {
 	// all set by Close.
 	missed, otherN uint64
 	hasOther       bool
-	vals           []string
-	sb             strings.Builder
+	// folded counts the tag sets folded into the other rows at Close (a
+	// bound below the count once evicted: tag sets dropped earlier are not
+	// known).
+	folded int
+	vals   []string
+	sb     strings.Builder
 }
 
 // entry is a tag set kept apart.
@@ -573,6 +581,7 @@ func (a *Aggregator) Close() []Row {
 		return strings.Compare(x.key, y.key)
 	})
 	a.settle(true)
+	a.folded = max(0, len(es)-a.shown)
 	for _, e := range es[min(len(es), a.shown):] {
 		a.drop(e)
 	}
@@ -689,11 +698,19 @@ func (a *Aggregator) Warnings() []string {
 	if !a.hasOther {
 		return missing
 	}
-	msg := fmt.Sprintf("%s: more than %d distinct values; rows are kept for the %d with the most %s samples and the other %d samples are summed in %q rows",
-		strings.Join(a.opt.By, ","), a.shown, a.shown, a.opt.Metric, a.otherN, OtherTag)
+	folded := fmt.Sprintf("%d", a.folded)
+	if a.evicted {
+		folded = "more than " + folded
+	}
+	msg := fmt.Sprintf("%s: more than the cap of %d distinct values: rows are kept for the %d with the most %s samples; %s other values (%d samples) are folded into %q rows",
+		strings.Join(a.opt.By, ","), a.shown, a.shown, a.opt.Metric, folded, a.otherN, OtherTag)
+
 	if a.evicted {
 		msg += fmt.Sprintf(" (more than %d distinct, so they were chosen on the stream by a heavy-hitters count: a kept value's rows may miss up to %d of its samples, which are in %q, and values with fewer samples than that may be kept by chance)",
 			a.capacity, a.missed, OtherTag)
+	}
+	if a.opt.LimitHint != "" {
+		msg += "; " + a.opt.LimitHint + " raises the cap"
 	}
 	return append(missing, msg)
 }
