@@ -110,7 +110,7 @@ func RunOptions(c *cli.Context, defWindow time.Duration) (pipeline.Options, erro
 	if Defines(c, "generator-pod") {
 		pods, err := checks.GeneratorPods(c.String("generator-pod"))
 		if err != nil {
-			return opt, err
+			return opt, Usagef(c, "%v", err)
 		}
 		opt.GeneratorPods = pods
 	}
