@@ -40,3 +40,33 @@ func TestInputMessages(t *testing.T) {
 		t.Errorf("prom read CSV: exit %d, stdout %q, stderr %q; want 2, nothing, %q", code, out, errOut, want)
 	}
 }
+
+// TestStrayTimestamps: rows with a stray timestamp (3 http_req_duration
+// rows of timefmt_rfc3339_nano.csv moved 3 days on) split the data; the
+// warning counts what lies outside the analysed span: its seconds of
+// data and the Trend's samples among them (before: only the spans and
+// the gap).
+func TestStrayTimestamps(t *testing.T) {
+	b, err := os.ReadFile(td + "timefmt_rfc3339_nano.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	moved := 0
+	for i, l := range lines {
+		if moved < 3 && strings.HasPrefix(l, "http_req_duration,2026-11-30") {
+			lines[i] = strings.Replace(l, "2026-11-30", "2026-12-03", 1)
+			moved++
+		}
+	}
+	in := filepath.Join(t.TempDir(), "stray.csv")
+	if err := os.WriteFile(in, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCLI(t, "", "knee", in)
+	// 101 samples of http_req_duration in all, 98 in the main span.
+	want := "ldanalyze: warning: the samples fall in 2 spans separated by up to 71h59m54s without any sample (a clock step, a paused generator, several runs in one file or a stray timestamp): the load levels come from the span with the most data, 2026-11-30T02:02:31Z to 2026-11-30T02:02:36Z (6 s of data); the 1 other span(s) hold 1 s of data with 3 of the 101 http_req_duration samples (3%), counted only in the whole-run figures. Split the file, or give separate runs as separate files\n"
+	if code != 0 || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant 0 and %q", code, errOut, want)
+	}
+}

@@ -24,6 +24,8 @@ type Span struct {
 	First, Last int64
 	// Seconds counts the seconds of the span that hold data.
 	Seconds int
+	// Samples counts the analysed Trend's samples in the span.
+	Samples uint64
 }
 
 // Len is the span's length in seconds, Last − First + 1.
@@ -95,13 +97,15 @@ func (t *Timeline) chooseProtocol(own outcome.Protocol) outcome.Protocol {
 
 func (t *Timeline) findSpans() []Span {
 	var spans []Span
-	t.sh.secs.Each(func(sec int64, _ *second) {
+	t.sh.secs.Each(func(sec int64, r *second) {
+		n := uint64(r.metricN[t.cand])
 		if k := len(spans) - 1; k >= 0 && sec-spans[k].Last-1 < MaxGapS {
 			spans[k].Last = sec
 			spans[k].Seconds++
+			spans[k].Samples += n
 			return
 		}
-		spans = append(spans, Span{sec, sec, 1})
+		spans = append(spans, Span{First: sec, Last: sec, Seconds: 1, Samples: n})
 	})
 	return spans
 }
