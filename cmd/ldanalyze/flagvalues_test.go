@@ -80,3 +80,13 @@ func TestHelpDefaultAuto(t *testing.T) {
 		}
 	}
 }
+
+// TestScaleHelpByteUnits: scale's help names the byte figures in the units
+// its table prints them in (kB/s, B: scale.BytesPerSecond and
+// scale.Bytes), not "bytes/s" beside a column of "kB/s".
+func TestScaleHelpByteUnits(t *testing.T) {
+	out, _, code := runCLI(t, "", "scale", "--help")
+	if code != 0 || strings.Contains(out, "bytes/s") || !strings.Contains(out, "bytes_sent_per_s (B/s)") || !strings.Contains(out, "(data_received per response, B)") {
+		t.Errorf("exit %d, help:\n%s", code, out)
+	}
+}
