@@ -129,3 +129,31 @@ func chain(g map[string][]string, from, to string) []string {
 	}
 	return nil
 }
+
+// maxCommandLines bounds the non-test lines of cmd/ldanalyze: the
+// commands stay thin (flags → options → package calls → renderer), and
+// logic goes to internal/cliapp, internal/outfile or pkg/.
+const maxCommandLines = 2000
+
+// TestCommandLayerSize fails when cmd/ldanalyze's non-test Go files
+// together reach maxCommandLines lines.
+func TestCommandLayerSize(t *testing.T) {
+	files, err := filepath.Glob("cmd/ldanalyze/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += strings.Count(string(b), "\n")
+	}
+	if n >= maxCommandLines {
+		t.Errorf("cmd/ldanalyze has %d non-test lines, want fewer than %d: move logic into internal/cliapp or a package", n, maxCommandLines)
+	}
+}

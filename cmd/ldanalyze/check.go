@@ -26,9 +26,6 @@ func (e *env) check(c *cli.Context) error {
 	if len(paths) == 0 && c.String("from-prom") == "" {
 		return usageError{fmt.Errorf("check: no input files: give one or more k6 output files, - for stdin, or --from-prom")}
 	}
-	if win := c.Duration("window"); win < time.Second || win%time.Second != 0 {
-		return usageError{fmt.Errorf("check: --window must be whole seconds, at least 1s")}
-	}
 	opt, err := runOptions(c, 10*time.Second)
 	if err != nil {
 		return err

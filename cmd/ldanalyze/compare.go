@@ -75,6 +75,10 @@ func (e *env) compare(c *cli.Context) error {
 				return err
 			}
 		}
+		if x, y, ok := pipeline.SharedFile(paths[0], paths[1]); ok {
+			e.warn(fmt.Sprintf("%s and %s are the same file (%s and %s): the comparison can show no change", labels[0], labels[1], x, y))
+			runs[1].Samples = nil // said already
+		}
 		res, err := compare.Compare(runs[0], runs[1], copt)
 		if err != nil {
 			return err
@@ -118,7 +122,8 @@ func (e *env) compareRun(label string, paths []string, opt pipeline.Options) (co
 		return compare.Run{}, err
 	}
 	warnSpans(e.stderr, label, an.Knee)
-	return compare.Run{Knee: an.Knee, Latency: an.Timeline.Latency}, nil
+	fp := an.Timeline.Fingerprint()
+	return compare.Run{Knee: an.Knee, Latency: an.Timeline.Latency, Samples: &fp}, nil
 }
 
 // compareDirs reports whether BEFORE and AFTER are two directories (two

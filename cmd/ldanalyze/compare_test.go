@@ -2,8 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ldanalyze/ldanalyze/internal/sim"
 )
 
 // TestCompareGolden: two runs of one server (the check) give
@@ -52,6 +57,49 @@ func TestCompareErrors(t *testing.T) {
 		_, errOut, code := runCLI(t, "", c.args...)
 		if code != 2 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+// TestCompareSameRunWarns: compare warns when its two sides cannot show a
+// change or do not measure the same thing: one file on both sides (also
+// spelled differently), a run's CSV against its JSON output (the same
+// samples: same-run detection by fingerprint), and an HTTP run against a
+// gRPC run (different requests). Before, all three compared silently.
+func TestCompareSameRunWarns(t *testing.T) {
+	dir := t.TempDir()
+	c := sim.OpenRamp30s()
+	csvPath, jsonPath := filepath.Join(dir, "run.csv"), filepath.Join(dir, "run.json")
+	for _, w := range []struct {
+		path  string
+		write func(io.Writer) error
+	}{
+		{csvPath, func(f io.Writer) error { _, err := sim.WriteCSV(f, c, sim.CSVOptions{}); return err }},
+		{jsonPath, func(f io.Writer) error { _, err := sim.WriteJSON(f, c, sim.JSONOptions{}); return err }},
+	} {
+		f, err := os.Create(w.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.write(f); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	grpc := "../../testdata/k6-v2/grpc_ramp.csv.gz"
+	for _, tc := range []struct {
+		before, after, want string
+	}{
+		{csvPath, dir + "/./run.csv", "ldanalyze: warning: before and after are the same file (" + csvPath + " and " + dir + "/./run.csv): the comparison can show no change\n"},
+		{csvPath, jsonPath, "ldanalyze: warning: same run given twice: before and after hold the same "},
+		{td + "open_ramp.csv.gz", grpc, "ldanalyze: warning: the runs' request units differ (req/s of http_req_duration before, calls/s of grpc_req_duration after): their goodput, latency, knee and ceiling measure different requests and are not comparable\n"},
+	} {
+		_, errOut, code := runCLI(t, "", "compare", tc.before, tc.after)
+		if code != 0 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%s vs %s: exit %d, stderr:\n%s\nwant 0 and %q", tc.before, tc.after, code, errOut, tc.want)
+		}
+		if strings.Count(errOut, "same run given twice")+strings.Count(errOut, "are the same file") > 1 {
+			t.Errorf("%s vs %s: warned twice:\n%s", tc.before, tc.after, errOut)
 		}
 	}
 }

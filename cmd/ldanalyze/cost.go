@@ -29,7 +29,7 @@ func costCommand(e *env) *cli.Command {
 			&cli.GenericFlag{Name: "what-if", Value: &cliapp.Repeated{}, Usage: "multiply item NAME's usage (not its price) by FACTOR, `NAME=×FACTOR`: 'snapshots to Redis=×0.09' keeps 9 % of its usage (× may be written x or left out; repeatable)"},
 			&cli.StringFlag{Name: "project", Usage: "project from load FROM to load TO by each item's growth exponent, `FROM:TO`"},
 			&cli.GenericFlag{Name: "offer-file", Value: &cliapp.Repeated{}, Usage: "AWS Price List offer `FILE` (JSON) whose on-demand prices override the catalogue (repeatable)"},
-			&cli.Float64Flag{Name: "hours-per-month", Usage: "duty for the monthly figures, `HOURS` per month (default: the catalogue's 730)"},
+			&cli.Float64Flag{Name: "hours-per-month", DefaultText: "the catalogue's 730", Usage: "duty for the monthly figures, `HOURS` per month"},
 			&cli.DurationFlag{Name: "run-duration", Usage: "duration of the load test, to price the run itself, e.g. `6m`"},
 			&cli.StringFlag{Name: "window", Usage: "average usage series over `START/END` (RFC 3339 or Unix seconds each)"},
 			&cli.GenericFlag{Name: "run", Value: &cliapp.Repeated{}, Usage: "average usage series over the peak hold (highest completed_rps) of the k6 run in `FILE` (CSV or JSON output; repeat for the files of one distributed run)"},

@@ -240,3 +240,34 @@ func TestCostSeriesErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCostRefusesOverflowAndMultiDoc: a usage of 1e308 (before: a total of
+// +Inf USD a month, exit 0) and a usage file of two YAML documents (before:
+// the second silently ignored) are input errors naming the file, the line
+// and the item: exit 2, nothing on stdout.
+func TestCostRefusesOverflowAndMultiDoc(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ yaml, want string }{
+		{"region: us-west-2\nitems:\n  - {name: big, kind: transfer-cross-az, gb_per_hour: 1e308}\n",
+			`u.yaml:3: item "big": gb_per_hour: 1e308: want at most 1e+15 (a larger usage is a typo, and its cost would overflow)`},
+		{"region: us-west-2\nitems:\n  - {name: a, kind: nlb-lcu, nlcu: 1}\n---\nregion: us-east-1\nitems:\n  - {name: b, kind: nlb-lcu, nlcu: 2}\n",
+			`u.yaml:4: a second YAML document (after ---): want one usage document; put all the items in one items list`},
+	} {
+		path := filepath.Join(dir, "u.yaml")
+		if err := os.WriteFile(path, []byte(c.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := runCLI(t, "", "cost", "--usage", path)
+		if want := "ldanalyze: " + filepath.Join(dir, c.want) + "\n"; code != 2 || out != "" || errOut != want {
+			t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing, %q", code, out, errOut, want)
+		}
+	}
+	path := filepath.Join(dir, "u.yaml")
+	if err := os.WriteFile(path, []byte("region: us-west-2\nitems:\n  - {name: big, kind: transfer-cross-az, gb_per_hour: 1e15}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI(t, "", "cost", "--usage", path, "--what-if", "big=1e300")
+	if want := "ldanalyze: " + path + `:3: item "big": its cost is not a finite number of USD per hour (usage +Inf GB): want a smaller usage` + "\n"; code != 2 || out != "" || errOut != want {
+		t.Errorf("what-if: exit %d, stdout %q, stderr %q; want 2, nothing, %q", code, out, errOut, want)
+	}
+}

@@ -20,7 +20,7 @@ func fromPromFlags() []cli.Flag {
 		&cli.StringFlag{Name: "match", Usage: "with --from-prom: label `SELECTOR` of the run, e.g. '{testid=\"run-42\"}'"},
 		&cli.StringFlag{Name: "start", Usage: "with --from-prom: run start, RFC 3339 or Unix seconds (default: the first sample of k6_iterations_total)"},
 		&cli.StringFlag{Name: "end", Usage: "with --from-prom: run end, RFC 3339 or Unix seconds (default: its last sample)"},
-		&cli.DurationFlag{Name: "step", Usage: "with --from-prom: resolution of the read (default: k6's push interval found in the data, a multiple of it past 4096 steps)"},
+		&cli.DurationFlag{Name: "step", DefaultText: "auto", Usage: "with --from-prom: resolution of the read (auto: k6's push interval found in the data, a multiple of it past 4096 steps)"},
 	}, cliapp.PromClientFlags()[1:]...)
 }
 

@@ -41,7 +41,7 @@ func (e *env) knee(c *cli.Context) error {
 	}
 	opt.By = cliapp.List(c.StringSlice("by"))
 	if n := c.Int("by-limit"); n < 1 {
-		return usageError{fmt.Errorf("knee: --by-limit %d: want at least 1", n)}
+		return usageError{cliapp.Usagef(c, "--by-limit %d: want at least 1", n)}
 	}
 	opt.ByLimit = c.Int("by-limit")
 	if s := c.String("over"); s != "" {
@@ -50,7 +50,7 @@ func (e *env) knee(c *cli.Context) error {
 		}
 		limit, err := cliapp.Limit("over", s)
 		if err != nil {
-			return usageError{err}
+			return usageError{cliapp.Usagef(c, "%v", err)}
 		}
 		opt.Over = &over.Options{Limit: limit, By: opt.By}
 	}

@@ -117,7 +117,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"knee", "-"}, "", "-: empty file"},
 		{[]string{"knee", td + "timefmt_rfc3339_nano.csv", "../../testdata/k6/../k6/timefmt_rfc3339_nano.csv"}, "", "are the same file"},
 		{[]string{"knee", "--metric", "http_reqs", td + "timefmt_rfc3339_nano.csv"}, "", `metric "http_reqs" is a k6 counter, not a Trend`},
-		{[]string{"knee", "--window", "500ms", "-"}, "metric_name,timestamp,metric_value\nhttp_req_duration,1796004151,1\nhttp_req_duration,1796004153,1\n", "finer than the input's time resolution 1s"},
+		{[]string{"knee", "--window", "500ms", "-"}, "metric_name,timestamp,metric_value\nhttp_req_duration,1796004151,1\nhttp_req_duration,1796004153,1\n", "knee: --window 500ms: want a whole number of seconds, at least 1s (see ldanalyze knee --help)"},
 	} {
 		_, errOut, code := runCLI(t, c.in, c.args...)
 		if code != 2 || !strings.Contains(errOut, c.want) {

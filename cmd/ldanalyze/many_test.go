@@ -146,8 +146,9 @@ func TestCompareItselfReal(t *testing.T) {
 	if d.KneeOffered.Significant || d.CeilingRPS.Significant || float64(d.CeilingRPS.P) != 1 {
 		t.Errorf("knee %+v ceiling %+v", d.KneeOffered, d.CeilingRPS)
 	}
-	if strings.Contains(errs, "warning") {
-		t.Errorf("stderr: %s", errs)
+	// The one warning: the same file on both sides.
+	if want := "ldanalyze: warning: before and after are the same file (" + td + "breakpoint.csv.gz and " + td + "breakpoint.csv.gz): the comparison can show no change\n"; errs != want {
+		t.Errorf("stderr: %s\nwant %s", errs, want)
 	}
 }
 
@@ -166,6 +167,9 @@ func TestCompareExtraFailures(t *testing.T) {
 	d, code, errs := compareDoc(t, "--fail-on", "regress", td+"breakpoint.csv.gz", copyPath)
 	if code != 1 || !strings.Contains(errs, "error_rate at 119.7") {
 		t.Fatalf("exit %d, want 1 naming error_rate at 119.7: %s", code, errs)
+	}
+	if strings.Contains(errs, "same run given twice") {
+		t.Errorf("a run with 10 more failures taken for the same run: %s", errs)
 	}
 	var hit int
 	for _, r := range d.Rows {

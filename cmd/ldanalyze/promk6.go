@@ -26,7 +26,7 @@ func promK6Command(e *env) *cli.Command {
 			&cli.StringFlag{Name: "match", Usage: "label `SELECTOR` narrowing every query, e.g. '{testid=\"run-42\"}'"},
 			&cli.StringFlag{Name: "start", Usage: "run start, RFC 3339 or Unix seconds (default: found from k6_iterations_total)"},
 			&cli.StringFlag{Name: "end", Usage: "run end, RFC 3339 or Unix seconds (default: found from k6_iterations_total)"},
-			&cli.DurationFlag{Name: "step", Usage: "resolution (default: k6's push interval found in the data)"},
+			&cli.DurationFlag{Name: "step", DefaultText: "auto", Usage: "resolution (auto: k6's push interval found in the data)"},
 		), outputFlags()...),
 		Action: func(c *cli.Context) error {
 			copt, secrets, err := cliapp.PromClientOptions(c, "prom k6", os.Getenv)

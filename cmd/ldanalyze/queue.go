@@ -184,8 +184,8 @@ func (e *env) queueModel(multi bool) cli.ActionFunc {
 func (e *env) analyseRun(c *cli.Context, files []string, metric string, pct float64) (*pipeline.Analysis, error) {
 	opt := pipeline.Options{Metric: metric}
 	opt.Knee.RampStepNS = int64(c.Duration("ramp-step"))
-	if s := opt.Knee.RampStepNS; s != 0 && s < int64(time.Second) {
-		return nil, usageError{errors.New("--ramp-step must be at least 1s (or 0: chosen per ramp)")}
+	if err := cliapp.WholeSeconds(c, "ramp-step", c.Duration("ramp-step"), true); err != nil {
+		return nil, usageError{err}
 	}
 	if pct > 0 {
 		opt.Knee.Percentiles = []float64{pct}

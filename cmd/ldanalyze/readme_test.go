@@ -180,3 +180,33 @@ func TestShellWords(t *testing.T) {
 		t.Error("a pipe was accepted")
 	}
 }
+
+// TestREADMEKneeExample: the Knee and Ceiling lines the README shows for
+// its first command (knee on testdata/k6/breakpoint.csv.gz) are what the
+// tool prints, each piece between "..." elisions verbatim (before, the
+// README showed a ceiling of 183.9 req/s the tool no longer printed).
+func TestREADMEKneeExample(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI(t, "", "knee", td+"breakpoint.csv.gz")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var n int
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(l, "Knee: ") && !strings.HasPrefix(l, "Ceiling: ") {
+			continue
+		}
+		n++
+		for _, piece := range strings.Split(l, "...") {
+			if piece = strings.TrimSpace(piece); piece != "" && !strings.Contains(out, piece) {
+				t.Errorf("README's %q is not in the output:\n%s", piece, out)
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("README has %d Knee/Ceiling example lines, want 2", n)
+	}
+}

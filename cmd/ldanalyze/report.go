@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/ldanalyze/ldanalyze/internal/cliapp"
 	"github.com/ldanalyze/ldanalyze/internal/outfile"
@@ -19,7 +18,7 @@ func reportCommand(e *env) *cli.Command {
 			"the holds or ramp steps with inline bar charts, the endpoints and the checks. Plots are written next to\n" +
 			"the markdown as NAME-load.png, NAME-latency.png, ... (and .svg) and linked relatively.",
 		ArgsUsage: "FILE... (k6 CSV or JSON output, plain/gzip/zstd; several files are one distributed run; - is stdin)",
-		Flags: append(append(runFlags(0, "window width of the plots over time (whole seconds; default: about 80 windows over the run)"),
+		Flags: append(append(runFlags(0, "window width of the plots over time (whole seconds; auto: about 80 windows over the run)"),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the markdown to `FILE` and the plots next to it (default: markdown on standard output, no plots)"},
 			&cli.StringFlag{Name: "html", Usage: "also write one self-contained HTML page to `FILE`"},
 			&cli.StringFlag{Name: "by", Value: "name", Usage: "the tag that names an endpoint in the per-endpoint table"},
@@ -37,8 +36,11 @@ func (e *env) report(c *cli.Context) error {
 	if len(paths) == 0 && c.String("from-prom") == "" {
 		return usageError{fmt.Errorf("report: no input files: give one or more k6 output files, - for stdin, or --from-prom")}
 	}
-	if win := c.Duration("window"); win < 0 || win%time.Second != 0 {
-		return usageError{fmt.Errorf("report: --window must be whole seconds, at least 1s")}
+	if err := outfile.Distinct(outfile.Output{Flag: "-o", Path: c.String("output")}, outfile.Output{Flag: "--html", Path: c.String("html")}); err != nil {
+		return usageError{fmt.Errorf("report: %w (see ldanalyze report --help)", err)}
+	}
+	if err := outfile.Distinct(outfile.Output{Flag: "-o", Path: c.String("output")}, outfile.Output{Flag: "--html", Path: c.String("html")}); err != nil {
+		return usageError{fmt.Errorf("report: %w (see ldanalyze report --help)", err)}
 	}
 	for _, out := range []string{c.String("output"), c.String("html")} {
 		if out != "" && out != "-" {

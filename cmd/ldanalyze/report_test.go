@@ -105,7 +105,7 @@ func TestReportErrors(t *testing.T) {
 		{[]string{"report"}, "no input files"},
 		{[]string{"report", "missing.csv", "-o", filepath.Join(t.TempDir(), "r.md")}, "missing.csv"},
 		{[]string{"report", td + "timefmt_rfc3339_nano.csv", "--slo", "p95"}, `SLO "p95"`},
-		{[]string{"report", td + "timefmt_rfc3339_nano.csv", "--window", "1500ms"}, "whole seconds"},
+		{[]string{"report", td + "timefmt_rfc3339_nano.csv", "--window", "1500ms"}, "report: --window 1.5s: want a whole number of seconds"},
 		{[]string{"report", td + "timefmt_rfc3339_nano.csv", "--bogus"}, "bogus"},
 	} {
 		_, errOut, code := runCLI(t, "", c.args...)
@@ -143,5 +143,29 @@ func TestReportHTMLWithoutMarkdownFile(t *testing.T) {
 	}
 	if n := bytes.Count(page, []byte("<svg")); !bytes.Contains(page, []byte("<h1>Load-test report: ")) || n != 4 {
 		t.Errorf("the HTML page: %d inline SVGs, want 4, and the title (%d bytes)", n, len(page))
+	}
+}
+
+// TestReportSameOutputTwice: -o and --html naming one file (also as ./X
+// and X, or through a link to the directory) are refused before the
+// analysis: one line naming both flags, exit 2, nothing written. Before,
+// the HTML page silently replaced the markdown.
+func TestReportSameOutputTwice(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Symlink(dir, filepath.Join(dir, "here")); err != nil {
+		t.Fatal(err)
+	}
+	x := filepath.Join(dir, "r.md")
+	for _, c := range []struct{ o, html, want string }{
+		{x, x, "ldanalyze: report: -o and --html name the same file: give each output its own path (see ldanalyze report --help)\n"},
+		{filepath.Join(dir, "here", "r.md"), x, "ldanalyze: report: -o and --html name the same file (" + filepath.Join(dir, "here", "r.md") + " and " + x + "): give each output its own path (see ldanalyze report --help)\n"},
+	} {
+		out, errOut, code := runCLI(t, "", "report", td+"timefmt_rfc3339_nano.csv", "-o", c.o, "--html", c.html)
+		if code != 2 || errOut != c.want || out != "" {
+			t.Errorf("-o %s --html %s: exit %d, stdout %q, stderr %q; want 2, nothing, %q", c.o, c.html, code, out, errOut, c.want)
+		}
+	}
+	if got, _ := os.ReadDir(dir); len(got) != 1 {
+		t.Errorf("written: %v", got)
 	}
 }

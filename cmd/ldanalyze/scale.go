@@ -33,11 +33,11 @@ func scaleCommand(e *env) *cli.Command {
 			"Points come from CSV files, --point X=Y flags and k6 runs (--run X=FILE, repeatable; repeat an X to\n" +
 			"add the files of one distributed run). With --fit a run's y is --y METRIC[{TAG:VALUE,...}]:STAT of\n" +
 			"the whole run, STAT one of total, count, rate (total ÷ the run's duration), mean, min, max, med,\n" +
-			"pN or p(N): data_received:total (the default; bytes), http_reqs:rate (per second),\n" +
+			"pN or p(N): data_received:total (the default; B), http_reqs:rate (per second),\n" +
 			"http_req_duration:p95 (seconds), http_req_duration{name:order}:mean; or a figure of the run's\n" +
-			"longest hold as knee reports it: bytes_received_per_s, bytes_sent_per_s (bytes/s) or\n" +
-			"bytes_per_request (data_received per response, bytes). k6's time trends are\n" +
-			"converted from ms to s, data_received and data_sent are bytes, other metrics plain numbers.\n" +
+			"longest hold as knee reports it: bytes_received_per_s, bytes_sent_per_s (B/s) or\n" +
+			"bytes_per_request (data_received per response, B). k6's time trends are\n" +
+			"converted from ms to s, data_received and data_sent are bytes (B), other metrics plain numbers.\n" +
 			"With --usl a run's label is its concurrency N and its X is the completed rate, successful\n" +
 			"requests per second (iterations per second without HTTP), over the run's longest hold as\n" +
 			"`ldanalyze knee` finds it, or over the whole run, with a warning, when it has no hold.",

@@ -7,6 +7,7 @@
 package cliapp
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -44,7 +45,14 @@ func Setup(app *cli.App, opt Options) {
 		if c.Args().Present() {
 			return fmt.Errorf("unknown command %q: see ldanalyze help", c.Args().First())
 		}
-		return cli.ShowAppHelp(c)
+		// No command is a usage error: the help goes to standard error,
+		// standard output stays empty, exit 2.
+		tmpl := c.App.CustomAppHelpTemplate
+		if tmpl == "" {
+			tmpl = cli.AppHelpTemplate
+		}
+		cli.HelpPrinter(c.App.ErrWriter, tmpl, c.App)
+		return errors.New("no command given (see ldanalyze --help)")
 	}
 	app.Commands = append(app.Commands, &cli.Command{
 		Name: "__complete", Hidden: true, SkipFlagParsing: true,

@@ -56,9 +56,24 @@ func TestRunOptions(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--window", "0s"}, "knee: --window must be at least 1s"},
-		{[]string{"--ramp-step", "500ms"}, "knee: --ramp-step must be at least 1s (or 0: chosen per ramp)"},
-		{[]string{"--users-per-vu", "-2"}, "knee: --users-per-vu -2: want a positive number of users per VU"},
+		{[]string{"--window", "0s"}, "knee: --window 0s: want a whole number of seconds, at least 1s (see ldanalyze knee --help)"},
+		{[]string{"--window", "1500ms"}, "knee: --window 1.5s: want a whole number of seconds, at least 1s (see ldanalyze knee --help)"},
+		{[]string{"--ramp-step", "500ms"}, "knee: --ramp-step 500ms: want a whole number of seconds, at least 1s; or 0: chosen automatically (see ldanalyze knee --help)"},
+		{[]string{"--ramp-step", "1500ms"}, "knee: --ramp-step 1.5s: want a whole number of seconds, at least 1s; or 0: chosen automatically (see ldanalyze knee --help)"},
+		{[]string{"--ramp-step", "-2s"}, "knee: --ramp-step -2s: want a whole number of seconds, at least 1s; or 0: chosen automatically (see ldanalyze knee --help)"},
+		{[]string{"--users-per-vu", "-2"}, "knee: --users-per-vu -2: want a number of users per VU above 0 and at most 1e+06 (see ldanalyze knee --help)"},
+		{[]string{"--users-per-vu", "0"}, "knee: --users-per-vu 0: want a number of users per VU above 0 and at most 1e+06 (see ldanalyze knee --help)"},
+		{[]string{"--users-per-vu", "1e300"}, "knee: --users-per-vu 1e+300: want a number of users per VU above 0 and at most 1e+06 (see ldanalyze knee --help)"},
+		{[]string{"--users-per-vu", "NaN"}, "knee: --users-per-vu NaN: want a number of users per VU above 0 and at most 1e+06 (see ldanalyze knee --help)"},
+		{[]string{"--percentiles", ""}, `knee: --percentiles "": want one or more percentiles in (0, 100], comma-separated, e.g. 50,90,95,99 (see ldanalyze knee --help)`},
+		{[]string{"--percentiles", "95,p95"}, "knee: --percentiles 95,p95: 95 is given twice (see ldanalyze knee --help)"},
+		{[]string{"--percentiles", "0,50"}, `knee: --percentiles: "0" is not a percentile in (0, 100] (see ldanalyze knee --help)`},
+		{[]string{"--percentiles", "101"}, `knee: --percentiles: "101" is not a percentile in (0, 100] (see ldanalyze knee --help)`},
+		{[]string{"--slo", "p95<-5"}, `knee: --slo "p95<-5": the limit -5 is not a latency; ` + SLOGrammar + " (see ldanalyze knee --help)"},
+		{[]string{"--slo", "p95 under 5"}, `knee: --slo: SLO "p95 under 5": column 5: want an operator: <, <=, >, >=, == or !=; ` + SLOGrammar + " (see ldanalyze knee --help)"},
+		{[]string{"--link-mbps", "0"}, "knee: --link-mbps 0: want the link's speed in megabits per second, a finite number above 0 (see ldanalyze knee --help)"},
+		{[]string{"--link-mbps", "-10"}, "knee: --link-mbps -10: want the link's speed in megabits per second, a finite number above 0 (see ldanalyze knee --help)"},
+		{[]string{"--link-mbps", "Inf"}, "knee: --link-mbps +Inf: want the link's speed in megabits per second, a finite number above 0 (see ldanalyze knee --help)"},
 	} {
 		if _, err := runOpts(t, 0, 30*time.Second, c.args...); err == nil || err.Error() != c.want {
 			t.Errorf("%v: %v, want %q", c.args, err, c.want)

@@ -3,6 +3,7 @@ package cliapp
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -54,7 +55,8 @@ func Thresholds(vals []string) []string {
 }
 
 // Percentiles reads --percentiles "50,90,95,99" (also "p95", "p(99.9)"):
-// percentiles in (0, 100]. The error names the flag and the bad value.
+// distinct percentiles in (0, 100], at least one. The error names the
+// flag and the bad value.
 func Percentiles(s string) ([]float64, error) {
 	var out []float64
 	for _, f := range List([]string{s}) {
@@ -63,7 +65,13 @@ func Percentiles(s string) ([]float64, error) {
 		if err != nil || !(v > 0 && v <= 100) { // NaN is no percentile
 			return nil, fmt.Errorf("--percentiles: %q is not a percentile in (0, 100]", f)
 		}
+		if slices.Contains(out, v) {
+			return nil, fmt.Errorf("--percentiles %s: %v is given twice", s, v)
+		}
 		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--percentiles %q: want one or more percentiles in (0, 100], comma-separated, e.g. 50,90,95,99", s)
 	}
 	return out, nil
 }
@@ -108,11 +116,17 @@ func Quantity(flag, s string, want scale.Unit) (float64, error) {
 func Limit(flag, s string) (float64, error) {
 	s = strings.TrimSpace(s)
 	if d, err := time.ParseDuration(s); err == nil {
+		if d <= 0 {
+			return 0, fmt.Errorf("--%s %s: want a limit above 0", flag, s)
+		}
 		return float64(d) / float64(time.Millisecond), nil
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("--%s %q: want a duration such as 1s or 200ms, or a number in the metric's unit", flag, s)
+	}
+	if v <= 0 {
+		return 0, fmt.Errorf("--%s %s: want a limit above 0", flag, s)
 	}
 	return v, nil
 }

@@ -26,6 +26,11 @@
 //     stream: it is written directly, as curl does, since it cannot be
 //     replaced.
 //   - A directory as target is refused.
+//   - Two outputs of one command that are the same file (the same path,
+//     also spelled differently, such as ./X and X, or through a symbolic
+//     link to a directory or to the other output) are refused before
+//     anything is written (Distinct), and a Set refuses to create an
+//     output it already holds.
 //
 // Temporary files are named .NAME.ldanalyze-RANDOM.tmp beside the target.
 // They are removed on every error and, through Set.Abort, on SIGINT and
@@ -390,6 +395,7 @@ func WriteFile(path string, opt Options, write func(w io.Writer) error) error {
 type Set struct {
 	mu      sync.Mutex
 	files   []*File
+	keys    map[string]string // same-file key → the path as given
 	aborted bool
 }
 
@@ -401,10 +407,18 @@ func (s *Set) Create(path string, opt Options) (*File, error) {
 	if s.aborted {
 		return nil, ErrAborted
 	}
+	k := sameFileKey(path)
+	if prev, ok := s.keys[k]; ok {
+		return nil, fmt.Errorf("%s and %s are the same file: refusing to write one output over another; give each output its own path", prev, path)
+	}
 	f, err := Create(path, opt)
 	if err != nil {
 		return nil, err
 	}
+	if s.keys == nil {
+		s.keys = map[string]string{}
+	}
+	s.keys[k] = path
 	s.files = append(s.files, f)
 	return f, nil
 }
@@ -463,4 +477,62 @@ func (s *Set) WriteFile(path string, opt Options, write func(w io.Writer) error)
 		return fmt.Errorf("writing %s: %w", path, werr)
 	}
 	return nil
+}
+
+// Output is one output a command is asked to write: the flag that names
+// it (for messages, "-o" or "--html") and its path.
+type Output struct {
+	Flag, Path string
+}
+
+// Distinct returns an error naming both flags when two of outs are the
+// same file: the same path, the same path spelled differently (./X and X,
+// a/../X), through a symbolic link to a directory on the way, or a
+// symbolic link to the other output. Outputs with the path "" or "-"
+// (standard output) are ignored. Call it before any analysis, so that
+// nothing is written.
+func Distinct(outs ...Output) error {
+	seen := map[string]Output{}
+	for _, o := range outs {
+		if o.Path == "" || o.Path == "-" {
+			continue
+		}
+		k := sameFileKey(o.Path)
+		if prev, ok := seen[k]; ok {
+			what := "name the same file"
+			if prev.Path != o.Path {
+				what = fmt.Sprintf("name the same file (%s and %s)", prev.Path, o.Path)
+			}
+			return fmt.Errorf("%s and %s %s: give each output its own path", prev.Flag, o.Flag, what)
+		}
+		seen[k] = o
+	}
+	return nil
+}
+
+// sameFileKey is a name of the file path denotes that two spellings of
+// one file share: the absolute path with symbolic links resolved (of the
+// directory when the file itself does not exist; one level of a dangling
+// link), or, for an existing file, its device and inode.
+func sameFileKey(path string) string {
+	if fi, err := os.Stat(path); err == nil {
+		if id, ok := fileID(fi); ok {
+			return id
+		}
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	if dest, err := os.Readlink(abs); err == nil {
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(abs), dest)
+		}
+		abs = dest
+	}
+	dir, base := filepath.Split(abs)
+	if d, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = d
+	}
+	return filepath.Join(dir, base)
 }

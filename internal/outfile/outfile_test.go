@@ -2,6 +2,7 @@ package outfile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -312,5 +313,67 @@ func TestSetWriteFile(t *testing.T) {
 	}
 	if got := ls(t, dir); !slices.Equal(got, []string{"ok.md"}) {
 		t.Errorf("after the failed write: %q", got)
+	}
+}
+
+// TestDistinct: two outputs that are one file, however spelled (the same
+// path, ./X and X, a/../X, a link to the directory, a link to the other
+// output, existing or not), are refused naming both flags; different
+// files, "" and "-" pass.
+func TestDistinct(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	write(t, "exists.md", "old")
+	if err := os.Mkdir("sub", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("sub", "linkdir"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("exists.md", "tofile"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("new.md", "dangling"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		a, b string
+		want string
+	}{
+		{"r.md", "r.md", "-o and --html name the same file: give each output its own path"},
+		{"./r.md", "r.md", "-o and --html name the same file (./r.md and r.md): give each output its own path"},
+		{"sub/../r.md", "r.md", "-o and --html name the same file (sub/../r.md and r.md): give each output its own path"},
+		{"exists.md", "./exists.md", "-o and --html name the same file (exists.md and ./exists.md): give each output its own path"},
+		{"linkdir/r.md", "sub/r.md", "-o and --html name the same file (linkdir/r.md and sub/r.md): give each output its own path"},
+		{"tofile", "exists.md", "-o and --html name the same file (tofile and exists.md): give each output its own path"},
+		{"dangling", "new.md", "-o and --html name the same file (dangling and new.md): give each output its own path"},
+		{filepath.Join(dir, "r.md"), "r.md", "-o and --html name the same file (" + filepath.Join(dir, "r.md") + " and r.md): give each output its own path"},
+		{"r.md", "r.html", ""},
+		{"-", "-", ""},
+		{"", "", ""},
+	} {
+		err := Distinct(Output{"-o", c.a}, Output{"--html", c.b})
+		if got := fmt.Sprint(err); (err == nil) != (c.want == "") || err != nil && got != c.want {
+			t.Errorf("%s, %s: got %v, want %q", c.a, c.b, err, c.want)
+		}
+	}
+}
+
+// TestSetRefusesDuplicate: a Set refuses to create a second output that
+// is the same file as one it holds, and writes nothing.
+func TestSetRefusesDuplicate(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	var s Set
+	if err := s.WriteFile("r.md", Options{}, func(w io.Writer) error { _, err := io.WriteString(w, "a"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Create("./r.md", Options{})
+	if want := "r.md and ./r.md are the same file: refusing to write one output over another; give each output its own path"; fmt.Sprint(err) != want {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+	s.Abort()
+	if got := ls(t, dir); len(got) != 0 {
+		t.Errorf("left %v", got)
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"math"
 	"strings"
+	"time"
 
 	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/checks"
@@ -110,9 +112,19 @@ func (j *JUnitSuites) Write(w io.Writer) error {
 func evidenceText(ev checks.Evidence) string {
 	s := make([]string, len(ev))
 	for i, v := range ev {
-		s[i] = v.Name + "=" + Num(v.Value)
+		s[i] = v.Name + "=" + EvidenceValue(v)
 	}
 	return strings.Join(s, ", ")
+}
+
+// EvidenceValue is a check's number as people read it: a …_unix value
+// (seconds since the Unix epoch) as a UTC time, 2026-12-01T02:07:11Z,
+// rather than 1.796e+09; any other as Num.
+func EvidenceValue(v checks.Value) string {
+	if strings.HasSuffix(v.Name, "_unix") && !math.IsNaN(v.Value) && !math.IsInf(v.Value, 0) {
+		return time.Unix(int64(v.Value), 0).UTC().Format(time.RFC3339)
+	}
+	return Num(v.Value)
 }
 
 // statusMark is a check status as a GitHub summary shows it.

@@ -439,7 +439,8 @@ func LevelGrid(ls []knee.Level, res *knee.Result, pcts []float64, machine bool) 
 }
 
 // CheckGrid is the checklist table: id, status, evidence, meaning. In CSV
-// the evidence keeps full precision.
+// the evidence keeps full precision (and Unix times as numbers); for
+// people a …_unix time is written as a UTC time (EvidenceValue).
 func CheckGrid(rep *checks.Report, machine bool) *render.Grid {
 	f, sep := Num, ", "
 	if machine {
@@ -450,6 +451,9 @@ func CheckGrid(rep *checks.Report, machine bool) *render.Grid {
 		ev := make([]string, len(ch.Evidence))
 		for i, v := range ch.Evidence {
 			ev[i] = v.Name + "=" + f(v.Value)
+			if !machine {
+				ev[i] = v.Name + "=" + EvidenceValue(v)
+			}
 		}
 		g.Rows = append(g.Rows, []string{string(ch.ID), string(ch.Status), strings.Join(ev, sep), ch.Message})
 	}

@@ -260,6 +260,7 @@ type QueueRunDoc struct {
 	ServiceEstimated bool          `json:"service_estimated"`
 	ServiceLevels    int           `json:"service_levels"`
 	CeilingRPS       jsonnum.Float `json:"ceiling_rps"`
+	CeilingReached   bool          `json:"ceiling_reached"`
 	ServersExact     jsonnum.Float `json:"servers_exact"`
 	Servers          int           `json:"servers"`
 	ServersEstimated bool          `json:"servers_estimated"`
@@ -344,8 +345,11 @@ func (r *QueueRunDoc) Write(w io.Writer, f render.Format) error {
 		"rate per level: the " + rate,
 		"assumes Poisson arrivals and exponential service: waits are longer for heavier-tailed service, shorter for more regular service",
 	}
-	if r.CeilingRPS.Valid() {
+	switch {
+	case r.CeilingRPS.Valid() && r.CeilingReached:
 		lines[1] += fmt.Sprintf(", measured ceiling %s", scale.PerSecond.Format(float64(r.CeilingRPS)))
+	case r.CeilingRPS.Valid():
+		lines[1] += fmt.Sprintf(", measured ceiling ≥ %s: not reached, the run never saturated, so a capacity from it is a lower bound", scale.PerSecond.Format(float64(r.CeilingRPS)))
 	}
 	return Lines(w, f, lines, r.Warnings)
 }
@@ -402,7 +406,7 @@ func NewQueueRunDoc(files []string, res *knee.Result, st ingest.Stats, metric st
 	nan := jsonnum.Float(math.NaN())
 	d := &QueueRunDoc{Files: files, Model: "M/M/c", Workload: res.Model, Levels: res.Levels, Metric: metric,
 		ServiceSeconds: est.ServiceSeconds, ServiceEstimated: opt.ServiceSeconds == 0, ServiceLevels: est.ServiceLevels,
-		CeilingRPS: nan, ServersExact: nan, Servers: est.Servers, ServersEstimated: opt.Servers == 0,
+		CeilingRPS: nan, CeilingReached: !est.CeilingNotReached, ServersExact: nan, Servers: est.Servers, ServersEstimated: opt.Servers == 0,
 		CapacityRPS: est.CapacityPerSecond, Quantile: est.Quantile, Rows: []QueueRunRow{},
 		Warnings: append(append([]string{}, est.Warnings...), knee.Messages(res.Warnings)...), Input: InputOf(files, st)}
 	if est.CeilingPerSecond > 0 {

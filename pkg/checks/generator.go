@@ -1,10 +1,13 @@
 package checks
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -70,12 +73,18 @@ type Point = steps.Point
 
 // GeneratorPods compiles a --generator-pod pattern. Like a PromQL
 // `pod=~"…"` matcher it must match the whole pod name.
+// The error names the pattern as given (not the anchored form compiled)
+// and what is wanted.
 func GeneratorPods(pattern string) (*regexp.Regexp, error) {
-	re, err := regexp.Compile(`^(?:` + pattern + `)$`)
-	if err != nil {
-		return nil, fmt.Errorf("--generator-pod %q: %w", pattern, err)
+	if _, err := regexp.Compile(pattern); err != nil {
+		msg := err.Error()
+		var se *syntax.Error
+		if errors.As(err, &se) {
+			msg = string(se.Code) + " in " + strconv.Quote(se.Expr)
+		}
+		return nil, fmt.Errorf("--generator-pod %q: not a regular expression (%s): want a Go (RE2) regexp that matches the whole name of the load generator's pods, e.g. 'k6-.*'", pattern, msg)
 	}
-	return re, nil
+	return regexp.Compile(`^(?:` + pattern + `)$`)
 }
 
 // PodPattern is the --generator-pod pattern a regexp of GeneratorPods was

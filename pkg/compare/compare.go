@@ -43,6 +43,7 @@ import (
 
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/sketch"
+	"github.com/ldanalyze/ldanalyze/pkg/timeline"
 	"golang.org/x/perf/benchmath"
 )
 
@@ -101,6 +102,10 @@ type LatencyFunc func(from, to int64) *sketch.Sketch
 type Run struct {
 	Knee    *knee.Result
 	Latency LatencyFunc
+	// Samples, when set, fingerprints the run's samples: a comparison of
+	// two runs with the same samples (one run given twice, or its CSV and
+	// its JSON) warns that it can show no change.
+	Samples *timeline.Fingerprint
 }
 
 // Metric is a figure compared at each matched level.
@@ -283,6 +288,13 @@ func Compare(before, after Run, opt Options) (*Result, error) {
 		Warnings: []string{}, Rows: []Row{}}
 	if kb.WindowS != ka.WindowS {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("window widths differ (%g s before, %g s after): per-window values are not alike", kb.WindowS, ka.WindowS))
+	}
+	if kb.CompletedUnit != ka.CompletedUnit || kb.Metric != ka.Metric {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the runs' request units differ (%s of %s before, %s of %s after): their goodput, latency, knee and ceiling measure different requests and are not comparable",
+			kb.CompletedUnit, kb.Metric, ka.CompletedUnit, ka.Metric))
+	}
+	if sb, sa := before.Samples, after.Samples; sb != nil && sa != nil && sb.SameSamples(*sa) {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("same run given twice: before and after hold the same %d samples of %s over the same span (the same file, or one run's CSV and JSON outputs), so no difference can show", sb.Count, sb.Metric))
 	}
 	pairs := match(lb, la, opt.Tolerance)
 	r.UnmatchedBefore, r.UnmatchedAfter = len(lb)-len(pairs), len(la)-len(pairs)

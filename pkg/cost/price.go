@@ -259,6 +259,9 @@ func Compute(c *Catalog, u *Usage, opt Options) (*Report, error) {
 					cp.PriceKey, r.Code, fmtNum(cp.UnitPriceUSD), cp.Unit, cp.Source))
 			}
 		}
+		if math.IsInf(l.USDPerHour, 0) || math.IsNaN(l.USDPerHour) {
+			return nil, &InputError{File: u.File, Line: it.Line, Msg: fmt.Sprintf("item %q: its cost is not a finite number of USD per hour (usage %s): want a smaller usage", it.Name, strings.Join(usages, " + ")), err: ErrNotFinite}
+		}
 		l.Components = comps
 		l.Usage, l.Unit, l.UnitPriceUSD = comps[0].Usage, comps[0].Unit, comps[0].UnitPriceUSD
 		l.UsageText = strings.Join(usages, " + ")
@@ -268,6 +271,14 @@ func Compute(c *Catalog, u *Usage, opt Options) (*Report, error) {
 		rep.TotalUSDPerHour += l.USDPerHour
 	}
 	rep.monthly()
+	for _, l := range rep.Items {
+		if math.IsInf(l.USDPerMonth, 0) || math.IsNaN(l.USDPerMonth) {
+			return nil, &InputError{File: u.File, Line: l.Line, Msg: fmt.Sprintf("item %q: its cost is not a finite number of USD per month (usage %s per hour): want a smaller usage", l.Name, l.UsageText), err: ErrNotFinite}
+		}
+	}
+	if math.IsInf(rep.TotalUSDPerHour, 0) || math.IsInf(rep.TotalUSDPerMonth, 0) {
+		return nil, &InputError{File: u.File, Msg: "the total cost is not a finite number of USD: want smaller usages", err: ErrNotFinite}
+	}
 	if rep.TotalUSDPerHour > 0 {
 		best := 0
 		for i := range rep.Items {

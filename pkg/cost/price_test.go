@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"errors"
 	"math"
 	"os"
 	"strconv"
@@ -361,5 +362,23 @@ func TestParseWhatIf(t *testing.T) {
 		if err != nil || w.Name != c.name || w.Factor != c.factor {
 			t.Errorf("%q: %+v, %v; want %s × %v", c.in, w, err, c.name, c.factor)
 		}
+	}
+}
+
+// TestComputeNotFinite: a usage within MaxQuantity that a --what-if factor
+// takes past float64 is refused naming the item (before: +Inf USD, exit 0),
+// and the error is ErrNotFinite.
+func TestComputeNotFinite(t *testing.T) {
+	cat, err := DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := ParseUsage([]byte("region: us-west-2\nitems:\n  - {name: big, kind: transfer-cross-az, gb_per_hour: 1e15}\n"), "u.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Compute(cat, u, Options{WhatIf: []WhatIf{{Name: "big", Factor: 1e300}}})
+	if want := `u.yaml:3: item "big": its cost is not a finite number of USD per hour (usage +Inf GB): want a smaller usage`; err == nil || err.Error() != want || !errors.Is(err, ErrNotFinite) {
+		t.Errorf("got %v, want %s (ErrNotFinite)", err, want)
 	}
 }

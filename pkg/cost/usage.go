@@ -1,9 +1,11 @@
 package cost
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -150,7 +152,16 @@ type InputError struct {
 	// offset is the byte offset of a JSON fault, turned into Line when the
 	// file can be read again.
 	offset int64
+	// err is the sentinel the error wraps (ErrNotFinite), or nil.
+	err error
 }
+
+// ErrNotFinite is wrapped by the error of Compute when a cost is not a
+// finite number of USD (usages too large for float64 once priced).
+var ErrNotFinite = errors.New("cost: not a finite number of USD")
+
+// Unwrap returns the sentinel the error wraps, if any (ErrNotFinite).
+func (e *InputError) Unwrap() error { return e.err }
 
 func (e *InputError) Error() string {
 	if e.Line > 0 {
@@ -186,14 +197,27 @@ var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 // unknown kind or method, a negative, infinite or NaN number, a duplicate
 // name.
 func ParseUsage(data []byte, file string) (*Usage, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	yamlErr := func(err error) error {
 		msg := err.Error()
 		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 			line, _ := strconv.Atoi(m[1])
-			return nil, &InputError{File: file, Line: line, Msg: m[2]}
+			return &InputError{File: file, Line: line, Msg: m[2]}
 		}
-		return nil, &InputError{File: file, Msg: msg}
+		return &InputError{File: file, Msg: msg}
+	}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+		return nil, yamlErr(err)
+	}
+	// One document: a second (after ---) would be silently ignored.
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		return nil, yamlErr(err)
+	default:
+		return nil, &InputError{File: file, Line: docLine(data, next.Line), Msg: "a second YAML document (after ---): want one usage document; put all the items in one items list"}
 	}
 	if len(doc.Content) == 0 {
 		return nil, &InputError{File: file, Msg: "empty usage file: want a mapping with region and items"}
@@ -237,6 +261,18 @@ func ParseUsage(data []byte, file string) (*Usage, error) {
 		u.Items = append(u.Items, it)
 	}
 	return u, nil
+}
+
+// docLine is the line of the "---" that starts the document whose first
+// content is on line (1-based), or line when there is none before it.
+func docLine(data []byte, line int) int {
+	lines := strings.Split(string(data), "\n")
+	for i := min(line, len(lines)) - 1; i >= 0; i-- {
+		if strings.HasPrefix(lines[i], "---") {
+			return i + 1
+		}
+	}
+	return line
 }
 
 // fieldsByKind lists the usage fields each kind accepts beyond name, kind
@@ -447,13 +483,23 @@ func parseItem(n *yaml.Node, file string) (Item, error) {
 	return it, nil
 }
 
-// parseNumber reads a YAML scalar as a finite, non-negative number.
+// MaxQuantity bounds every number of a usage file (a quantity per hour,
+// a price, hours, an exponent): a larger one is a typo, and its cost
+// would overflow to +Inf USD.
+const MaxQuantity = 1e15
+
+// parseNumber reads a YAML scalar as a finite, non-negative number of at
+// most MaxQuantity.
 func parseNumber(v *yaml.Node) (float64, error) {
 	if v.Kind != yaml.ScalarNode {
 		return 0, errors.New("want a number")
 	}
 	var f float64
 	if err := v.Decode(&f); err != nil {
+		switch strings.ToLower(strings.TrimLeft(v.Value, "+-.")) {
+		case "inf", "infinity", "nan":
+			return 0, fmt.Errorf("%s: want a finite number", v.Value)
+		}
 		return 0, fmt.Errorf("%q is not a number", v.Value)
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
@@ -461,6 +507,9 @@ func parseNumber(v *yaml.Node) (float64, error) {
 	}
 	if f < 0 {
 		return 0, fmt.Errorf("%s: want a number ≥ 0", v.Value)
+	}
+	if f > MaxQuantity {
+		return 0, fmt.Errorf("%s: want at most %g (a larger usage is a typo, and its cost would overflow)", v.Value, float64(MaxQuantity))
 	}
 	return f, nil
 }

@@ -80,6 +80,13 @@ func TestParseUsageErrors(t *testing.T) {
 		{"region: us-west-2\nitems:\n  - {name: a, kind: fixed-hourly}\n", `u.yaml:3: item "a" (fixed-hourly): want exactly one of usd_per_hour: <USD per hour> or price: <catalogue key>`},
 		{"region: us-west-2\nitems:\n  - {name: a, kind: nlb-lcu, nlcu: 1}\n  - {name: a, kind: nlb-lcu, nlcu: 2}\n", `u.yaml:4: duplicate item name "a" (first on line 3): names must be unique for --what-if`},
 		{"region: us-west-2\nitems:\n  - {name: a, kind: nlb-lcu, nlcu: 1, nlcu: 2}\n", `u.yaml:3: field nlcu given twice`},
+		// A usage whose cost overflows (before: +Inf USD per month, rc 0),
+		// +Inf (before: "is not a number") and a second document (before:
+		// silently ignored).
+		{"region: us-west-2\nitems:\n  - {name: big, kind: transfer-cross-az, gb_per_hour: 1e308}\n", `u.yaml:3: item "big": gb_per_hour: 1e308: want at most 1e+15 (a larger usage is a typo, and its cost would overflow)`},
+		{"region: us-west-2\nitems:\n  - {name: inf, kind: transfer-cross-az, gb_per_hour: +Inf}\n", `u.yaml:3: item "inf": gb_per_hour: +Inf: want a finite number`},
+		{"region: us-west-2\nitems:\n  - {name: a, kind: nlb-lcu, nlcu: 1}\n---\nregion: us-east-1\nitems:\n  - {name: b, kind: nlb-lcu, nlcu: 2}\n", `u.yaml:4: a second YAML document (after ---): want one usage document; put all the items in one items list`},
+		{"region: us-west-2\nitems:\n  - {name: a, kind: nlb-lcu, nlcu: 1}\n---\n- [\n", `u.yaml:5: did not find expected node content`},
 	} {
 		_, err := ParseUsage([]byte(tc.in), "u.yaml")
 		if err == nil || err.Error() != tc.want {

@@ -104,6 +104,11 @@ func openCounted(path string, stdin io.Reader, onRead func(int)) (Reader, error)
 		c, err = NewCSVReader(br, name)
 		rd = c
 	case FormatK6JSON:
+		// A UTF-8 byte order mark (an editor's or PowerShell's) is not
+		// JSON: drop it, as the CSV reader does.
+		if b, _ := br.Peek(3); bytes.Equal(b, []byte("\xef\xbb\xbf")) {
+			_, _ = br.Discard(3)
+		}
 		rd = NewK6JSONReader(br, name)
 	case FormatParquet, FormatArrow:
 		var c *ColumnarReader

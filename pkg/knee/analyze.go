@@ -410,8 +410,22 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 			maxGap = max(maxGap, spans[i].First-spans[i-1].Last-1)
 		}
 		m := tl.Main()
-		r.Warnings = append(r.Warnings, Warning{WarnSpans, fmt.Sprintf("the samples fall in %d spans separated by up to %v without any sample (a clock step, a paused generator, several runs in one file or a stray timestamp): the load levels come from the span with the most data, %s to %s (%d s of data); the whole-run figures count every sample. Split the file, or give separate runs as separate files",
-			len(spans), time.Duration(maxGap)*time.Second, time.Unix(m.First, 0).UTC().Format(time.RFC3339), time.Unix(m.Last, 0).UTC().Format(time.RFC3339), m.Seconds)})
+		// What lies outside the main span: seconds of data, and the
+		// analysed Trend's samples among them.
+		var total uint64
+		secs := 0
+		for _, sp := range spans {
+			total += sp.Samples
+			secs += sp.Seconds
+		}
+		outside := total - m.Samples
+		share := 0.0
+		if total > 0 {
+			share = 100 * float64(outside) / float64(total)
+		}
+		r.Warnings = append(r.Warnings, Warning{WarnSpans, fmt.Sprintf("the samples fall in %d spans separated by up to %v without any sample (a clock step, a paused generator, several runs in one file or a stray timestamp): the load levels come from the span with the most data, %s to %s (%d s of data); the %d other span(s) hold %d s of data with %d of the %d %s samples (%.2g%%), counted only in the whole-run figures. Split the file, or give separate runs as separate files",
+			len(spans), time.Duration(maxGap)*time.Second, time.Unix(m.First, 0).UTC().Format(time.RFC3339), time.Unix(m.Last, 0).UTC().Format(time.RFC3339), m.Seconds,
+			len(spans)-1, secs-m.Seconds, outside, total, tl.Metric(), share)})
 	}
 	for _, d := range tl.Duplicates() {
 		code := WarnSeparateRuns

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -49,6 +50,9 @@ func Cost(opt CostOptions) (*cost.Report, error) {
 		return nil, err
 	}
 	rep, err := cost.Compute(cat, u, opt.Price)
+	if errors.Is(err, cost.ErrNotFinite) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, missingPriceHint(err, cat, u, region)
 	}

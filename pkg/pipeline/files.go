@@ -38,6 +38,24 @@ func DistinctFiles(paths []string) error {
 	return nil
 }
 
+// SharedFile returns the first file of a that is also a file of b, by
+// any path (os.SameFile), as named in each: the two sides of a comparison
+// that share a file. Files that cannot be read are ignored.
+func SharedFile(a, b []string) (inA, inB string, ok bool) {
+	for _, x := range a {
+		fx, err := os.Stat(x)
+		if x == "-" || err != nil {
+			continue
+		}
+		for _, y := range b {
+			if fy, err := os.Stat(y); y != "-" && err == nil && os.SameFile(fx, fy) {
+				return x, y, true
+			}
+		}
+	}
+	return "", "", false
+}
+
 // Span reads the files and returns the times of their earliest and latest
 // sample, ns since the Unix epoch (ok false when they hold none), and what
 // was read: the window of a run, for `prom pull --run`.

@@ -165,6 +165,9 @@ func Run(paths []string, opt Options) (*Analysis, error) {
 	}
 	tl := acc.tl.Close(st.ResolutionNS)
 	an.Timeline = tl
+	if tl.Rows() == 0 && st.Rows == 0 && len(st.Metrics) > 0 {
+		return an, fmt.Errorf("%s: no Point lines: only metric declarations (%d Metric lines of k6's JSON output) (%w)", an.Name(), len(st.Metrics), knee.ErrNoSamples)
+	}
 	if tl.Rows() == 0 && st.Rows == 0 {
 		return an, fmt.Errorf("%s: the input has a header but no data rows (%w)", an.Name(), knee.ErrNoSamples)
 	}
@@ -316,7 +319,7 @@ func windowOptions(opt Options) (by, ep *window.Options, err error) {
 		if w <= 0 {
 			w = 30e9
 		}
-		by = &window.Options{Metric: metric, WidthNS: w, By: opt.By, Percentiles: opt.Knee.Percentiles, MaxGroups: opt.ByLimit}
+		by = &window.Options{Metric: metric, WidthNS: w, By: opt.By, Percentiles: opt.Knee.Percentiles, MaxGroups: opt.ByLimit, LimitHint: "--by-limit N"}
 		if _, err := window.New(*by); err != nil {
 			return nil, nil, err
 		}

@@ -23,6 +23,9 @@ func Read(r io.Reader, file string, opt GrafanaOptions) (*Data, error) {
 		return ReadText(br, file)
 	case "grafana-csv":
 		return ReadGrafanaCSV(br, file, opt)
+	case "k6-csv", "k6-json":
+		what := map[string]string{"k6-csv": "a k6 CSV output (its header is metric_name,timestamp,…)", "k6-json": "a k6 JSON output (Metric and Point lines)"}[sniff(head)]
+		return nil, &SyntaxError{File: file, Line: 1, Column: 1, Msg: what + ", not a Prometheus export: analyse it with `ldanalyze knee " + file + "` (or check, report, convert); prom read lists the series of Prometheus exports"}
 	}
 	return nil, &SyntaxError{File: file, Line: 1, Column: 1, Msg: "unknown format: want Prometheus API JSON, VictoriaMetrics export JSON lines, Prometheus/OpenMetrics text or a Grafana CSV export"}
 }
@@ -48,6 +51,9 @@ func sniff(head []byte) string {
 		if i := bytes.IndexByte(h, '\n'); i >= 0 {
 			first = h[:i]
 		}
+		if bytes.Contains(first, []byte(`"type":"Point"`)) || bytes.Contains(first, []byte(`"type":"Metric"`)) {
+			return "k6-json"
+		}
 		if bytes.Contains(h, []byte(`"status"`)) {
 			return "api"
 		}
@@ -56,6 +62,8 @@ func sniff(head []byte) string {
 		}
 		// `{__name__="up"}` or `{job="x"} 1 123`: text with a braced name.
 		return "text"
+	case bytes.HasPrefix(h, []byte("metric_name,timestamp,")):
+		return "k6-csv"
 	case h[0] == '"' || bytes.HasPrefix(h, []byte("sep=")) || hasAnyPrefix(bytes.ToLower(h), "time,", "time;", "series,", "series;"):
 		return "grafana-csv"
 	case h[0] == '#' || h[0] == '_' || h[0] == ':' || (h[0] >= 'a' && h[0] <= 'z') || (h[0] >= 'A' && h[0] <= 'Z'):

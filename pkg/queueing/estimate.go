@@ -88,6 +88,10 @@ type MMcEstimate struct {
 	// CeilingPerSecond is the measured ceiling X_max (successful
 	// responses per second); 0 when Servers was given and no ceiling.
 	CeilingPerSecond float64
+	// CeilingNotReached repeats EstimateOptions.CeilingNotReached: the run
+	// never saturated, so CeilingPerSecond (and the servers and capacity
+	// taken from it) are lower bounds.
+	CeilingNotReached bool
 	// ServersExact is X_max·S, the effective parallelism (utilisation law
 	// at the ceiling, where every server is busy: X_max = c/S); 0 when
 	// Servers was given.
@@ -194,9 +198,13 @@ func EstimateMMc(levels []LoadLevel, ceilingPerSecond float64, opt EstimateOptio
 		if math.Abs(est.ServersExact-float64(est.Servers)) > 0.25 {
 			est.Warnings = append(est.Warnings, fmt.Sprintf("the effective parallelism X_max·S = %.2f is not near a whole number: part of the measured response time is spent outside the servers, or the servers are not alike", est.ServersExact))
 		}
-		if opt.CeilingNotReached {
-			est.Warnings = append(est.Warnings, "the run never saturated: the ceiling is a lower bound, and so are the servers")
-		}
+	}
+	est.CeilingNotReached = opt.CeilingNotReached
+	switch {
+	case opt.CeilingNotReached && opt.Servers == 0:
+		est.Warnings = append(est.Warnings, "the run never saturated (its ceiling was not reached): the measured ceiling is a lower bound, and so are the servers and the capacity estimated from it")
+	case opt.CeilingNotReached:
+		est.Warnings = append(est.Warnings, "the run never saturated (its ceiling was not reached): its highest goodput is a lower bound of the capacity, not a measure of it")
 	}
 	est.CapacityPerSecond = float64(est.Servers) / est.ServiceSeconds
 	if opt.Closed {

@@ -24,6 +24,8 @@ type Span struct {
 	First, Last int64
 	// Seconds counts the seconds of the span that hold data.
 	Seconds int
+	// Samples counts the analysed Trend's samples in the span.
+	Samples uint64
 }
 
 // Len is the span's length in seconds, Last − First + 1.
@@ -95,13 +97,15 @@ func (t *Timeline) chooseProtocol(own outcome.Protocol) outcome.Protocol {
 
 func (t *Timeline) findSpans() []Span {
 	var spans []Span
-	t.sh.secs.Each(func(sec int64, _ *second) {
+	t.sh.secs.Each(func(sec int64, r *second) {
+		n := uint64(r.metricN[t.cand])
 		if k := len(spans) - 1; k >= 0 && sec-spans[k].Last-1 < MaxGapS {
 			spans[k].Last = sec
 			spans[k].Seconds++
+			spans[k].Samples += n
 			return
 		}
-		spans = append(spans, Span{sec, sec, 1})
+		spans = append(spans, Span{First: sec, Last: sec, Seconds: 1, Samples: n})
 	})
 	return spans
 }
@@ -518,6 +522,56 @@ func (t *Timeline) Duplicates() []Duplicate {
 		}
 	}
 	return out
+}
+
+// Fingerprint is what tells two runs' samples apart without keeping
+// them: of the analysed Trend, the count, the wrapping sum of the values
+// in millionths (equal for the same samples in any order and file
+// format), the span, and the request stream's counts by status. Two runs with equal fingerprints (SameSamples)
+// are almost surely one run given twice.
+type Fingerprint struct {
+	// Metric is the analysed Trend; Count its samples.
+	Metric string
+	Count  int64
+	// Micro is the sum of the values in millionths, wrapping.
+	Micro int64
+	// FirstNS and LastNS bound the samples, ns since the Unix epoch;
+	// ResolutionNS is the input's time resolution.
+	FirstNS, LastNS, ResolutionNS int64
+	// Statuses are the request stream's counts by status (Statuses), as
+	// text; Failed its failures (Second.Failed summed).
+	Statuses string
+	Failed   uint64
+}
+
+// Fingerprint returns the run's Fingerprint: its input files' together.
+func (t *Timeline) Fingerprint() Fingerprint {
+	f := Fingerprint{Metric: t.metric, ResolutionNS: t.resolutionNS, Statuses: fmt.Sprint(t.Statuses())}
+	for k, sp := range t.tot.perSource {
+		if k.cand != t.cand {
+			continue
+		}
+		if f.Count == 0 || sp.minNS < f.FirstNS {
+			f.FirstNS = sp.minNS
+		}
+		if f.Count == 0 || sp.maxNS > f.LastNS {
+			f.LastNS = sp.maxNS
+		}
+		f.Count += sp.n
+		f.Micro += sp.micro
+	}
+	t.Each(func(_ int64, s *Second) { f.Failed += s.Failed })
+	return f
+}
+
+// SameSamples reports whether f and o are almost surely the same samples:
+// the same Trend, count and sum, over the same span within the coarser
+// resolution, with the same counts by status and failures. Runs without samples are
+// never the same.
+func (f Fingerprint) SameSamples(o Fingerprint) bool {
+	res := max(f.ResolutionNS, o.ResolutionNS)
+	return f.Count > 0 && f.Metric == o.Metric && f.Count == o.Count && f.Micro == o.Micro && f.Statuses == o.Statuses && f.Failed == o.Failed &&
+		abs64(f.FirstNS-o.FirstNS) <= res && abs64(f.LastNS-o.LastNS) <= res
 }
 
 func abs64(v int64) int64 {

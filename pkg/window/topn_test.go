@@ -37,7 +37,8 @@ func TestTopExact(t *testing.T) {
 	if rows[0].Count != 10 || rows[1].Count != 5 || rows[2].Count != 4 || rows[2].Failed != 2 {
 		t.Errorf("counts %d, %d, %d, other failed %d; want 10, 5, 4 (3 c + 1 d), 2", rows[0].Count, rows[1].Count, rows[2].Count, rows[2].Failed)
 	}
-	want := `name: more than 2 distinct values; rows are kept for the 2 with the most m samples and the other 4 samples are summed in "(other)" rows`
+	// c and d folded, 4 samples (3 c + 1 d).
+	want := `name: more than the cap of 2 distinct values: rows are kept for the 2 with the most m samples; 2 other values (4 samples) are folded into "(other)" rows`
 	if w := a.Warnings(); len(w) != 1 || w[0] != want {
 		t.Errorf("warnings %q\nwant %q", w, want)
 	}

@@ -52,6 +52,7 @@ import (
 	"cmp"
 	"container/heap"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -81,6 +82,10 @@ type Options struct {
 	// doc). 0 means DefaultMaxGroups, < 0 no bound (memory then grows with
 	// the tag sets).
 	MaxGroups int
+	// LimitHint says how a user raises MaxGroups, for the warning of
+	// tag sets folded into the other rows (e.g. "--by-limit N"); empty:
+	// not said.
+	LimitHint string
 }
 
 // DefaultPercentiles are p50, p90, p95 and p99.
@@ -142,6 +147,12 @@ type Aggregator struct {
 	// id; counts is a min-heap of them by count.
 	tracked map[string]*entry
 	byID    map[int]*entry
+	// byFound marks the keys of Options.By some sample of the metric has
+	// (a value not empty); tagKeys are the tag keys of samples that lack
+	// one of them (at most maxTagKeys), for the warning that names what
+	// the samples have instead.
+	byFound []bool
+	tagKeys map[string]struct{}
 	counts  minHeap
 	nextID  int
 	// dropped are the ids of tag sets no longer kept whose cells are still
@@ -157,8 +168,12 @@ type Aggregator struct {
 	// all set by Close.
 	missed, otherN uint64
 	hasOther       bool
-	vals           []string
-	sb             strings.Builder
+	// folded counts the tag sets folded into the other rows at Close (a
+	// bound below the count once evicted: tag sets dropped earlier are not
+	// known).
+	folded int
+	vals   []string
+	sb     strings.Builder
 }
 
 // entry is a tag set kept apart.
@@ -216,7 +231,8 @@ func New(opt Options) (*Aggregator, error) {
 	}
 	a := &Aggregator{opt: opt, failed: map[key]uint64{}, pending: map[pendKey]uint64{}, pendingTags: map[string]struct{}{},
 		tracked: map[string]*entry{}, byID: map[int]*entry{},
-		dropped: map[int]bool{}, nextID: otherID + 1, vals: make([]string, len(opt.By))}
+		dropped: map[int]bool{}, nextID: otherID + 1, vals: make([]string, len(opt.By)),
+		byFound: make([]bool, len(opt.By)), tagKeys: map[string]struct{}{}}
 	switch {
 	case opt.MaxGroups < 0:
 		a.capacity, a.shown = int(^uint(0)>>1), int(^uint(0)>>1)
@@ -414,6 +430,7 @@ func (a *Aggregator) entry(s *ingest.Sample, hit bool) *entry {
 	default:
 		e.tags = slices.Clone(a.vals)
 	}
+	a.noteTags(s, e.tags)
 	if len(a.tracked) >= a.capacity {
 		// Space-saving: the tag set with the smallest count makes room,
 		// and the new one inherits its count.
@@ -564,6 +581,7 @@ func (a *Aggregator) Close() []Row {
 		return strings.Compare(x.key, y.key)
 	})
 	a.settle(true)
+	a.folded = max(0, len(es)-a.shown)
 	for _, e := range es[min(len(es), a.shown):] {
 		a.drop(e)
 	}
@@ -623,6 +641,51 @@ func (a *Aggregator) Close() []Row {
 	return rows
 }
 
+// maxTagKeys bounds the tag keys kept for the warning about a --by key
+// no sample has.
+const maxTagKeys = 64
+
+// noteTags records, for a new tag set with values vals (Options.By's),
+// which keys have a value, and when one has none, the keys s has.
+func (a *Aggregator) noteTags(s *ingest.Sample, vals []string) {
+	lacks := false
+	for i, v := range vals {
+		if v != "" {
+			a.byFound[i] = true
+		} else {
+			lacks = true
+		}
+	}
+	if !lacks || len(a.tagKeys) >= maxTagKeys {
+		return
+	}
+	s.Tags.Each(func(k, _ string, meta bool) {
+		if !meta && len(a.tagKeys) < maxTagKeys {
+			a.tagKeys[k] = struct{}{}
+		}
+	})
+}
+
+// missingKeys are the warnings for the keys of Options.By that no sample
+// of the metric has, naming the tag keys the samples have.
+func (a *Aggregator) missingKeys() []string {
+	if a.n == 0 {
+		return nil
+	}
+	keys := slices.Sorted(maps.Keys(a.tagKeys))
+	have := "no tags"
+	if len(keys) > 0 {
+		have = "the tags " + strings.Join(keys, ", ")
+	}
+	var out []string
+	for i, k := range a.opt.By {
+		if !a.byFound[i] {
+			out = append(out, fmt.Sprintf("tag %q: no %s sample has it, so its rows hold every sample under an empty value; the samples have %s", k, a.opt.Metric, have))
+		}
+	}
+	return out
+}
+
 // Warnings returns, after Close, what the reader must know about the rows:
 // that tag sets were summed in the other rows, how many samples, and when
 // the choice was a heavy-hitters estimate, how far a kept tag set's rows
@@ -631,16 +694,25 @@ func (a *Aggregator) Warnings() []string {
 	if a.subs != nil {
 		return a.one().Warnings()
 	}
+	missing := a.missingKeys()
 	if !a.hasOther {
-		return nil
+		return missing
 	}
-	msg := fmt.Sprintf("%s: more than %d distinct values; rows are kept for the %d with the most %s samples and the other %d samples are summed in %q rows",
-		strings.Join(a.opt.By, ","), a.shown, a.shown, a.opt.Metric, a.otherN, OtherTag)
+	folded := fmt.Sprintf("%d", a.folded)
+	if a.evicted {
+		folded = "more than " + folded
+	}
+	msg := fmt.Sprintf("%s: more than the cap of %d distinct values: rows are kept for the %d with the most %s samples; %s other values (%d samples) are folded into %q rows",
+		strings.Join(a.opt.By, ","), a.shown, a.shown, a.opt.Metric, folded, a.otherN, OtherTag)
+
 	if a.evicted {
 		msg += fmt.Sprintf(" (more than %d distinct, so they were chosen on the stream by a heavy-hitters count: a kept value's rows may miss up to %d of its samples, which are in %q, and values with fewer samples than that may be kept by chance)",
 			a.capacity, a.missed, OtherTag)
 	}
-	return []string{msg}
+	if a.opt.LimitHint != "" {
+		msg += "; " + a.opt.LimitHint + " raises the cap"
+	}
+	return append(missing, msg)
 }
 
 // Merge adds o's windows to a, as if a had been given o's samples too
@@ -671,6 +743,14 @@ func (a *Aggregator) Merge(o *Aggregator) {
 		a.any = true
 	}
 	a.evicted = a.evicted || o.evicted
+	for i, f := range o.byFound {
+		a.byFound[i] = a.byFound[i] || f
+	}
+	for k := range o.tagKeys {
+		if len(a.tagKeys) < maxTagKeys {
+			a.tagKeys[k] = struct{}{}
+		}
+	}
 	// A tag set missing from a full summary may have had up to its
 	// smallest count there.
 	aMin, oMin := a.minCount(), o.minCount()
