@@ -196,15 +196,17 @@ func TestDistributedRun(t *testing.T) {
 }
 
 // TestSameRunTwice: a run given together with its own Parquet copy is
-// flagged (the copy keeps the CSV's source names, so inputs are compared).
+// refused (the copy keeps the CSV's source names, so inputs are
+// compared): analysed as one run, every rate would be doubled. Nothing is
+// written to stdout.
 func TestSameRunTwice(t *testing.T) {
 	pq := filepath.Join(t.TempDir(), "copy.parquet")
 	if _, errOut, code := runCLI(t, "", "convert", td+"timefmt_rfc3339_nano.csv", "-o", pq); code != 0 {
 		t.Fatal(errOut)
 	}
 	out, errOut, code := runCLI(t, "", "knee", "--format", "json", td+"timefmt_rfc3339_nano.csv", pq)
-	if code != 0 || !strings.Contains(out, "look like one run given twice") {
-		t.Errorf("exit %d, no warning:\n%s", code, errOut)
+	if code != 2 || out != "" || !strings.Contains(errOut, "one run given twice (or its CSV and JSON outputs)") {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s", code, out, errOut)
 	}
 }
 

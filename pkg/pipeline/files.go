@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -94,3 +95,9 @@ func Span(paths []string, stdin io.Reader) (firstNS, lastNS int64, ok bool, st i
 	}
 	return firstNS, lastNS, ok, st, err
 }
+
+// ErrSameRunTwice is wrapped by Run's error when two inputs hold the same
+// samples of the analysed Trend over the same span (a file and its own
+// Parquet copy, one run's CSV and JSON outputs): analysed together their
+// figures would be added, every rate doubled.
+var ErrSameRunTwice = errors.New("same run given twice")

@@ -171,6 +171,12 @@ func Run(paths []string, opt Options) (*Analysis, error) {
 	if tl.Rows() == 0 && st.Rows == 0 {
 		return an, fmt.Errorf("%s: the input has a header but no data rows (%w)", an.Name(), knee.ErrNoSamples)
 	}
+	for _, d := range tl.Duplicates() {
+		if d.SameRun {
+			return an, fmt.Errorf("%s and %s hold the same %d samples of %s over the same span: one run given twice (or its CSV and JSON outputs), whose figures would be added together — give one of them (%w)",
+				d.Files[0], d.Files[1], d.Samples, tl.Metric(), ErrSameRunTwice)
+		}
+	}
 	return an, an.analyse(opt, exp, acc, func(kopt knee.Options, metric string) error {
 		return scenarios(an, paths, opt, kopt, metric)
 	})

@@ -490,6 +490,10 @@ func (t *Timeline) NameFailures(i int, from, to int64) uint64 {
 type Duplicate struct {
 	SameRun bool
 	Message string
+	// Files are the two inputs (source names), Samples the analysed
+	// Trend's samples each holds when SameRun.
+	Files   [2]string
+	Samples uint64
 }
 
 // Duplicates returns warnings about input files that hold the same number
@@ -517,7 +521,7 @@ func (t *Timeline) Duplicates() []Duplicate {
 				out = append(out, Duplicate{Message: fmt.Sprintf("%s and %s do not overlap in time: they look like two separate runs, analysed here as one (the files of a distributed run cover the same time); give them one at a time, or compare them with ldanalyze compare", a, b)})
 			}
 			if x.n == y.n && x.micro == y.micro && abs64(x.minNS-y.minNS) <= res && abs64(x.maxNS-y.maxNS) <= res {
-				out = append(out, Duplicate{SameRun: true, Message: fmt.Sprintf("%s and %s hold the same %d samples of %s over the same span: they look like one run given twice (or its CSV and JSON outputs), and their figures were added together — give one of them", a, b, x.n, t.metric)})
+				out = append(out, Duplicate{SameRun: true, Files: [2]string{a, b}, Samples: uint64(x.n), Message: fmt.Sprintf("%s and %s hold the same %d samples of %s over the same span: they look like one run given twice (or its CSV and JSON outputs), and their figures were added together — give one of them", a, b, x.n, t.metric)})
 			}
 		}
 	}
