@@ -122,7 +122,7 @@ func RunOptions(c *cli.Context, defWindow time.Duration) (pipeline.Options, erro
 const MaxUsersPerVU = 1e6
 
 // SLOGrammar is what an --slo value looks like, for its errors.
-const SLOGrammar = "want STAT OP LIMIT in k6 threshold syntax: STAT avg, min, max, med, pNN or p(NN); OP <, <=, > or >=; LIMIT a latency ≥ 0, in ms unless a unit follows, e.g. 'p95<500ms', 'p(99)<800' or 'avg<200'"
+const SLOGrammar = "want STAT OP LIMIT in k6 threshold syntax: STAT avg, min, max, med, pNN or p(NN); OP < or <= (an upper bound); LIMIT a latency ≥ 0, in ms unless a unit follows, e.g. 'p95<500ms', 'p(99)<800' or 'avg<200'"
 
 // SLO reads an --slo value (knee.ParseSLO) and refuses a negative limit,
 // which no latency meets. A syntax error keeps the column of the

@@ -224,7 +224,8 @@ func parse(src, metric, expr string, exprAt int) (Threshold, error) {
 // `--slo` of knee and report: a trend expression ("p95<500ms",
 // "p(99)<800", "p(99.9)<=1s", "avg<200", "med<300", "max<2000"), the
 // limit in ms unless a unit follows. It refuses statistics that are not a
-// Trend's and == / != (an equality cannot bound a latency). Errors are
+// Trend's, == / != (an equality cannot bound a latency) and > / >= (a
+// latency objective is an upper bound). Errors are
 // *SyntaxError.
 func ParseLatency(s string) (Expr, error) {
 	e, err := parseExpr("SLO", s, s, 0)
@@ -236,6 +237,9 @@ func ParseLatency(s string) (Expr, error) {
 	}
 	if e.Op == "==" || e.Op == "!=" {
 		return Expr{}, &SyntaxError{What: "SLO", Input: s, Msg: e.Op + " cannot bound a latency; use < or <="}
+	}
+	if e.Op == ">" || e.Op == ">=" {
+		return Expr{}, &SyntaxError{What: "SLO", Input: s, Msg: e.Op + " asks latency to stay high: an SLO bounds it from above; use < or <=, e.g. 'p(95)<500'"}
 	}
 	return e, nil
 }

@@ -95,11 +95,12 @@ func TestParseLatency(t *testing.T) {
 		}
 	}
 	for in, msg := range map[string]string{
-		"p95":      `SLO "p95": column 4: want an operator: <, <=, >, >=, == or !=`,
-		"p(101)<5": `SLO "p(101)<5": column 3: percentile 101: want a number in [0, 100]`,
-		"rate<0.1": `SLO "rate<0.1": column 1: rate is not a latency statistic: want avg, min, max, med, pNN or p(NN), e.g. 'p95<500ms'`,
-		"p95==3":   `SLO "p95==3": == cannot bound a latency; use < or <=`,
-		"p95<5min": `SLO "p95<5min": column 6: unexpected "min" after the number: want the end, or a unit ms, s or us`,
+		"p95":       `SLO "p95": column 4: want an operator: <, <=, >, >=, == or !=`,
+		"p(101)<5":  `SLO "p(101)<5": column 3: percentile 101: want a number in [0, 100]`,
+		"rate<0.1":  `SLO "rate<0.1": column 1: rate is not a latency statistic: want avg, min, max, med, pNN or p(NN), e.g. 'p95<500ms'`,
+		"p95==3":    `SLO "p95==3": == cannot bound a latency; use < or <=`,
+		"p(95)>500": `SLO "p(95)>500": > asks latency to stay high: an SLO bounds it from above; use < or <=, e.g. 'p(95)<500'`,
+		"p95<5min":  `SLO "p95<5min": column 6: unexpected "min" after the number: want the end, or a unit ms, s or us`,
 	} {
 		if _, err := ParseLatency(in); err == nil || err.Error() != msg {
 			t.Errorf("%q: %v\nwant %s", in, err, msg)
