@@ -31,14 +31,23 @@ func parsePairs(b []byte, dst []Point) ([]Point, bool) {
 		if j < len(b) && b[j] == '-' {
 			j++
 		}
+		digits := j
 		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
 			j++
 		}
 		intEnd := j
+		// JSON numbers have no leading zero ("00", "-01") and a digit
+		// after a '.'.
+		if intEnd-digits > 1 && b[digits] == '0' {
+			return dst, false
+		}
 		frac := 0
 		fracDigits := 0
 		if j < len(b) && b[j] == '.' {
 			j++
+			if j >= len(b) || b[j] < '0' || b[j] > '9' {
+				return dst, false
+			}
 			for j < len(b) && b[j] >= '0' && b[j] <= '9' {
 				if fracDigits < 3 {
 					frac = frac*10 + int(b[j]-'0')
@@ -58,7 +67,7 @@ func parsePairs(b []byte, dst []Point) ([]Point, bool) {
 			frac *= 10
 		}
 		ms := sec * 1000
-		if sec < 0 {
+		if b[i] == '-' { // "-0.1" is negative though its seconds are 0
 			ms -= int64(frac)
 		} else {
 			ms += int64(frac)

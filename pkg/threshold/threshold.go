@@ -191,13 +191,15 @@ func ParseExpr(metric, expr string) (Threshold, error) {
 // expression starts after rune offset exprAt of src.
 func parse(src, metric, expr string, exprAt int) (Threshold, error) {
 	t := Threshold{Source: strings.TrimSpace(src), Metric: strings.TrimSpace(metric)}
-	if i := strings.IndexByte(metric, '{'); i >= 0 {
-		col := len([]rune(metric[:i])) + 1
-		if !strings.HasSuffix(strings.TrimSpace(metric), "}") {
+	m := strings.TrimSpace(metric)
+	if i := strings.IndexByte(m, '{'); i >= 0 {
+		// i is in the trimmed name; the column counts the blanks before it.
+		col := len([]rune(metric[:strings.Index(metric, m)+i])) + 1
+		if !strings.HasSuffix(m, "}") {
 			return Threshold{}, &SyntaxError{What: "threshold", Input: src, Column: col, Msg: "'{' is not closed: want METRIC{key:value,…}"}
 		}
-		t.Metric = strings.TrimSpace(metric[:i])
-		inner := strings.TrimSpace(metric)[i+1 : len(strings.TrimSpace(metric))-1]
+		t.Metric = strings.TrimSpace(m[:i])
+		inner := m[i+1 : len(m)-1]
 		for _, p := range strings.Split(inner, ",") {
 			if strings.TrimSpace(p) == "" {
 				continue
