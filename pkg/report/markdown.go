@@ -14,7 +14,8 @@ type MarkdownOptions struct {
 	// links, relative to the markdown file: "report-" links
 	// report-latency.png and report-latency.svg.
 	ImagePrefix string
-	// NoImages leaves the plots out (when they are not written).
+	// NoImages writes each plot as its description instead of its image
+	// (when the plots are not written: the report on stdout).
 	NoImages bool
 }
 
@@ -57,12 +58,16 @@ func (r *Report) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 			}
 			b.WriteString("\n")
 		}
-		if !opt.NoImages {
-			for _, p := range s.Plots {
-				png := url.PathEscape(p.File(opt.ImagePrefix, "png"))
-				svg := url.PathEscape(p.File(opt.ImagePrefix, "svg"))
-				b.WriteString("[![" + escapeAlt(p.Alt) + "](" + png + ")](" + svg + ")\n\n")
+		for _, p := range s.Plots {
+			if opt.NoImages {
+				// Without images (report to stdout) a plot is its
+				// description, so that a section of plots is not empty.
+				b.WriteString("_Plot, written with -o FILE: " + escapeMarkdown(p.Alt) + "._\n\n")
+				continue
 			}
+			png := url.PathEscape(p.File(opt.ImagePrefix, "png"))
+			svg := url.PathEscape(p.File(opt.ImagePrefix, "svg"))
+			b.WriteString("[![" + escapeAlt(p.Alt) + "](" + png + ")](" + svg + ")\n\n")
 		}
 		for _, t := range s.Notes {
 			b.WriteString(escapeMarkdown(t) + "\n\n")
