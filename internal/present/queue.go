@@ -337,7 +337,7 @@ func (r *QueueRunDoc) Write(w io.Writer, f render.Format) error {
 	}
 	rate := "offered rate (open model)"
 	if r.Workload == knee.Closed {
-		rate = "measured throughput (closed model)"
+		rate = "measured goodput (closed model: the successful responses; fast rejections take little service time)"
 	}
 	lines := []string{
 		fmt.Sprintf("M/M/c from the run: service time S = %s (%s), servers c = %d (%s)", scale.Seconds.Format(r.ServiceSeconds), svc, r.Servers, srv),

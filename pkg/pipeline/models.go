@@ -81,7 +81,11 @@ func LoadLevels(an *Analysis, q float64) (levels []queueing.LoadLevel, ceiling f
 	for _, l := range ls {
 		ll := queueing.LoadLevel{Start: l.Start, End: l.End, ThroughputPerSecond: fin(l.RequestsRPS),
 			MeanSeconds: fin(l.MeanMS) / 1000, QuantileSeconds: fin(l.Percentiles[pname]) / 1000, Samples: l.Count}
-		if ll.ThroughputPerSecond == 0 {
+		// A closed model offers the servers what they completed: its
+		// fast rejections (429s past the ceiling) take next to no service
+		// time, and counted as arrivals they drive λS/c past 1 at a rate
+		// the servers never worked at.
+		if ll.ThroughputPerSecond == 0 || res.Model == knee.Closed && fin(l.CompletedRPS) > 0 {
 			ll.ThroughputPerSecond = fin(l.CompletedRPS)
 		}
 		if res.Model == knee.Open {
