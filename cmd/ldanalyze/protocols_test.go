@@ -112,9 +112,10 @@ func TestWebSocketFanout(t *testing.T) {
 		t.Errorf("knee %+v, want 84–168 users", d.Knee)
 	}
 	// 40/80/160/320 player messages/s offered; the top hold receives
-	// fewer than offered (the lock saturates near 300/s).
-	if d.Ceiling == nil || d.Ceiling.CompletedRPS < 150 || d.Ceiling.CompletedRPS > 320 {
-		t.Errorf("ceiling %+v, want msgs/s between the 8- and 16-class offers", d.Ceiling)
+	// fewer than offered (the lock saturates near 300/s): the ceiling is
+	// reached there, not "still rising".
+	if d.Ceiling == nil || d.Ceiling.CompletedRPS < 150 || d.Ceiling.CompletedRPS > 320 || !d.Ceiling.Reached {
+		t.Errorf("ceiling %+v, want reached, msgs/s between the 8- and 16-class offers", d.Ceiling)
 	}
 	if d.SLO == nil || d.SLO.MaxOffered < 84 || d.SLO.MaxOffered > 168 {
 		t.Errorf("SLO capacity %+v, want 84–168 users", d.SLO)

@@ -164,6 +164,7 @@ func (a *analysis) judge(levels []Level, base baseline) {
 			dropsOK = false
 			why = append(why, fmt.Sprintf("%.2g dropped iterations/s", float64(l.DroppedPerS)))
 		}
+		l.short = !follows
 		l.latFlat = latOK && !math.IsNaN(base.p95) &&
 			(math.IsNaN(base.p50) || l.Count < minLatencySamples || !l.P50MS.Valid() || float64(l.P50MS) <= a.opt.LatencyFactor*base.p50)
 		growing := l.Kind == Hold && a.queueGrows(l, base)
@@ -624,7 +625,7 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 	plateau := past[:min(3, len(past))]
 	c := &Ceiling{PeakCompletedRPS: levels[peak].CompletedRPS, PeakErrorRate: levels[peak].ErrorRate}
 	unit := a.completedUnit()
-	rising, unreached := false, false
+	rising, unreached, topShort := false, false, false
 	var before F // unreached: the goodput of the level before the last
 	if len(plateau) > 0 {
 		top := 0.0
@@ -641,8 +642,12 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 		slices.SortStableFunc(best, func(x, y Level) int { return cmp.Compare(y.CompletedRPS, x.CompletedRPS) })
 		maxOffered := s[len(s)-1].Offered
 		switch n := len(ok); {
+		// Still rising at the highest load, and keeping up with it: not
+		// reached. A top level that fell short of what it was offered
+		// served all the system could: its goodput is the ceiling.
 		case n >= 2 && ok[n-1].Offered == maxOffered && ok[n-1].CompletedRPS == best[0].CompletedRPS && float64(ok[n-1].CompletedRPS) > 1.03*float64(ok[n-2].CompletedRPS):
-			plateau, unreached, before = ok[n-1:], true, ok[n-2].CompletedRPS
+			plateau, before = ok[n-1:], ok[n-2].CompletedRPS
+			unreached, topShort = !ok[n-1].short, ok[n-1].short
 		case n > 0 && float64(best[0].CompletedRPS) > 1.03*top:
 			plateau, rising = best[:min(3, n)], true
 		default:
@@ -742,6 +747,9 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 	switch {
 	case unreached:
 		c.Note = fmt.Sprintf("goodput was still rising at the highest load without shedding (%.0f → %.0f %s over the last two levels): the ceiling is at least this; push the load further to find it",
+			float64(before), float64(c.CompletedRPS), unit)
+	case topShort:
+		c.Note = fmt.Sprintf("goodput rose to the highest load (%.0f → %.0f %s over the last two levels) but fell short of what that level was offered: the system served all it could there",
 			float64(before), float64(c.CompletedRPS), unit)
 	case rising:
 		c.Note = fmt.Sprintf("goodput kept rising past the knee (from %.0f to %.0f %s without shedding): the ceiling is the highest goodput sustained, not a plateau",

@@ -92,6 +92,10 @@ type Level struct {
 	latFlat  bool
 	// growing is set by the judge when a hold's queue grew.
 	growing bool
+	// short is set by the judge when the level's responses fell
+	// significantly short of its offered load (open) or of linear in VUs
+	// (closed): the system did not keep up with what it was sent.
+	short bool
 }
 
 // VitalShares is a level's web vital by Google's method: its 75th

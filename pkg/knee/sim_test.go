@@ -152,6 +152,9 @@ func TestSimulatedWebSocketLadder(t *testing.T) {
 	if r.CompletedUnit != "msgs/s" || r.Ceiling == nil || float64(r.Ceiling.CompletedRPS) > truth.WS.CapacityMsgsPerS {
 		t.Errorf("completed in %q, ceiling %+v above the lock's %.0f msgs/s", r.CompletedUnit, r.Ceiling, truth.WS.CapacityMsgsPerS)
 	}
+	if !r.Ceiling.Reached {
+		t.Errorf("ceiling not reached at 16 classes, past the lock's capacity\n%s", describe(r))
+	}
 	// At low load every class gets its 10 questions × 20 players per
 	// ≈ 11.5 s: 17.4 msgs/s per class.
 	if h := r.Holds[0]; math.Abs(float64(h.CompletedRPS)/float64(h.Offered)-truth.WS.MsgsPerSPerClass) > 0.1*truth.WS.MsgsPerSPerClass {
