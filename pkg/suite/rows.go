@@ -274,7 +274,7 @@ func SummaryRow(file string, s *summary.Summary) Row {
 	if m, ok := s.Metric("http_req_failed"); ok {
 		row.ErrorRate = ptr(m.Rate)
 	}
-	for _, name := range []string{"vus_max", "vus"} {
+	for _, name := range []string{"vus", "vus_max"} {
 		if m, ok := s.Metric(name); ok && m.Max != nil {
 			row.VUs = F(*m.Max)
 			break

@@ -117,7 +117,7 @@ func TestSummaryRow(t *testing.T) {
 		{"p50_ms", float64(r.P50MS), 136.272238}, {"p95_ms", float64(r.P95MS), 223.76644225}, {"p99_ms", float64(r.P99MS), 240.48690025},
 		{"min_ms", float64(r.MinMS), 2.194872}, {"max_ms", float64(r.MaxMS), 275.368667}, {"rps", float64(r.RPS), 132.11002155714982},
 		{"error_rate", float64(r.ErrorRate), 0.06175896743208765}, {"checks_pass_rate", float64(r.ChecksPassRate), 12503.0 / 13326},
-		{"vus", float64(r.VUs), 120}, {"requests", float64(r.Requests), 13326},
+		{"vus", float64(r.VUs), 119}, {"requests", float64(r.Requests), 13326},
 	} {
 		if math.Abs(c.got-c.want) > 1e-9*math.Abs(c.want) {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
@@ -128,5 +128,17 @@ func TestSummaryRow(t *testing.T) {
 	}
 	if r.Valid || len(r.InvalidBecause) != 1 || r.InvalidBecause[0] != "checks" || r.Kind != KindSummary || r.Knee.Valid() {
 		t.Errorf("valid %v because %v kind %s knee %v", r.Valid, r.InvalidBecause, r.Kind, r.Knee)
+	}
+}
+
+// TestSummaryRowVUs: a summary's VUs are the most VUs running (vus.max,
+// 163 in grpc_ramp's), not the VUs allocated (vus_max.max, 200).
+func TestSummaryRowVUs(t *testing.T) {
+	s, err := summary.ReadFile("../../testdata/k6-v2/grpc_ramp.summary.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := SummaryRow("grpc_ramp.summary.json", s); r.VUs != 163 {
+		t.Errorf("VUs %v, want 163 (vus.max)", r.VUs)
 	}
 }
