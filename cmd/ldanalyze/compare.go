@@ -160,10 +160,19 @@ func (e *env) compareSuites(labels [2]string, paths [2][]string, opt pipeline.Op
 			}
 		}
 		res, err := compare.Compare(runs[0], runs[1], copt)
+		if errors.Is(err, compare.ErrNoLevels) {
+			// One short run does not stop the suite: like a summary, it
+			// has nothing to compare level by level.
+			e.warn(fmt.Sprintf("%s: %v: skipped", p.Name, err))
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Name, err)
 		}
 		docs = append(docs, &present.CompareDoc{Run: p.Name, Before: labels[0], After: labels[1], Result: res})
+	}
+	if len(docs) == 0 && len(pairs) > 0 {
+		return nil, fmt.Errorf("compare: no pair of runs had load levels to compare (%w)", compare.ErrNoLevels)
 	}
 	return docs, nil
 }

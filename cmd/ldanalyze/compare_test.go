@@ -103,3 +103,29 @@ func TestCompareSameRunWarns(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareSuitesSkipsShortRun: a directory pair where one run is too
+// short for load levels (29 rows over a second) compares the others and
+// warns about it, instead of aborting the whole comparison.
+func TestCompareSuitesSkipsShortRun(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile("../../testdata/k6/timefmt_rfc3339_nano.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	if err := os.WriteFile(filepath.Join(dir, "short.csv"), []byte(strings.Join(lines[:30], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gz, err := os.ReadFile("../../testdata/k6/closed_ramp.csv.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "closed_ramp.csv.gz"), gz, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI(t, "", "compare", "--format", "json", dir, dir)
+	if code != 0 || !strings.Contains(errOut, "short.csv: compare: before: no load levels to match: skipped") || !strings.Contains(out, "closed_ramp.csv.gz") {
+		t.Errorf("exit %d, stderr %s\nstdout %.300s", code, errOut, out)
+	}
+}
