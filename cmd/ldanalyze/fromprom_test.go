@@ -2,6 +2,7 @@ package main
 
 import (
 	"compress/gzip"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -407,5 +408,30 @@ func TestPromK6BadValuesFile(t *testing.T) {
 	}
 	if total != 1000 {
 		t.Errorf("%v iterations, want 1000", total)
+	}
+}
+
+// TestPromK6CSV: `prom k6 --format csv` is one table (a header, then rows
+// with RFC 3339 end times and empty cells for missing values), as every
+// --format csv is: it started with the prose line of the range and model.
+func TestPromK6CSV(t *testing.T) {
+	out, errOut, code := runCLI(t, "", "prom", "k6", "--format", "csv", "../../testdata/k6-v2/prom_rw_stats.prom_query_range.json.gz")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(rows) < 2 || rows[0][0] != "end" {
+		t.Fatalf("not one CSV table (%v): %.300s", err, out)
+	}
+	for _, r := range rows[1:] {
+		if _, err := time.Parse(time.RFC3339, r[0]); err != nil {
+			t.Errorf("end %q: %v", r[0], err)
+		}
+		for _, c := range r {
+			if c == "-" {
+				t.Errorf("row %q: missing values must be empty", r)
+				break
+			}
+		}
 	}
 }

@@ -88,8 +88,8 @@ func (g *PromReadGrid) AddSeries(r PromSeries) {
 }
 
 // K6RunText writes `prom k6`'s table of a k6 run read from Prometheus: a
-// line with the range, the step, the model and the latency source, then
-// one row per step (end time, offered and completed load, requests,
+// line with the range, the step, the model and the latency source (not
+// in CSV), then one row per step (end time, offered and completed load, requests,
 // errors, dropped iterations, VUs, latency percentiles and mean in ms).
 // JSON is the K6Run itself.
 func K6RunText(w io.Writer, f render.Format, run *prom.K6Run) error {
@@ -100,15 +100,20 @@ func K6RunText(w io.Writer, f render.Format, run *prom.K6Run) error {
 	if src == "" {
 		src = "none"
 	}
-	if _, err := fmt.Fprintf(w, "%s to %s at %s steps; model %s (%s); latency: %s\n", run.Start.Format(time.RFC3339), run.End.Format(time.RFC3339), run.Step, run.Model, run.ModelEvidence, src); err != nil {
+	// CSV is the table alone, times in RFC 3339 and missing values empty,
+	// so that it reads back as one table.
+	num, end := Num, func(t time.Time) string { return t.Format("15:04:05") }
+	if f == render.CSV {
+		num, end = CSVNum, func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+	} else if _, err := fmt.Fprintf(w, "%s to %s at %s steps; model %s (%s); latency: %s\n", run.Start.Format(time.RFC3339), run.End.Format(time.RFC3339), run.Step, run.Model, run.ModelEvidence, src); err != nil {
 		return err
 	}
 	g := &render.Grid{Header: []string{"end", "offered", "completed_rps", "requests", "errors", "dropped", "vus", "p50_ms", "p95_ms", "p99_ms", "mean_ms"}}
 	whole := func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
 	for i, s := range run.Steps {
-		g.Rows = append(g.Rows, []string{s.End.Format("15:04:05"), Num(run.Offered(i)), Num(run.CompletedRPS(i)),
+		g.Rows = append(g.Rows, []string{end(s.End), num(run.Offered(i)), num(run.CompletedRPS(i)),
 			whole(s.Requests), whole(s.Requests - s.OK), whole(s.DroppedIterations),
-			Num(s.VUs), Num(s.P50MS), Num(s.P95MS), Num(s.P99MS), Num(s.MeanMS)})
+			num(s.VUs), num(s.P50MS), num(s.P95MS), num(s.P99MS), num(s.MeanMS)})
 	}
 	return g.Write(w, f)
 }
