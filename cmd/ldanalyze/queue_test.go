@@ -89,7 +89,7 @@ func TestQueueUsageErrors(t *testing.T) {
 		{[]string{"queue", "little", "--rate", "600", "--latency", "2.8MB"}, `--latency 2.8MB: want a duration, got a value in "B"`},
 		{[]string{"queue", "mm1", "--rate", "200", "--service", "10ms"}, "queueing: unstable, arrivals reach capacity (utilisation ≥ 1): offered load 2 Erlangs with 1 server(s)"},
 		{[]string{"queue", "mmc", "--rate", "600", "--service", "20ms"}, "queue mmc: give --servers, or --target to solve for them"},
-		{[]string{"queue", "mmc", "--rate", "600", "--service", "20ms", "--target", "50ms"}, "queueing: target 0.05 s is at or below what any number of servers gives (0.05991 s)"},
+		{[]string{"queue", "mmc", "--rate", "600", "--service", "20ms", "--target", "50ms"}, "queueing: target 0.05 s is at or below what any number of servers gives (0.05991 s): the p95 of an exponential service time of 0.02 s alone"},
 		{[]string{"queue", "mmc", "--rate", "600", "--servers", "3"}, "queue mmc: give --service, or --run to estimate it from a k6 run"},
 		{[]string{"queue", "mm1", "--rate", "600"}, `required flag "service" not set`},
 		{[]string{"queue", "little", "--run", "../../testdata/scale/vus8.csv", "--rate", "600"}, "queue little: --run measures the quantities; drop --rate"},

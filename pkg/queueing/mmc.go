@@ -3,6 +3,7 @@ package queueing
 import (
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // MMC is the steady state of an M/M/c queue: Poisson arrivals at
@@ -199,7 +200,11 @@ func ServersFor(ratePerSecond, serviceSeconds, targetSeconds, quantile float64) 
 		floor = serviceSeconds * math.Log(1/(1-quantile))
 	}
 	if targetSeconds <= floor {
-		return MMC{}, errorf("target %.4g s is at or below what any number of servers gives (%.4g s): the service time alone exceeds it", targetSeconds, floor)
+		what := "the service time alone exceeds it"
+		if quantile > 0 {
+			what = fmt.Sprintf("the p%s of an exponential service time of %.4g s alone (S·ln(1/(1−p)), nobody waiting) exceeds it", strconv.FormatFloat(100*quantile, 'f', -1, 64), serviceSeconds)
+		}
+		return MMC{}, errorf("target %.4g s is at or below what any number of servers gives (%.4g s): %s", targetSeconds, floor, what)
 	}
 	a := ratePerSecond * serviceSeconds
 	start := int(math.Floor(a)) + 1
