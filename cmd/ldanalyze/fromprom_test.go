@@ -435,3 +435,12 @@ func TestPromK6CSV(t *testing.T) {
 		}
 	}
 }
+
+// TestFromPromResolutionCheck: a run read from Prometheus at a 5 s step
+// says so, not "whole-second timestamps (k6's default CSV)".
+func TestFromPromResolutionCheck(t *testing.T) {
+	out, errOut, _ := runCLI(t, "", "check", "--format", "json", "--from-prom", "../../testdata/k6-v2/prom_rw_stats.prom_query_range.json.gz")
+	if !strings.Contains(out, `one point every 5 s (the source's step)`) || strings.Contains(out, "k6's default CSV") {
+		t.Errorf("resolution check: %.2000s\n%s", out, errOut)
+	}
+}

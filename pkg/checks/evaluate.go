@@ -249,9 +249,13 @@ func (e *eval) resolution() Check {
 	case r > w:
 		ch.Status = Fail
 		ch.Message = fmt.Sprintf("timestamps are %s s apart, coarser than the %s s window: windows would be empty or merged; widen the window or record finer timestamps (K6_CSV_TIME_FORMAT=unix_milli).", fmtNum(r), fmtNum(w))
-	case r >= 1:
+	case r == 1:
 		ch.Status = OK
 		ch.Message = fmt.Sprintf("whole-second timestamps (k6's default CSV): fine for windows of %s s and more; use K6_CSV_TIME_FORMAT=unix_milli for sub-second detail.", fmtNum(w))
+	case r > 1:
+		// A Prometheus source, at its query step.
+		ch.Status = OK
+		ch.Message = fmt.Sprintf("one point every %s s (the source's step): fine for windows of %s s and more; levels and rates are at that step.", fmtNum(r), fmtNum(w))
 	default:
 		ch.Status = OK
 		ch.Message = fmt.Sprintf("timestamps every %s s, finer than the %s s window.", fmtNum(r), fmtNum(w))
