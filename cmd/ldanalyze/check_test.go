@@ -343,3 +343,17 @@ func TestCutShortInput(t *testing.T) {
 		t.Errorf("suite does not mark the cut run:\n%s", out)
 	}
 }
+
+// TestBimodalOneLevel: trello-cypress (../shared/corpus/public, read in
+// place) has one load level with enough samples: its split latencies are
+// "the only level …", not "first at 8.57 VUs, not at the lowest load".
+func TestBimodalOneLevel(t *testing.T) {
+	path := "../../../shared/corpus/public/k6-jsonl-v0.32-trello-cypress.json"
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("shared corpus not beside the checkout")
+	}
+	out, _, _ := runCLI(t, "", "check", "--format", "json", path)
+	if strings.Contains(out, "not at the lowest load") || !strings.Contains(out, "the only level with enough of its samples") {
+		t.Errorf("bimodal wording: %.3000s", out)
+	}
+}

@@ -124,14 +124,16 @@ type bimodalResult struct {
 	limiter    []bimodalCase
 	everywhere []string
 	// firstOffered is, per name of limiter, the lowest level offered at
-	// which it is bimodal.
+	// which it is bimodal; single marks the names analysed at one level
+	// only (no lower load to compare with).
 	firstOffered map[string]float64
+	single       map[string]bool
 }
 
 // bimodal runs splitModes for every request name with a histogram, at
 // every load level (the whole run when there are none).
 func (e *eval) bimodal() bimodalResult {
-	r := bimodalResult{firstOffered: map[string]float64{}}
+	r := bimodalResult{firstOffered: map[string]float64{}, single: map[string]bool{}}
 	type span struct {
 		a, b    int64
 		offered float64
@@ -166,6 +168,7 @@ func (e *eval) bimodal() bimodalResult {
 		default:
 			r.limiter = append(r.limiter, found...)
 			r.firstOffered[name] = found[0].offered
+			r.single[name] = analysed == 1
 		}
 	}
 	slices.SortStableFunc(r.limiter, func(p, q bimodalCase) int {
@@ -192,7 +195,11 @@ func (r *bimodalResult) addBimodal(ch *Check, unit string) string {
 	ch.Evidence.add("slow_fast_ratio", b.m.slowP50/b.m.fastP50)
 	ch.Evidence.add("split_ms", b.m.splitMS)
 	at := "over the run"
-	if !math.IsNaN(b.offered) {
+	switch {
+	case math.IsNaN(b.offered):
+	case r.single[b.name]:
+		at = fmt.Sprintf("at %s %s (the only level with enough of its samples: no lower load to compare with)", fmtNum(b.offered), unit)
+	default:
 		at = fmt.Sprintf("at %s %s (first at %s %s, not at the lowest load)", fmtNum(b.offered), unit, fmtNum(r.firstOffered[b.name]), unit)
 	}
 	return fmt.Sprintf("the successful responses of %s split into two groups %s: %s fast (median %s ms) and %s slow (median %s ms, ×%s, above %s ms), the signature of a limiter that queues, of retries after a backoff, or of a concurrency limit (worker or connection pool) where part of the requests waited for a slot",
