@@ -78,6 +78,8 @@ func (e *env) ledgerAdd(c *cli.Context) error {
 		if p := old.Entries[n-1]; p.Model != entry.Model || p.OfferedUnit != entry.OfferedUnit {
 			e.warn(fmt.Sprintf("%s:%d is a %s-model run (%s), this one %s-model (%s): a ledger compares runs of one scenario",
 				path, old.Lines[n-1], p.Model, p.OfferedUnit, entry.Model, entry.OfferedUnit))
+		} else if p.Unit() != entry.Unit() {
+			e.warn(fmt.Sprintf("%s:%d has a ceiling in %s, this one in %s: runs of different protocols are not compared", path, old.Lines[n-1], p.Unit(), entry.Unit()))
 		}
 	}
 	if err := ledger.AppendFile(path, entry); err != nil {

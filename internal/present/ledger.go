@@ -17,7 +17,7 @@ import (
 // ceiling, and the change from the entry before.
 func LedgerAdded(path string, rows []ledger.Row) string {
 	r := rows[len(rows)-1]
-	msg := fmt.Sprintf("%s: entry %d, %q: ceiling %s req/s", path, r.N, r.Label, LedgerCeiling(r.Entry))
+	msg := fmt.Sprintf("%s: entry %d, %q: ceiling %s %s", path, r.N, r.Label, LedgerCeiling(r.Entry), r.Unit())
 	if r.N > 1 {
 		msg += " (" + LedgerRowChange(r) + " from the entry before)"
 	}
@@ -68,11 +68,23 @@ func LedgerGrid(rows []ledger.Row, machine bool) *render.Grid {
 		return g
 	}
 	withSLO, withShifts := false, false
+	units := map[string]bool{}
 	for _, r := range rows {
 		withSLO = withSLO || r.SLO != ""
 		withShifts = withShifts || len(r.Shifts) > 0
+		units[r.Unit()] = true
 	}
-	g := &render.Grid{Header: []string{"#", "date (UTC)", "label", "knee", "p95 at knee ms", "ceiling req/s", "vs previous"}, Drop: ledgerDrop}
+	// One unit in the header; runs of different protocols name theirs in
+	// each cell (and are not compared).
+	ceilHead, ceilCell := "ceiling req/s", func(ledger.Row) string { return "" }
+	if len(units) > 1 {
+		ceilHead, ceilCell = "ceiling", func(r ledger.Row) string { return " " + r.Unit() }
+	} else {
+		for u := range units {
+			ceilHead = "ceiling " + u
+		}
+	}
+	g := &render.Grid{Header: []string{"#", "date (UTC)", "label", "knee", "p95 at knee ms", ceilHead, "vs previous"}, Drop: ledgerDrop}
 	if withSLO {
 		g.Header = append(g.Header, "SLO capacity")
 	}
@@ -82,8 +94,12 @@ func LedgerGrid(rows []ledger.Row, machine bool) *render.Grid {
 	}
 	g.Header = append(g.Header, "validity")
 	for _, r := range rows {
-		row := []string{strconv.Itoa(r.N), r.Date.Format("2006-01-02 15:04"), r.Label, offeredText(r.Knee, r.OfferedUnit),
-			Num(float64(r.KneeP95MS)), LedgerCeiling(r.Entry), LedgerRowChange(r)}
+		knee := offeredText(r.Knee, r.OfferedUnit)
+		if r.KneeNotReached && r.Knee.Valid() {
+			knee = "≥ " + knee
+		}
+		row := []string{strconv.Itoa(r.N), r.Date.Format("2006-01-02 15:04"), r.Label, knee,
+			Num(float64(r.KneeP95MS)), LedgerCeiling(r.Entry) + ceilCell(r), LedgerRowChange(r)}
 		if r.N == 1 {
 			row[6] = ""
 		}

@@ -46,8 +46,11 @@ type Entry struct {
 	// OfferedUnit is the unit of Knee and SLOCapacity: "iterations/s"
 	// (open model) or "VUs" (closed).
 	OfferedUnit string `json:"offered_unit"`
-	// Knee is the offered load at the knee, in OfferedUnit.
-	Knee jsonnum.Float `json:"knee"`
+	// Knee is the offered load at the knee, in OfferedUnit; KneeNotReached
+	// marks it a lower bound (every level had headroom). Absent in
+	// entries written before it was kept: reached.
+	Knee           jsonnum.Float `json:"knee"`
+	KneeNotReached bool          `json:"knee_not_reached,omitempty"`
 	// KneeP95MS is the p95 latency at the knee, ms.
 	KneeP95MS jsonnum.Float `json:"knee_p95_ms"`
 	// CeilingRPS is the highest sustained goodput, successful responses
@@ -59,6 +62,11 @@ type Entry struct {
 	// CeilingReached is false when completed load still followed offered
 	// load at the highest level: CeilingRPS is then a lower bound.
 	CeilingReached bool `json:"ceiling_reached"`
+	// CompletedUnit is the unit of the ceiling: "req/s" (also when empty,
+	// as in entries written before it was kept), "calls/s" for gRPC,
+	// "msgs/s" for WebSocket messages. Ceilings of different units are
+	// not compared.
+	CompletedUnit string `json:"completed_unit,omitempty"`
 	// SLO is the objective the run was judged on ("" when none), and
 	// SLOCapacity the offered load (OfferedUnit) up to which it was met.
 	SLO         string        `json:"slo,omitempty"`
@@ -117,7 +125,10 @@ func NewEntry(label string, files []string, res *knee.Result, cs []checks.Check,
 		e.Files = []string{}
 	}
 	if k := res.Knee; k != nil {
-		e.Knee, e.KneeP95MS = k.Offered, k.P95MS
+		e.Knee, e.KneeP95MS, e.KneeNotReached = k.Offered, k.P95MS, !k.Reached
+	}
+	if res.CompletedUnit != "req/s" {
+		e.CompletedUnit = res.CompletedUnit
 	}
 	if c := res.Ceiling; c != nil {
 		e.CeilingRPS, e.CeilingLowRPS, e.CeilingHighRPS, e.CeilingReached = c.CompletedRPS, c.Low, c.High, c.Reached
@@ -212,7 +223,7 @@ func Rows(entries []Entry) []Row {
 		}
 		p := entries[i-1]
 		prev, cur := float64(p.CeilingRPS), float64(e.CeilingRPS)
-		if prev > 0 && !math.IsInf(prev, 0) && !math.IsNaN(cur) && !math.IsInf(cur, 0) {
+		if p.Unit() == e.Unit() && prev > 0 && !math.IsInf(prev, 0) && !math.IsNaN(cur) && !math.IsInf(cur, 0) {
 			ratio := jsonnum.Float((cur - prev) / prev)
 			switch {
 			case p.CeilingReached && e.CeilingReached:
@@ -460,4 +471,12 @@ func readRaw(path string) ([]byte, error) {
 		return nil, nil
 	}
 	return b, err
+}
+
+// Unit is the unit of e's ceiling: CompletedUnit, "req/s" when empty.
+func (e Entry) Unit() string {
+	if e.CompletedUnit == "" {
+		return "req/s"
+	}
+	return e.CompletedUnit
 }

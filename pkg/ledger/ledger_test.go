@@ -24,7 +24,7 @@ func breakpointResult() *knee.Result {
 	return &knee.Result{
 		Model: "open", OfferedUnit: "iterations/s",
 		Start:   time.Date(2026, 11, 30, 2, 7, 9, 0, time.UTC),
-		Knee:    &knee.Knee{Offered: 180.77777777777777, CompletedRPS: 181.22222222222223, P95MS: 67.875},
+		Knee:    &knee.Knee{Offered: 180.77777777777777, CompletedRPS: 181.22222222222223, P95MS: 67.875, Reached: true},
 		Ceiling: &knee.Ceiling{CompletedRPS: 183.875, Low: 178.59700473410706, High: 187.98632859922625, Reached: true},
 		Overall: knee.Overall{Requests: 23232, ErrorRate: 0.14195936639118456},
 	}
