@@ -121,7 +121,8 @@ type Result struct {
 	Start                time.Time `json:"start"`
 	End                  time.Time `json:"end"`
 	// DurationS is the run's span in seconds at the file's resolution
-	// (last second − first second + 1 for whole-second files).
+	// (last second − first second + 1 for whole-second files; last − first
+	// sample + the resolution for sub-second ones).
 	DurationS F `json:"duration_s"`
 	// ResolutionS is the coarsest timestamp resolution of the input, s.
 	ResolutionS F `json:"resolution_s"`
@@ -388,7 +389,7 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 		r.Warnings = append(r.Warnings, Warning{WarnShortRun, fmt.Sprintf("the run lasts %.3g s, less than two seconds of data at the file's %v resolution: no rates, windows or knee, only whole-run figures", span, time.Duration(resolutionNS))})
 		return r, nil
 	}
-	r.DurationS = F(float64(a.p.dataSeconds()))
+	r.DurationS = F(a.p.runSeconds())
 	a.detectModel()
 	r.Model = a.model
 	if a.model == Open {
@@ -547,7 +548,7 @@ func (a *analysis) overall() Overall {
 	}
 	o.RPS = F(math.NaN())
 	if n := a.p.dataSeconds(); n >= 2 {
-		o.RPS = F(reqs / float64(n))
+		o.RPS = F(reqs / a.p.runSeconds())
 	}
 	o.MaxVUs = F(maxV)
 	if iters > 0 && reqs > 0 {
