@@ -444,3 +444,62 @@ func TestFromPromResolutionCheck(t *testing.T) {
 		t.Errorf("resolution check: %.2000s\n%s", out, errOut)
 	}
 }
+
+// k6 exports its checks as k6_checks_rate, a running ratio with no count
+// beside it; check --from-prom recovers the counts (ratio × the
+// scenario's iterations, a whole number at every step) and says how. The
+// expected counts are `ldanalyze check` on the CSV of the same run
+// (prom_rw_native.csv.gz: checks=36541, failed=9264, pass_ratio=0.746;
+// prom_rw_stats.csv.gz: 36759, 8750), exact, from the saved exports and
+// from a real Prometheus holding the replayed series. Before, the checks
+// check said "no checks metric".
+func TestCheckFromPromChecks(t *testing.T) {
+	srv := promtest.Start(t, promtest.Options{})
+	srv.ReplayCorpus(t, corpusV2+"prom_rw_native.prom_query_range.json.gz")
+	for _, tc := range []struct {
+		name, src      string
+		checks, failed float64
+	}{
+		{"native file", corpusV2 + "prom_rw_native.prom_query_range.json.gz", 36541, 9264},
+		{"stats file", corpusV2 + "prom_rw_stats.prom_query_range.json.gz", 36759, 8750},
+		{"native live", srv.URL, 36541, 9264},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runCLI(t, "", "check", "--from-prom", tc.src, "--format", "json", "--timeout", "30s")
+			if code != 0 && code != 1 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			var got struct {
+				Checks []struct {
+					ID       string             `json:"id"`
+					Status   string             `json:"status"`
+					Evidence map[string]float64 `json:"evidence"`
+					Message  string             `json:"message"`
+				} `json:"checks"`
+			}
+			if err := json.Unmarshal([]byte(out), &got); err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, c := range got.Checks {
+				if c.ID != "checks" {
+					continue
+				}
+				found = true
+				if c.Status != "warn" || c.Evidence["checks"] != tc.checks || c.Evidence["failed"] != tc.failed {
+					t.Errorf("checks %s %v: %s; want warn, checks=%v, failed=%v (the CSV's)", c.Status, c.Evidence, c.Message, tc.checks, tc.failed)
+				}
+				want := (tc.checks - tc.failed) / tc.checks
+				if r := c.Evidence["pass_ratio"]; math.Abs(r-want) > 1e-9 {
+					t.Errorf("pass_ratio %v, want %v", r, want)
+				}
+			}
+			if !found {
+				t.Fatalf("no checks check in %s", out)
+			}
+			if !strings.Contains(errOut, "checks counted from k6_checks_rate, a running ratio") || !strings.Contains(errOut, `check="status is 200"`) {
+				t.Errorf("stderr lacks how the counts were derived:\n%s", errOut)
+			}
+		})
+	}
+}

@@ -59,6 +59,10 @@ type K6Step struct {
 	// pushed down to the server when it could be, else from Latency; NaN
 	// without native histograms (trend stats cannot give them).
 	P50MS, P95MS, P99MS float64
+	// Checks are the k6 checks of the step by name, scenario and group,
+	// derived from the running ratio k6_checks_rate (readChecks); nil
+	// without it.
+	Checks []CheckGroup `json:",omitempty"`
 	// MeanMS is the successful responses' mean latency in the step,
 	// milliseconds: Latency's sum ÷ count, or, from trend stats,
 	// Δ(avg·count) ÷ Δcount over the step (see TrendStats); NaN when
@@ -501,6 +505,9 @@ func ReadK6Run(ctx context.Context, src Source, opt K6Options) (*K6Run, error) {
 		return nil, err
 	}
 	if err := run.latency(ctx, src, sel, has, eval, times, interval, opt); err != nil {
+		return nil, err
+	}
+	if err := run.readChecks(ctx, src, sel, has, eval, times); err != nil {
 		return nil, err
 	}
 	if m := badSums.message("counter values that are NaN, ±Inf or negative", ": skipped, each step counted from the counter's last valid value"); m != "" {

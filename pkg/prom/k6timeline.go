@@ -23,7 +23,8 @@ const zeroMS = 1e-6
 // by cumulative rounding, so that every step's totals are exact) and its
 // gauges drawn in a straight line from the step's start to its end:
 // http_reqs counts per status, expected_response, error_code, name and
-// scenario; iterations, dropped_iterations, data_sent and data_received
+// scenario; the checks, one sample per check (K6Step.Checks: derived
+// from a running ratio, see the warnings); iterations, dropped_iterations, data_sent and data_received
 // per scenario; the vus and vus_max gauges; and the http_req_duration and
 // iteration_duration observations, given to the accumulator as
 // histograms (timeline.Accumulator.AddHistogram: exact, at the cost of the
@@ -258,6 +259,23 @@ func (r *K6Run) fill(acc *timeline.Accumulator, name string, only bool) {
 			tag("name", g.Name)
 			tag("scenario", g.Scenario)
 			spread("http_reqs", g.Count)
+		}
+		for _, c := range st.Checks {
+			if only && c.Scenario != name {
+				continue
+			}
+			keys, vals = keys[:0], vals[:0]
+			tag("check", c.Check)
+			tag("group", c.Group)
+			tag("scenario", c.Scenario)
+			for j := range secs {
+				for n := part(c.Pass, cum, j); n > 0; n-- {
+					add("checks", at(j), 1)
+				}
+				for n := part(c.Fail, cum, j); n > 0; n-- {
+					add("checks", at(j), 0)
+				}
+			}
 		}
 		for _, d := range []struct {
 			metric string
