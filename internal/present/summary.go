@@ -80,9 +80,12 @@ func K6SummaryChecks(s *summary.Summary) []string {
 		if c.Fails > 0 {
 			mark = "✗"
 		}
+		// The group path names a check inside a group ("browse::menu
+		// status 200"); the root group's "::" is left out, as knee and
+		// check name checks.
 		name := c.Name
 		if c.Path != "" {
-			name = c.Path
+			name = strings.TrimPrefix(c.Path, "::")
 		}
 		rate := "-"
 		if n := c.Passes + c.Fails; n > 0 {
