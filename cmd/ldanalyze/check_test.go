@@ -357,3 +357,18 @@ func TestBimodalOneLevel(t *testing.T) {
 		t.Errorf("bimodal wording: %.3000s", out)
 	}
 }
+
+// TestPastKneeCountsFailuresBefore: prom_rw_native.csv.gz (the shared
+// corpus, read in place) had 13 failed requests (3 timeouts, 10 × 429)
+// at the 54 it/s warm-up stall, below the knee: the past-knee note says
+// so instead of implying every failure came past the knee.
+func TestPastKneeCountsFailuresBefore(t *testing.T) {
+	path := "../../../shared/corpus/k6-v2/prom_rw_native.csv.gz"
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("shared corpus not beside the checkout")
+	}
+	out, _, _ := runCLI(t, "", "check", "--format", "json", path)
+	if !strings.Contains(out, "13 of the 9264 came before it") {
+		t.Errorf("no count of the failures before the knee: %.3000s", out)
+	}
+}

@@ -456,9 +456,9 @@ func (e *eval) checksMetric() Check {
 	// knee when the requests' failures are, and the first failed check
 	// came once a level lacked headroom (k6 counts checks by name, not by
 	// second).
-	if ok, from, lacking, clean := e.pastKneeFrom(func(sc *timeline.Second) uint64 { return sc.Failed }); ok && firstFail >= lacking*1e9 {
+	if pk := e.pastKnee(func(sc *timeline.Second) uint64 { return sc.Failed }); pk.OK && firstFail >= pk.FirstLacking*1e9 {
 		ch.Status = Warn
-		ch.Message += e.pastKneeNote(from, clean, "failed requests")
+		ch.Message += e.pastKneeNote(pk, "failed requests")
 	}
 	return ch
 }
@@ -624,10 +624,10 @@ func (e *eval) errors() Check {
 	ch.Message = fmt.Sprintf("%d of %d %s failed (%s; %s): %s; from +%d s, worst %d s window at +%s s with %s; percentiles here are of successful responses (p95 %s ms, all responses %s ms) because failures (fast rejections or slow timeouts) distort them — fix the errors before reading the latency.",
 		failed, e.reqs, noun, fmtPct(rate), kinds, strings.Join(parts, ", "), e.firstSecond(bad), w, fmtNum(peakAt), fmtPct(peak),
 		fmtNum(tr.OK.Quantile(0.95)), fmtNum(tr.All.Quantile(0.95)))
-	if ok, from, clean := e.pastKnee(bad); ok && ch.Status == Fail {
+	if pk := e.pastKnee(bad); pk.OK && ch.Status == Fail {
 		ch.Status = Warn
-		ch.Evidence.add("past_knee_from_s", float64(from-e.s0))
-		ch.Message += e.pastKneeNote(from, clean, "failed")
+		ch.Evidence.add("past_knee_from_s", float64(pk.From-e.s0))
+		ch.Message += e.pastKneeNote(pk, "failed")
 	}
 	return ch
 }
@@ -716,10 +716,10 @@ func (e *eval) rateLimited() Check {
 	}
 	ch.Message = fmt.Sprintf("%d %s (%s of %s) were %s (%s), from +%d s, up to %s of a %d s window: a rate limiter (or the server's own load shedding) answered instead of the service — the limited group took p50 %s ms against %s ms for successes%s; exempt the load generator or test below the limit before reading capacity.",
 		n, e.responses(), fmtPct(share), e.noun(), e.limitedName(), strings.Join(where, ", "), first, fmtPct(peak), e.opt.WindowNS/1e9, fmtNum(e.tl.Trend().Limited.Quantile(0.5)), fmtNum(e.tl.Trend().OK.Quantile(0.5)), groups)
-	if ok, from, clean := e.pastKnee(func(sc *timeline.Second) uint64 { return sc.Limited }); ok && ch.Status == Fail {
+	if pk := e.pastKnee(func(sc *timeline.Second) uint64 { return sc.Limited }); pk.OK && ch.Status == Fail {
 		ch.Status = Warn
-		ch.Evidence.add("past_knee_from_s", float64(from-e.s0))
-		ch.Message += e.pastKneeNote(from, clean, "refused")
+		ch.Evidence.add("past_knee_from_s", float64(pk.From-e.s0))
+		ch.Message += e.pastKneeNote(pk, "refused")
 	}
 	return ch
 }

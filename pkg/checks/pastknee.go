@@ -22,38 +22,43 @@ const (
 	PastKneeShare = 0.9
 )
 
+// pastKneeResult is what pastKnee found: OK when the run's failures
+// came past its knee; From, the start (unix s) of the first level past
+// the knee's load without headroom; FirstLacking, the start of the first
+// level of any load without headroom (failures that began before it began
+// while every level had headroom); Clean, the failures' share pooled over
+// the levels with headroom; Before and All, the failures before From and
+// in all.
+type pastKneeResult struct {
+	OK                 bool
+	From, FirstLacking int64
+	Clean              float64
+	Before, All        uint64
+}
+
 // pastKnee tells whether the run's failures (pick: failed requests, 429s)
 // came past its knee: the knee was reached, the levels with headroom
 // pooled at most CleanShare of such failures, and at least PastKneeShare
 // of them fell at or after the start of the first level without headroom
 // offered more than the knee.
-// It returns the first such second (unix) and the pooled share below the
-// knee.
-func (e *eval) pastKnee(pick func(*timeline.Second) uint64) (ok bool, from int64, clean float64) {
-	ok, from, _, clean = e.pastKneeFrom(pick)
-	return ok, from, clean
-}
-
-// pastKneeFrom is pastKnee that also returns the start (unix s) of the
-// first level of any load without headroom: failures that begin before it
-// began while every level had headroom.
-func (e *eval) pastKneeFrom(pick func(*timeline.Second) uint64) (ok bool, from, firstLacking int64, clean float64) {
+func (e *eval) pastKnee(pick func(*timeline.Second) uint64) pastKneeResult {
+	var r pastKneeResult
 	if e.res == nil || e.res.Knee == nil || !e.res.Knee.Reached {
-		return false, 0, 0, 0
+		return r
 	}
-	from, firstLacking = -1, -1
+	r.From, r.FirstLacking = -1, -1
 	var reqs, bad uint64
 	for _, l := range e.levels {
 		a, b := span(&l)
 		if l.Verdict != knee.Headroom && l.Verdict != knee.Generator {
-			if firstLacking < 0 || a < firstLacking {
-				firstLacking = a
+			if r.FirstLacking < 0 || a < r.FirstLacking {
+				r.FirstLacking = a
 			}
 			// A level that lacked headroom below the knee's load (a stall
 			// in a warm-up) is not past the knee: its failures count
 			// against the share that came after it.
-			if l.Offered > e.res.Knee.Offered && (from < 0 || a < from) {
-				from = a
+			if l.Offered > e.res.Knee.Offered && (r.From < 0 || a < r.From) {
+				r.From = a
 			}
 			continue
 		}
@@ -62,24 +67,32 @@ func (e *eval) pastKneeFrom(pick func(*timeline.Second) uint64) (ok bool, from, 
 			bad += pick(sc)
 		})
 	}
-	if from < 0 || reqs == 0 {
-		return false, 0, 0, 0
+	if r.From < 0 || reqs == 0 {
+		return pastKneeResult{}
 	}
-	clean = float64(bad) / float64(reqs)
-	var all, after uint64
+	r.Clean = float64(bad) / float64(reqs)
+	var after uint64
 	e.tl.Each(func(sec int64, sc *timeline.Second) {
 		n := pick(sc)
-		all += n
-		if sec >= from {
+		r.All += n
+		if sec >= r.From {
 			after += n
 		}
 	})
-	return clean <= CleanShare && all > 0 && float64(after) >= PastKneeShare*float64(all), from, firstLacking, clean
+	r.Before = r.All - after
+	r.OK = r.Clean <= CleanShare && r.All > 0 && float64(after) >= PastKneeShare*float64(r.All)
+	return r
 }
 
 // pastKneeNote is what a verdict softened by pastKnee adds to its
-// message.
-func (e *eval) pastKneeNote(from int64, clean float64, what string) string {
-	return fmt.Sprintf(" They came past the knee (from +%d s, where the first level past the knee without headroom starts; the levels with headroom had %s %s): expected of a test run beyond capacity — the figures up to the knee stand, and these say where capacity ends.",
-		from-e.s0, fmtPct(clean), what)
+// message: where past the knee starts, the levels with headroom's share,
+// and the few that came before it (below the knee, at levels that lacked
+// headroom: a stall in a warm-up).
+func (e *eval) pastKneeNote(r pastKneeResult, what string) string {
+	before := ""
+	if r.Before > 0 {
+		before = fmt.Sprintf("; %d of the %d came before it, at lower-load levels that lacked headroom", r.Before, r.All)
+	}
+	return fmt.Sprintf(" They came past the knee (from +%d s, where the first level past the knee without headroom starts; the levels with headroom had %s %s%s): expected of a test run beyond capacity — the figures up to the knee stand, and these say where capacity ends.",
+		r.From-e.s0, fmtPct(r.Clean), what, before)
 }
