@@ -156,11 +156,6 @@ func (e *env) promRead(c *cli.Context) error {
 	}, format)
 }
 
-// open opens the input path, standard input for "-" (whose Close does
-// nothing).
-func (e *env) open(path string) (io.ReadCloser, error) {
-	if path == "-" {
-		return io.NopCloser(e.stdin), nil
-	}
-	return os.Open(path)
-}
+// open opens the input path, standard input for "-", gunzipped when its
+// first bytes say gzip (prom.OpenInput).
+func (e *env) open(path string) (io.ReadCloser, error) { return prom.OpenInput(path, e.stdin) }

@@ -49,3 +49,12 @@ func TestPromRead(t *testing.T) {
 		t.Errorf("-o %s exists after a failed read: %v", o, err)
 	}
 }
+
+// TestPromReadGzip: prom read takes a gzipped file as the other commands
+// do (the k6-v2 corpus's query_range export; it said "unknown format").
+func TestPromReadGzip(t *testing.T) {
+	out, errOut, code := runCLI(t, "", "prom", "read", "../../testdata/k6-v2/prom_rw_stats.prom_query_range.json.gz")
+	if code != 0 || !strings.Contains(out, `k6_checks_rate`) {
+		t.Errorf("exit %d, stderr %s\n%.500s", code, errOut, out)
+	}
+}

@@ -284,17 +284,7 @@ func readResponsesFile(path string) ([]Response, error) {
 		return nil, err
 	}
 	defer f.Close()
-	br := bufio.NewReader(f)
-	var r io.Reader = br
-	if head, _ := br.Peek(2); bytes.Equal(head, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		defer zr.Close()
-		r = zr
-	}
-	return ReadResponses(r, path)
+	return ReadResponsesAuto(f, path)
 }
 
 // medianStep is the median spacing of consecutive points, 15 s when
@@ -320,15 +310,51 @@ func unixUTC(ns int64) time.Time { return time.Unix(0, ns).UTC() }
 // ReadResponsesAuto is ReadResponses on r, gunzipped first when its first
 // bytes say gzip.
 func ReadResponsesAuto(r io.Reader, file string) ([]Response, error) {
+	in, done, err := Gunzip(r, file)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return ReadResponses(in, file)
+}
+
+// Gunzip returns r gunzipped when its first bytes say gzip, else r (both
+// buffered), and the function that releases the decompressor. file names
+// r in errors.
+func Gunzip(r io.Reader, file string) (io.Reader, func() error, error) {
 	br := bufio.NewReader(r)
-	var in io.Reader = br
 	if head, _ := br.Peek(2); bytes.Equal(head, []byte{0x1f, 0x8b}) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
+			return nil, nil, fmt.Errorf("%s: %w", file, err)
 		}
-		defer zr.Close()
-		in = zr
+		return zr, zr.Close, nil
 	}
-	return ReadResponses(in, file)
+	return br, func() error { return nil }, nil
 }
+
+// OpenInput opens path, or stdin for "-" (its Close leaves stdin open),
+// gunzipped when its first bytes say gzip; Close releases both.
+func OpenInput(path string, stdin io.Reader) (io.ReadCloser, error) {
+	var f io.ReadCloser = io.NopCloser(stdin)
+	if path != "-" {
+		var err error
+		if f, err = os.Open(path); err != nil {
+			return nil, err
+		}
+	}
+	r, done, err := Gunzip(f, path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return readCloser{r, func() error { done(); return f.Close() }}, nil
+}
+
+// readCloser is a reader with its own Close.
+type readCloser struct {
+	io.Reader
+	close func() error
+}
+
+func (r readCloser) Close() error { return r.close() }
