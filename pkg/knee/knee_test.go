@@ -621,3 +621,18 @@ func TestLinearRampLimitedByServer(t *testing.T) {
 		t.Fatalf("ceiling %+v, want reached, limited by server", r.Ceiling)
 	}
 }
+
+// TestCSVAndJSONSameRates: open_ramp's CSV (whole-second timestamps) and
+// JSON (nanoseconds) of one 131 s run give the same whole-run rate: the
+// exact span is taken only for runs under exactSpanBelow seconds.
+func TestCSVAndJSONSameRates(t *testing.T) {
+	js := filepath.Join("..", "..", "..", "shared", "corpus", "k6", "open_ramp.json.gz")
+	if _, err := os.Stat(js); err != nil {
+		t.Skip("shared corpus not beside the checkout")
+	}
+	c := analyzeFile(t, filepath.Join("..", "..", "testdata", "k6", "open_ramp.csv.gz"), Options{})
+	j := analyzeFile(t, js, Options{})
+	if c.Overall.RPS != j.Overall.RPS || c.DurationS != j.DurationS {
+		t.Errorf("CSV %v req/s over %v s, JSON %v req/s over %v s", c.Overall.RPS, c.DurationS, j.Overall.RPS, j.DurationS)
+	}
+}

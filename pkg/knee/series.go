@@ -50,18 +50,25 @@ func (p *perSecond) dataIn(i0, i1 int) int {
 // its first to its last, or with several spans of data, the seconds that
 // hold data (the gaps between spans are not the run's).
 // runSeconds is the run's length for whole-run rates: the seconds that
-// hold data, or, for a one-span input with sub-second timestamps, its
-// exact span (last − first sample + the resolution): a 5.23 s run touches
-// up to 7 whole seconds, and counted as 7 its rates were 25 % low.
+// hold data, or, for a short one-span input with sub-second timestamps,
+// its exact span (last − first sample + the resolution): a 5.23 s run
+// touches up to 7 whole seconds, and counted as 7 its rates were 25 % low.
+// The two partial seconds at the ends overstate a run of n seconds by up
+// to 2/n; from exactSpanBelow seconds on that is under 5 %, and the whole
+// seconds are kept, so that a run's CSV (whole-second timestamps) and its
+// JSON (sub-second) give the same rates.
 func (p *perSecond) runSeconds() float64 {
 	n := float64(p.dataSeconds())
-	if res := p.tl.ResolutionNS(); res < 1e9 && len(p.tl.Spans()) <= 1 {
+	if res := p.tl.ResolutionNS(); res < 1e9 && len(p.tl.Spans()) <= 1 && n < exactSpanBelow {
 		if exact := float64(p.tl.EndNS()-p.tl.StartNS()+res) / 1e9; exact >= 1 && exact < n {
 			return exact
 		}
 	}
 	return n
 }
+
+// exactSpanBelow: see runSeconds (2 / 40 s = 5 %).
+const exactSpanBelow = 40
 
 func (p *perSecond) dataSeconds() int {
 	if len(p.tl.Spans()) > 1 {
