@@ -288,3 +288,19 @@ func TestFailOnThresholdsMachineReadable(t *testing.T) {
 		t.Errorf("old shape: exit %d %q", code, errOut)
 	}
 }
+
+// TestOneSecondRun: samples all within one whole second (k6's default
+// CSV timestamps) cover 1 s, not "0 s", as the duration check says.
+func TestOneSecondRun(t *testing.T) {
+	csv := "metric_name,timestamp,metric_value,expected_response,name,status\n" +
+		"http_reqs,1796004157,1,true,menu,200\nhttp_req_duration,1796004157,3.9,true,menu,200\n" +
+		"http_reqs,1796004157,1,true,menu,200\nhttp_req_duration,1796004157,4.1,true,menu,200\n"
+	p := filepath.Join(t.TempDir(), "one.csv")
+	if err := os.WriteFile(p, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, _ := runCLI(t, "", "knee", "--format", "json", p)
+	if !strings.Contains(out, `"duration_s": 1,`) || !strings.Contains(errOut, "the run lasts 1 s") {
+		t.Errorf("stdout %.400s\nstderr %s", out, errOut)
+	}
+}

@@ -382,6 +382,9 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 
 	span := float64(tl.EndNS()-tl.StartNS()) / 1e9
 	if span < float64(resolutionNS)/1e9 || len(a.p.reqs) < 2 {
+		// The last sample stands for its resolution too: samples of one
+		// whole second span 0 s but cover 1 s.
+		span += float64(resolutionNS) / 1e9
 		r.DurationS = F(span)
 		r.Model, r.OfferedUnit = Closed, "VUs"
 		r.ModelEvidence = "run too short to tell"
