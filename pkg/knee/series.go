@@ -46,9 +46,6 @@ func (p *perSecond) dataIn(i0, i1 int) int {
 	return n
 }
 
-// dataSeconds is the run's duration for whole-run rates: the seconds from
-// its first to its last, or with several spans of data, the seconds that
-// hold data (the gaps between spans are not the run's).
 // runSeconds is the run's length for whole-run rates: the seconds that
 // hold data, or, for a short one-span input with sub-second timestamps,
 // its exact span (last − first sample + the resolution): a 5.23 s run
@@ -70,6 +67,9 @@ func (p *perSecond) runSeconds() float64 {
 // exactSpanBelow: see runSeconds (2 / 40 s = 5 %).
 const exactSpanBelow = 40
 
+// dataSeconds is the run's duration for whole-run rates: the seconds from
+// its first to its last, or with several spans of data, the seconds that
+// hold data (the gaps between spans are not the run's).
 func (p *perSecond) dataSeconds() int {
 	if len(p.tl.Spans()) > 1 {
 		return p.tl.DataSeconds()
