@@ -20,18 +20,35 @@ import (
 // by boundedAllocator, which refuses any single allocation larger than a
 // multiple of the file's size (the panic becomes the read's error).
 
-// boundedAllocator is memory.DefaultAllocator with a cap on each buffer.
-type boundedAllocator struct {
-	max int
+// BufferTooLargeError is the error of a columnar read whose file asked
+// for a buffer (Size bytes) larger than it can hold (Max: 64× the file's
+// size, at least 64 MiB, at most 1 TiB): a corrupt length.
+type BufferTooLargeError struct {
+	File      string
+	Size, Max int
 }
 
-func newBoundedAllocator(fileSize int64) memory.Allocator {
-	return &boundedAllocator{max: int(min(max(64*fileSize, 64<<20), 1<<40))}
+func (e *BufferTooLargeError) Error() string {
+	return fmt.Sprintf("%s: corrupt file: a buffer of %d bytes, more than the file can hold (%d)", e.File, e.Size, e.Max)
+}
+
+// boundedAllocator is memory.DefaultAllocator with a cap on each buffer.
+// arrow-go's memory.Allocator cannot return an error, so a refused size
+// unwinds the decoder with a *BufferTooLargeError as the panic value;
+// every entry point of the columnar reader recovers it (recovered) and
+// returns it as its error: it never leaves the package.
+type boundedAllocator struct {
+	file string
+	max  int
+}
+
+func newBoundedAllocator(file string, fileSize int64) memory.Allocator {
+	return &boundedAllocator{file: file, max: int(min(max(64*fileSize, 64<<20), 1<<40))}
 }
 
 func (a *boundedAllocator) check(size int) {
 	if size < 0 || size > a.max {
-		panic(fmt.Sprintf("a buffer of %d bytes, more than the file can hold (%d)", size, a.max))
+		panic(&BufferTooLargeError{File: a.file, Size: size, Max: a.max})
 	}
 }
 

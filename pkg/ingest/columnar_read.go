@@ -608,9 +608,15 @@ func (c *ColumnarReader) Close() error {
 	return first
 }
 
-// recovered turns a panic of a decoder on a corrupt file into *err.
+// recovered turns a panic of a decoder on a corrupt file into *err: the
+// boundedAllocator's *BufferTooLargeError as it is, anything arrow-go
+// raised on bytes it could not decode as "corrupt file".
 func recovered(err *error) {
 	if r := recover(); r != nil {
+		if e, ok := r.(*BufferTooLargeError); ok {
+			*err = e
+			return
+		}
 		*err = fmt.Errorf("corrupt file: %v", r)
 	}
 }
@@ -738,7 +744,7 @@ type pqColumn struct {
 // columns; it records the file's resolution metadata in c.st.
 func openParquet(f *os.File, size int64, c *ColumnarReader) (p *parquetSource, err error) {
 	defer recovered(&err)
-	props := parquet.NewReaderProperties(newBoundedAllocator(size))
+	props := parquet.NewReaderProperties(newBoundedAllocator(c.name, size))
 	// Read column chunks through a buffer rather than whole: less memory,
 	// and a corrupt chunk length cannot ask for a huge allocation.
 	props.BufferedStreamEnabled = true
@@ -1154,7 +1160,7 @@ func openArrow(f *os.File, c *ColumnarReader) (a *arrowSource, err error) {
 	if err := verifyArrowFooter(f, c.st.Bytes); err != nil {
 		return nil, err
 	}
-	fr, err := ipc.NewFileReader(f, ipc.WithAllocator(newBoundedAllocator(c.st.Bytes)))
+	fr, err := ipc.NewFileReader(f, ipc.WithAllocator(newBoundedAllocator(c.name, c.st.Bytes)))
 	if err != nil {
 		return nil, err
 	}
