@@ -520,7 +520,7 @@ func (t *Timeline) Duplicates() []Duplicate {
 			if x.maxNS+res < y.minNS || y.maxNS+res < x.minNS {
 				out = append(out, Duplicate{Message: fmt.Sprintf("%s and %s do not overlap in time: they look like two separate runs, analysed here as one (the files of a distributed run cover the same time); give them one at a time, or compare them with ldanalyze compare", a, b)})
 			}
-			if x.n == y.n && x.micro == y.micro && abs64(x.minNS-y.minNS) <= res && abs64(x.maxNS-y.maxNS) <= res {
+			if t.sourcePrint(x).SameSamples(t.sourcePrint(y)) {
 				out = append(out, Duplicate{SameRun: true, Files: [2]string{a, b}, Samples: uint64(x.n), Message: fmt.Sprintf("%s and %s hold the same %d samples of %s over the same span: they look like one run given twice (or its CSV and JSON outputs), and their figures were added together — give one of them", a, b, x.n, t.metric)})
 			}
 		}
@@ -566,6 +566,13 @@ func (t *Timeline) Fingerprint() Fingerprint {
 	}
 	t.Each(func(_ int64, s *Second) { f.Failed += s.Failed })
 	return f
+}
+
+// sourcePrint is the Fingerprint of one input's samples of the analysed
+// Trend: count, sum and span (statuses and failures are not kept per
+// input).
+func (t *Timeline) sourcePrint(sp *sourceSpan) Fingerprint {
+	return Fingerprint{Metric: t.metric, Count: sp.n, Micro: sp.micro, FirstNS: sp.minNS, LastNS: sp.maxNS, ResolutionNS: t.resolutionNS}
 }
 
 // SameSamples reports whether f and o are almost surely the same samples:
