@@ -13,28 +13,22 @@ import (
 // DistinctFiles refuses a file given twice (by any path): its samples
 // would be counted twice. "-" may appear once.
 func DistinctFiles(paths []string) error {
-	var seen []os.FileInfo
-	var names []string
-	stdin := false
+	stdin := 0
 	for _, p := range paths {
 		if p == "-" {
-			if stdin {
-				return fmt.Errorf("- (standard input) given twice")
-			}
-			stdin = true
-			continue
+			stdin++
 		}
-		fi, err := os.Stat(p)
-		if err != nil {
-			continue // Open reports it
-		}
-		for i, o := range seen {
-			if os.SameFile(fi, o) {
-				return fmt.Errorf("%s and %s are the same file: its samples would be counted twice", names[i], p)
+	}
+	if stdin > 1 {
+		return fmt.Errorf("- (standard input) given twice")
+	}
+	fis := statAll(paths)
+	for i, fi := range fis {
+		for j := range i {
+			if fi != nil && fis[j] != nil && os.SameFile(fi, fis[j]) {
+				return fmt.Errorf("%s and %s are the same file: its samples would be counted twice", paths[j], paths[i])
 			}
 		}
-		seen = append(seen, fi)
-		names = append(names, p)
 	}
 	return nil
 }
@@ -43,18 +37,30 @@ func DistinctFiles(paths []string) error {
 // any path (os.SameFile), as named in each: the two sides of a comparison
 // that share a file. Files that cannot be read are ignored.
 func SharedFile(a, b []string) (inA, inB string, ok bool) {
-	for _, x := range a {
-		fx, err := os.Stat(x)
-		if x == "-" || err != nil {
-			continue
-		}
-		for _, y := range b {
-			if fy, err := os.Stat(y); y != "-" && err == nil && os.SameFile(fx, fy) {
-				return x, y, true
+	fa, fb := statAll(a), statAll(b)
+	for i, x := range fa {
+		for j, y := range fb {
+			if x != nil && y != nil && os.SameFile(x, y) {
+				return a[i], b[j], true
 			}
 		}
 	}
 	return "", "", false
+}
+
+// statAll stats each path: nil for "-" (standard input) and for a file
+// that cannot be read (Open reports it).
+func statAll(paths []string) []os.FileInfo {
+	out := make([]os.FileInfo, len(paths))
+	for i, p := range paths {
+		if p == "-" {
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil {
+			out[i] = fi
+		}
+	}
+	return out
 }
 
 // Span reads the files and returns the times of their earliest and latest

@@ -130,6 +130,9 @@ func (run *K6Run) readChecks(ctx context.Context, src Source, sel Selector, has 
 	return nil
 }
 
+// slicesMax is the largest value of xs that is not NaN, -Inf when none
+// is (slices.Max returns NaN when any value is, and a ratio series has
+// NaN where a step has no sample).
 func slicesMax(xs []float64) float64 {
 	m := math.Inf(-1)
 	for _, x := range xs {
