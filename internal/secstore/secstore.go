@@ -20,18 +20,54 @@ import (
 // blockBits sets the block size: 64 consecutive seconds.
 const blockBits = 6
 
+// maxHot is the most blocks a Store with a Codec keeps decoded: the
+// newest seconds, where the readers' goroutines seal. Older blocks are
+// kept encoded, so memory grows with the bytes of the run's records, not
+// with the size of the record type.
+const maxHot = 16
+
+// Codec is how a Store keeps its older records: encoded, one byte string
+// per block of seconds. Append and Decode must round-trip every record a
+// merge can produce.
+type Codec[T any] struct {
+	// Append appends the encoding of r to dst.
+	Append func(dst []byte, r *T) []byte
+	// Decode adds the record encoded at the start of b into r, which
+	// Reset has emptied, and returns the rest of b; an error when b does
+	// not hold an encoding (a bug: only Append writes them). r's slices
+	// may share b's bytes only with their capacity cut (b[i:j:j]), so
+	// that appending to them copies.
+	Decode func(b []byte, r *T) ([]byte, error)
+	// Reset empties r, keeping the capacity of its slices, so that a
+	// record can be reused.
+	Reset func(r *T)
+}
+
 // Store holds the sealed records of type T. Its zero value is not usable;
-// call New.
+// call New or NewEncoded.
 type Store[T any] struct {
 	mu     sync.Mutex
 	blocks map[int64]*block[T]
 	merge  func(dst, src *T)
 	n      int
+	codec  *Codec[T]
+	// hot are the keys of the decoded blocks when codec is set, least
+	// recently used first.
+	hot []int64
+	// spare is a decoded block's array, reset, for the next hot block.
+	spare *[1 << blockBits]T
+	buf   []byte
+	errMu sync.Mutex
+	err   error
 }
 
+// block is 64 consecutive seconds: decoded (recs) or encoded (enc, the
+// records of the set bits of has in order, record i from off[i]).
 type block[T any] struct {
 	has  uint64 // bit i: second i of the block holds a record
-	recs [1 << blockBits]T
+	recs *[1 << blockBits]T
+	enc  []byte
+	off  *[1 << blockBits]uint32
 }
 
 // New returns an empty Store whose records merge with merge(dst, src),
@@ -39,6 +75,33 @@ type block[T any] struct {
 // src's slices and maps: src is dropped afterwards.
 func New[T any](merge func(dst, src *T)) *Store[T] {
 	return &Store[T]{blocks: map[int64]*block[T]{}, merge: merge}
+}
+
+// NewEncoded returns an empty Store like New that keeps all but its
+// newest maxHot blocks encoded with c. merge must copy what it keeps of
+// src (MergeFrom hands it records decoded into a reused one), and the
+// records Get and Each return are valid only until the next call.
+// A Local of it reuses sealed records (c.Reset).
+func NewEncoded[T any](merge func(dst, src *T), c Codec[T]) *Store[T] {
+	st := New(merge)
+	st.codec = &c
+	return st
+}
+
+// Err returns the first record that failed to decode (a bug: see
+// Codec.Decode); the record was left out. Nil when none did.
+func (st *Store[T]) Err() error {
+	st.errMu.Lock()
+	defer st.errMu.Unlock()
+	return st.err
+}
+
+func (st *Store[T]) fail(err error) {
+	st.errMu.Lock()
+	if st.err == nil {
+		st.err = err
+	}
+	st.errMu.Unlock()
 }
 
 // put merges r into the record of second sec. The caller holds st.mu when
@@ -50,31 +113,141 @@ func (st *Store[T]) put(sec int64, r *T, merge func(dst, src *T)) {
 		b = &block[T]{}
 		st.blocks[k] = b
 	}
+	recs := st.decoded(k, b)
 	i := sec & (1<<blockBits - 1)
 	if b.has&(1<<i) == 0 {
 		b.has |= 1 << i
 		st.n++
 	}
-	merge(&b.recs[i], r)
+	merge(&recs[i], r)
 }
 
-// Get returns the record of second sec, or nil when no sample fell in it.
-// It must not run while a Local seals.
-func (st *Store[T]) Get(sec int64) *T {
+// decoded returns block k's records, decoding the block if it was
+// encoded and encoding the least recently used other one when more than
+// maxHot are decoded.
+func (st *Store[T]) decoded(k int64, b *block[T]) *[1 << blockBits]T {
+	if b.recs != nil {
+		if n := len(st.hot); n > 0 && st.hot[n-1] != k {
+			// Least recently used first.
+			if j := slices.Index(st.hot, k); j >= 0 {
+				copy(st.hot[j:], st.hot[j+1:])
+				st.hot[n-1] = k
+			}
+		}
+		return b.recs
+	}
+	recs := st.spare
+	st.spare = nil
+	if recs == nil {
+		recs = new([1 << blockBits]T)
+	}
+	b.recs = recs
+	if b.enc != nil {
+		for i := range int64(1 << blockBits) {
+			if b.has&(1<<i) == 0 {
+				continue
+			}
+			if _, err := st.codec.Decode(b.enc[b.off[i]:], &recs[i]); err != nil {
+				st.fail(err)
+				st.codec.Reset(&recs[i])
+				b.has &^= 1 << i
+				st.n--
+			}
+		}
+		b.enc, b.off = nil, nil
+	}
+	if st.codec == nil {
+		return recs
+	}
+	st.hot = append(st.hot, k)
+	if len(st.hot) > maxHot {
+		// The least recently used.
+		st.encode(st.hot[0])
+		st.hot = slices.Delete(st.hot, 0, 1)
+	}
+	return recs
+}
+
+// encode keeps block k encoded and its array as the spare.
+func (st *Store[T]) encode(k int64) {
+	b := st.blocks[k]
+	off := new([1 << blockBits]uint32)
+	st.buf = st.buf[:0]
+	for i := range int64(1 << blockBits) {
+		if b.has&(1<<i) != 0 {
+			off[i] = uint32(len(st.buf))
+			st.buf = st.codec.Append(st.buf, &b.recs[i])
+		}
+		st.codec.Reset(&b.recs[i])
+	}
+	b.enc, b.off = slices.Clone(st.buf), off
+	if b.enc == nil {
+		b.enc = []byte{}
+	}
+	st.spare, b.recs = b.recs, nil
+}
+
+// Get returns the record of second sec, or nil when no sample fell in it:
+// the stored one, or, for an encoded block, scratch holding its decoding
+// (scratch may be nil for a Store without a Codec). It must not run while
+// a Local seals.
+func (st *Store[T]) Get(sec int64, scratch *T) *T {
+	rec, enc, ok := st.GetRaw(sec)
+	if !ok || rec != nil {
+		return rec
+	}
+	return st.decode(enc, scratch)
+}
+
+// decode decodes enc into scratch, nil (the failure kept for Err) when
+// it does not decode.
+func (st *Store[T]) decode(enc []byte, scratch *T) *T {
+	st.codec.Reset(scratch)
+	if _, err := st.codec.Decode(enc, scratch); err != nil {
+		st.fail(err)
+		return nil
+	}
+	return scratch
+}
+
+// GetRaw returns second sec as it is kept: its record when its block is
+// decoded, else its encoding (the Codec's Append bytes, followed by the
+// block's later records); ok is false when no sample fell in it. It must
+// not run while a Local seals.
+func (st *Store[T]) GetRaw(sec int64) (rec *T, enc []byte, ok bool) {
 	b := st.blocks[sec>>blockBits]
 	i := sec & (1<<blockBits - 1)
 	if b == nil || b.has&(1<<i) == 0 {
-		return nil
+		return nil, nil, false
 	}
-	return &b.recs[i]
+	if b.recs != nil {
+		return &b.recs[i], nil, true
+	}
+	return nil, b.enc[b.off[i]:], true
 }
 
 // Len returns the number of seconds that hold a record.
 func (st *Store[T]) Len() int { return st.n }
 
-// Each calls fn for every second that holds a record, in ascending order.
-// It must not run while a Local seals.
+// Each calls fn for every second that holds a record, in ascending order;
+// with a Codec, r is valid only during the call. It must not run while a
+// Local seals.
 func (st *Store[T]) Each(fn func(sec int64, r *T)) {
+	var scratch T
+	st.EachRaw(func(sec int64, rec *T, enc []byte) {
+		if rec == nil {
+			if rec = st.decode(enc, &scratch); rec == nil {
+				return
+			}
+		}
+		fn(sec, rec)
+	})
+}
+
+// EachRaw calls fn for every second that holds a record, in ascending
+// order, with the second as GetRaw returns it. It must not run while a
+// Local seals.
+func (st *Store[T]) EachRaw(fn func(sec int64, rec *T, enc []byte)) {
 	keys := make([]int64, 0, len(st.blocks))
 	for k := range st.blocks {
 		keys = append(keys, k)
@@ -83,10 +256,23 @@ func (st *Store[T]) Each(fn func(sec int64, r *T)) {
 	for _, k := range keys {
 		b := st.blocks[k]
 		for i := range int64(1 << blockBits) {
-			if b.has&(1<<i) != 0 {
-				fn(k<<blockBits|i, &b.recs[i])
+			if b.has&(1<<i) == 0 {
+				continue
+			}
+			if b.recs != nil {
+				fn(k<<blockBits|i, &b.recs[i], nil)
+			} else {
+				fn(k<<blockBits|i, nil, b.enc[b.off[i]:])
 			}
 		}
+	}
+}
+
+// Fail records err as a failure to decode a record read with GetRaw or
+// EachRaw, for Err.
+func (st *Store[T]) Fail(err error) {
+	if err != nil {
+		st.fail(err)
 	}
 }
 
@@ -199,14 +385,35 @@ func (l *Live[K, T]) sealKeys() {
 // of a second, Flush seals them all.
 type Local[T any] = Live[int64, T]
 
-// Local returns a new writer of st for one goroutine.
+// Local returns a new writer of st for one goroutine. With a Codec, the
+// records it seals are reset and reused for later seconds.
 func (st *Store[T]) Local() *Local[T] {
-	return NewLive(func(sec int64) int64 { return sec }, func() *T { return new(T) },
+	var free []*T
+	newT := func() *T { return new(T) }
+	if st.codec != nil {
+		newT = func() *T {
+			if n := len(free); n > 0 {
+				r := free[n-1]
+				free = free[:n-1]
+				return r
+			}
+			return new(T)
+		}
+	}
+	return NewLive(func(sec int64) int64 { return sec }, newT,
 		func(secs []int64, recs []*T) {
 			st.mu.Lock()
 			for i, sec := range secs {
 				st.put(sec, recs[i], st.merge)
 			}
 			st.mu.Unlock()
+			if st.codec != nil {
+				for _, r := range recs {
+					st.codec.Reset(r)
+					if len(free) < maxLive {
+						free = append(free, r)
+					}
+				}
+			}
 		})
 }

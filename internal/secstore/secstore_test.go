@@ -1,6 +1,8 @@
 package secstore
 
 import (
+	"encoding/binary"
+	"errors"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -10,11 +12,44 @@ type rec struct{ n, sum int64 }
 
 func add(dst, src *rec) { dst.n += src.n; dst.sum += src.sum }
 
+// recCodec encodes a rec as two varints.
+var recCodec = Codec[rec]{
+	Append: func(dst []byte, r *rec) []byte {
+		return binary.AppendVarint(binary.AppendVarint(dst, r.n), r.sum)
+	},
+	Decode: func(b []byte, r *rec) ([]byte, error) {
+		n, k := binary.Varint(b)
+		if k <= 0 {
+			return b, errors.New("short")
+		}
+		sum, j := binary.Varint(b[k:])
+		if j <= 0 {
+			return b, errors.New("short")
+		}
+		r.n, r.sum = n, sum
+		return b[k+j:], nil
+	},
+	Reset: func(r *rec) { *r = rec{} },
+}
+
+// stores are the two kinds of Store the tests run on: records kept as
+// they are, and records kept encoded past the newest maxHot blocks.
+var stores = map[string]func() *Store[rec]{
+	"plain":   func() *Store[rec] { return New(add) },
+	"encoded": func() *Store[rec] { return NewEncoded(add, recCodec) },
+}
+
 // TestSharedMatchesDirect: two goroutines fill one Store in alternating
 // blocks of samples that are mostly in time order, with some late by 1–3 s
 // and a few by minutes; every second's record equals the direct sum, and
 // absent seconds stay absent.
 func TestSharedMatchesDirect(t *testing.T) {
+	for name, mk := range stores {
+		t.Run(name, func(t *testing.T) { testSharedMatchesDirect(t, mk()) })
+	}
+}
+
+func testSharedMatchesDirect(t *testing.T, st *Store[rec]) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	type sample struct{ sec, v int64 }
 	var ss []sample
@@ -39,7 +74,6 @@ func TestSharedMatchesDirect(t *testing.T) {
 			want[s] = r
 		}
 	}
-	st := New(add)
 	var wg sync.WaitGroup
 	for w := range 2 {
 		wg.Add(1)
@@ -72,7 +106,7 @@ func TestSharedMatchesDirect(t *testing.T) {
 	})
 	absent := 0
 	for sec := int64(-400); sec < 1000; sec++ {
-		if _, ok := want[sec]; ok != (st.Get(sec) != nil) {
+		if _, ok := want[sec]; ok != (st.Get(sec, new(rec)) != nil) {
 			t.Fatalf("second %d: present %v, want %v", sec, !ok, ok)
 		} else if !ok {
 			absent++
@@ -81,7 +115,7 @@ func TestSharedMatchesDirect(t *testing.T) {
 	if absent < 100 {
 		t.Fatalf("only %d absent seconds tested", absent)
 	}
-	if r := st.Get(-99); r == nil || *r != want[-99] {
+	if r := st.Get(-99, new(rec)); r == nil || *r != want[-99] {
 		t.Errorf("Get(-99) = %v, want %+v", r, want[-99])
 	}
 }
@@ -90,7 +124,12 @@ func TestSharedMatchesDirect(t *testing.T) {
 // stay bounded in live records and sum correctly; MergeFrom adds a store
 // filled apart.
 func TestReversedAndMergeFrom(t *testing.T) {
-	a, b := New(add), New(add)
+	for name, mk := range stores {
+		t.Run(name, func(t *testing.T) { testReversedAndMergeFrom(t, mk(), mk()) })
+	}
+}
+
+func testReversedAndMergeFrom(t *testing.T, a, b *Store[rec]) {
 	la, lb := a.Local(), b.Local()
 	for sec := int64(1000); sec >= 0; sec-- {
 		la.At(sec).n++
@@ -104,8 +143,71 @@ func TestReversedAndMergeFrom(t *testing.T) {
 	a.MergeFrom(b, add)
 	a.MergeFrom(a, add)
 	for sec := int64(0); sec <= 1000; sec++ {
-		if r := a.Get(sec); r == nil || *r != (rec{1, 2}) {
+		if r := a.Get(sec, new(rec)); r == nil || *r != (rec{1, 2}) {
 			t.Fatalf("second %d: %v", sec, r)
 		}
+	}
+}
+
+// TestEncodedBounded: a long run in time order keeps at most maxHot
+// blocks decoded, the rest encoded; a sample hours late decodes its block
+// again and sums in; every record reads back through Get and Each; a
+// malformed encoding is reported by Err and its record left out.
+func TestEncodedBounded(t *testing.T) {
+	st := NewEncoded(add, recCodec)
+	l := st.Local()
+	const n = 86400
+	for sec := int64(0); sec < n; sec++ {
+		r := l.At(sec)
+		r.n++
+		r.sum += sec
+	}
+	l.At(100).sum += 7 // late: its block was encoded long ago
+	l.Flush()
+	decoded, encoded := 0, 0
+	for _, b := range st.blocks {
+		if b.recs != nil {
+			decoded++
+		} else if b.enc != nil {
+			encoded++
+		}
+	}
+	if decoded > maxHot || decoded+encoded != n>>blockBits {
+		t.Fatalf("%d blocks decoded, %d encoded, want ≤ %d and %d in all", decoded, encoded, maxHot, n>>blockBits)
+	}
+	if free := len(st.hot); free > maxHot {
+		t.Fatalf("%d hot keys", free)
+	}
+	check := func(sec int64, r *rec) {
+		t.Helper()
+		want := rec{1, sec}
+		if sec == 100 {
+			want = rec{1, 107}
+		}
+		if r == nil || *r != want {
+			t.Fatalf("second %d: %v, want %+v", sec, r, want)
+		}
+	}
+	seen := 0
+	st.Each(func(sec int64, r *rec) { check(sec, r); seen++ })
+	if seen != n || st.Len() != n {
+		t.Fatalf("Each saw %d seconds, Len %d, want %d", seen, st.Len(), n)
+	}
+	var scratch rec
+	for _, sec := range []int64{0, 100, 4000, n - 1} {
+		check(sec, st.Get(sec, &scratch))
+	}
+	if err := st.Err(); err != nil {
+		t.Fatal(err)
+	}
+	// Break one encoded record: Err reports it and Get leaves it out.
+	b := st.blocks[2]
+	if b.enc == nil {
+		t.Fatal("block 2 not encoded")
+	}
+	b.enc[b.off[5]] = 0xff
+	b.enc = b.enc[:b.off[5]+1]
+	if r := st.Get(128+5, &scratch); r != nil || st.Err() == nil {
+		t.Fatalf("Get of a broken record = %v, Err %v", r, st.Err())
 	}
 }

@@ -4,7 +4,11 @@
 // instance's mean within the second.
 package vugauge
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/ldanalyze/ldanalyze/internal/varenc"
+)
 
 // Gauge is the sum and count of one source's samples within a second.
 type Gauge struct {
@@ -74,6 +78,34 @@ func (s *Sources) Merge(o *Sources, remap []int) {
 		d.Sum += g.Sum
 		d.N += g.N
 	})
+}
+
+// Reset empties s, keeping the capacity of its sources.
+func (s *Sources) Reset() {
+	s.first = Gauge{}
+	s.more = s.more[:0]
+}
+
+// AppendEnc appends s's encoding to dst: the number of sources beyond the
+// first, then each source's sum (varenc.AppendFloat) and count.
+func (s *Sources) AppendEnc(dst []byte) []byte {
+	dst = varenc.AppendUint(dst, uint64(len(s.more)))
+	s.each(func(_ int, g Gauge) {
+		dst = varenc.AppendFloat(dst, g.Sum)
+		dst = varenc.AppendUint(dst, uint64(g.N))
+	})
+	return dst
+}
+
+// Decode adds the AppendEnc encoding at the start of r to s (emptied by
+// Reset); a malformed one sets r.Err.
+func (s *Sources) Decode(r *varenc.Reader) {
+	n := r.Len()
+	for i := 0; i <= n && r.Err == nil; i++ {
+		g := s.at(i)
+		g.Sum += r.Float()
+		g.N += int(r.Uint())
+	}
 }
 
 // Index numbers the sources (input files) of a run, or any names, in the

@@ -93,16 +93,20 @@ func dense(tl *timeline.Timeline) *perSecond {
 	p.bytesSent, p.bytesReceived = make([]float64, n), make([]float64, n)
 	p.vus, p.vusMax = make([]float64, n), make([]float64, n)
 	lastV, lastM := 0.0, 0.0
-	for i := range n {
-		s, ok := tl.Second(p.start + int64(i))
-		if !ok {
+	next := 0 // the first second not yet laid out
+	gapTo := func(to int) {
+		for i := next; i < to; i++ {
 			p.vus[i], p.vusMax[i] = lastV, lastM
 			if p.missing == nil {
 				p.missing = make([]bool, n)
 			}
 			p.missing[i] = true
-			continue
 		}
+	}
+	tl.Range(p.start, p.start+int64(n), func(sec int64, s *timeline.Second) {
+		i := int(sec - p.start)
+		gapTo(i)
+		next = i + 1
 		p.reqs[i], p.ok[i] = float64(s.Requests), float64(s.OK)
 		p.errs[i], p.limited[i] = float64(s.Failed), float64(s.Limited)
 		msgs[i] = s.MessagesReceived
@@ -117,7 +121,8 @@ func dense(tl *timeline.Timeline) *perSecond {
 			lastM = s.VUsMax
 		}
 		p.vus[i], p.vusMax[i] = lastV, lastM
-	}
+	})
+	gapTo(n)
 	p.msgs = p.msgs && tl.Protocol() == outcome.WebSocket
 	switch {
 	case p.msgs:

@@ -79,7 +79,7 @@ type Accumulator struct {
 
 // New returns an empty Accumulator.
 func New(opt Options) *Accumulator {
-	secs := secstore.New(func(d, s *second) { d.merge(s, nil, nil, new(uint64), func(error) {}) })
+	secs := secstore.NewEncoded(func(d, s *second) { d.merge(s, nil, nil, new(uint64), func(error) {}) }, secondCodec)
 	sh := &shared{
 		secs: secs, sources: &vugauge.Index{}, names: &vugauge.Index{Max: MaxHistNames},
 		statuses: &vugauge.Index{Max: MaxStatuses}, dur: sketch.NewSeries(0), seed: maphash.MakeSeed(),
@@ -356,13 +356,7 @@ func (a *Accumulator) addHist(sc *second, s *ingest.Sample) {
 		a.tot.histOver++
 		return
 	}
-	for len(sc.hist) <= i {
-		sc.hist = append(sc.hist, nil)
-	}
-	if sc.hist[i] == nil {
-		sc.hist[i] = &Hist{}
-	}
-	sc.hist[i].Add(s.Value)
+	sc.histAt(i).Add(s.Value)
 }
 
 // flush seals the live records and sketches.

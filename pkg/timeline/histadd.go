@@ -146,14 +146,9 @@ func (a *Accumulator) addLatencyHistogram(i int, sc *second, s *ingest.Sample, b
 		a.tot.histOver += n
 		return
 	}
-	for len(sc.hist) <= j {
-		sc.hist = append(sc.hist, nil)
-	}
-	if sc.hist[j] == nil {
-		sc.hist[j] = &Hist{}
-	}
+	h := sc.histAt(j)
 	for _, b := range buckets {
-		sc.hist[j].addSpread(b.Lower, b.Upper, b.Count)
+		h.addSpread(b.Lower, b.Upper, b.Count)
 	}
 }
 

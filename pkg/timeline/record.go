@@ -1,6 +1,8 @@
 package timeline
 
 import (
+	"github.com/ldanalyze/ldanalyze/internal/secstore"
+	"github.com/ldanalyze/ldanalyze/internal/varenc"
 	"github.com/ldanalyze/ldanalyze/internal/vugauge"
 	"github.com/ldanalyze/ldanalyze/pkg/outcome"
 )
@@ -75,6 +77,8 @@ type second struct {
 	// concatenate to a sum).
 	hist    []*Hist
 	histEnc [][]byte
+	// spareHist are emptied histograms of an earlier second, for hist.
+	spareHist []*Hist
 	// nameFail counts, per request name (the same numbering as hist), the
 	// failed samples of the analysed Trend: with hist's counts, the mix
 	// of the requests offered in the second.
@@ -165,4 +169,200 @@ func (s *second) merge(o *second, remap, hremap []int, over *uint64, fail func(e
 		grow(j)
 		s.histEnc[j] = append(s.histEnc[j], enc...)
 	}
+}
+
+// histAt returns the live histogram of name number i, adding it (an
+// emptied one of an earlier second when there is one).
+func (s *second) histAt(i int) *Hist {
+	for len(s.hist) <= i {
+		s.hist = append(s.hist, nil)
+	}
+	if s.hist[i] == nil {
+		if n := len(s.spareHist); n > 0 {
+			s.hist[i] = s.spareHist[n-1]
+			s.spareHist = s.spareHist[:n-1]
+		} else {
+			s.hist[i] = &Hist{}
+		}
+	}
+	return s.hist[i]
+}
+
+// reset empties s for reuse (secstore.Codec.Reset), keeping its slices'
+// capacity and its histograms, emptied, as spares.
+func (s *second) reset() {
+	spare := s.spareHist
+	for _, h := range s.hist {
+		if h != nil {
+			*h = Hist{}
+			spare = append(spare, h)
+		}
+	}
+	clear(s.hist)
+	clear(s.histEnc) // they may share an encoded block's bytes
+	vus, vusMax := s.vus, s.vusMax
+	vus.Reset()
+	vusMax.Reset()
+	*s = second{
+		fails: s.fails[:0], hist: s.hist[:0], histEnc: s.histEnc[:0], spareHist: spare,
+		nameFail: s.nameFail[:0], vus: vus, vusMax: vusMax,
+	}
+}
+
+// secondCodec keeps sealed seconds encoded (secstore.NewEncoded): a flags
+// byte (bit 0: any; bit 1+p: protocol p has counts), then the counts as a
+// length-prefixed section (each counted protocol's eight counts,
+// iterations, dropped, metricN, the failures by status, the byte and
+// message counters as varenc floats, the two VU gauges), then each name's
+// histogram (length-prefixed appendEnc bytes) and each name's failures —
+// ~50–80 bytes for a second of a run with a few request names, against
+// ~400 for the record. Readers of one part skip the others: views decode
+// the counts (decodeCounts), NameHist finds one name's bytes (encNames).
+var secondCodec = secstore.Codec[second]{Append: appendSecond, Decode: decodeSecond, Reset: (*second).reset}
+
+func appendSecond(dst []byte, s *second) []byte {
+	var flags byte
+	if s.any {
+		flags |= 1
+	}
+	for p := range s.req {
+		if s.req[p] != (reqCount{}) {
+			flags |= 2 << p
+		}
+	}
+	dst = append(dst, flags)
+	dst = varenc.AppendPrefixed(dst, func(dst []byte) []byte { return s.appendCounts(dst, flags) })
+	names := max(len(s.hist), len(s.histEnc))
+	dst = varenc.AppendUint(dst, uint64(names))
+	for j := range names {
+		dst = varenc.AppendPrefixed(dst, func(dst []byte) []byte {
+			if j < len(s.histEnc) {
+				dst = append(dst, s.histEnc[j]...)
+			}
+			if j < len(s.hist) && s.hist[j] != nil {
+				dst = s.hist[j].appendEnc(dst)
+			}
+			return dst
+		})
+	}
+	dst = varenc.AppendUint(dst, uint64(len(s.nameFail)))
+	for _, n := range s.nameFail {
+		dst = varenc.AppendUint(dst, uint64(n))
+	}
+	return dst
+}
+
+func (s *second) appendCounts(dst []byte, flags byte) []byte {
+	for p := range s.req {
+		if flags&(2<<p) == 0 {
+			continue
+		}
+		c := &s.req[p]
+		for _, v := range [...]uint32{c.n, c.ok, c.unknown, c.transport, c.timeout, c.limited, c.rateSum, c.rateN} {
+			dst = varenc.AppendUint(dst, uint64(v))
+		}
+	}
+	dst = varenc.AppendUint(dst, uint64(s.iterations))
+	dst = varenc.AppendUint(dst, uint64(s.dropped))
+	for _, n := range s.metricN {
+		dst = varenc.AppendUint(dst, uint64(n))
+	}
+	dst = varenc.AppendUint(dst, uint64(len(s.fails)))
+	for _, f := range s.fails {
+		dst = varenc.AppendUint(dst, uint64(f.key))
+		dst = varenc.AppendUint(dst, uint64(f.n))
+	}
+	for _, v := range [...]float64{s.bytesSent, s.bytesReceived, s.msgsSent, s.msgsReceived} {
+		dst = varenc.AppendFloat(dst, v)
+	}
+	dst = s.vus.AppendEnc(dst)
+	return s.vusMax.AppendEnc(dst)
+}
+
+// decodeCounts sets s to the counts of the encoded second at the start
+// of b (everything but the names' histograms and failures, which it
+// empties) and returns a reader at the names.
+func decodeCounts(b []byte, s *second) varenc.Reader {
+	if len(b) == 0 {
+		return varenc.Reader{Err: varenc.ErrShort}
+	}
+	flags := b[0]
+	r := varenc.Reader{B: b[1:]}
+	n := r.Uint()
+	if n > uint64(len(r.B)) {
+		return varenc.Reader{Err: varenc.ErrShort}
+	}
+	c := varenc.Reader{B: r.B[:n]}
+	r.B = r.B[n:]
+	s.any = flags&1 != 0
+	for p := range s.req {
+		q := &s.req[p]
+		if flags&(2<<p) == 0 {
+			*q = reqCount{}
+			continue
+		}
+		q.n, q.ok, q.unknown, q.transport = c.Uint32(), c.Uint32(), c.Uint32(), c.Uint32()
+		q.timeout, q.limited, q.rateSum, q.rateN = c.Uint32(), c.Uint32(), c.Uint32(), c.Uint32()
+	}
+	s.iterations = c.Uint32()
+	s.dropped = c.Uint32()
+	for i := range s.metricN {
+		s.metricN[i] = c.Uint32()
+	}
+	s.fails = s.fails[:0]
+	for range c.Len() {
+		s.fails = append(s.fails, statusCount{c.Uint32(), c.Uint32()})
+	}
+	s.bytesSent, s.bytesReceived, s.msgsSent, s.msgsReceived = c.Float(), c.Float(), c.Float(), c.Float()
+	s.vus.Reset()
+	s.vusMax.Reset()
+	s.vus.Decode(&c)
+	s.vusMax.Decode(&c)
+	clear(s.hist)
+	s.hist = s.hist[:0]
+	clear(s.histEnc)
+	s.histEnc = s.histEnc[:0]
+	s.nameFail = s.nameFail[:0]
+	if c.Err != nil || len(c.B) != 0 {
+		return varenc.Reader{Err: varenc.ErrShort}
+	}
+	return r
+}
+
+// decodeSecond decodes a whole encoded second (secstore.Codec.Decode).
+func decodeSecond(b []byte, s *second) ([]byte, error) {
+	r := decodeCounts(b, s)
+	for range r.Len() {
+		s.histEnc = append(s.histEnc, r.Bytes())
+	}
+	for range r.Len() {
+		s.nameFail = append(s.nameFail, r.Uint32())
+	}
+	return r.B, r.Err
+}
+
+// encNames returns name number i's histogram encoding and failures from
+// the encoded second at the start of b, skipping the rest.
+func encNames(b []byte, i int) (hist []byte, failed uint32, err error) {
+	if len(b) == 0 {
+		return nil, 0, varenc.ErrShort
+	}
+	r := varenc.Reader{B: b[1:]}
+	r.Skip(r.Uint())
+	n := r.Len()
+	for j := range n {
+		if j == i {
+			hist = r.Bytes()
+		} else {
+			r.Skip(r.Uint())
+		}
+	}
+	m := r.Len()
+	for j := range m {
+		v := r.Uint32()
+		if j == i {
+			failed = v
+		}
+	}
+	return hist, failed, r.Err
 }

@@ -3,6 +3,7 @@ package timeline
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -78,7 +79,7 @@ func (a *Accumulator) Close(resolutionNS int64) *Timeline {
 // its stream has samples, else the stream with the most.
 func (t *Timeline) chooseProtocol(own outcome.Protocol) outcome.Protocol {
 	n := [nProto]uint64{}
-	t.sh.secs.Each(func(_ int64, s *second) {
+	t.counts(func(_ int64, s *second) {
 		for i := range s.req {
 			n[i] += uint64(s.req[i].n)
 		}
@@ -97,7 +98,7 @@ func (t *Timeline) chooseProtocol(own outcome.Protocol) outcome.Protocol {
 
 func (t *Timeline) findSpans() []Span {
 	var spans []Span
-	t.sh.secs.Each(func(sec int64, r *second) {
+	t.counts(func(sec int64, r *second) {
 		n := uint64(r.metricN[t.cand])
 		if k := len(spans) - 1; k >= 0 && sec-spans[k].Last-1 < MaxGapS {
 			spans[k].Last = sec
@@ -161,6 +162,9 @@ func (t *Timeline) Err() error {
 			}
 		}
 	}
+	if err := t.sh.secs.Err(); err != nil {
+		return err
+	}
 	return t.sh.dur.Err()
 }
 
@@ -203,8 +207,9 @@ type Second struct {
 	Failures []StatusCount
 }
 
-func (t *Timeline) view(r *second) Second {
-	var s Second
+// view sets *s to what r tells, reusing s.Failures.
+func (t *Timeline) view(r *second, s *Second) {
+	*s = Second{Failures: s.Failures[:0]}
 	if t.proto != outcome.None {
 		c := &r.req[protoIndex(t.proto)]
 		s.Requests = uint64(c.n)
@@ -232,46 +237,94 @@ func (t *Timeline) view(r *second) Second {
 			s.Failures = append(s.Failures, StatusCount{Status: n[1:], N: uint64(f.n)})
 		}
 	}
-	return s
+	if len(s.Failures) == 0 {
+		s.Failures = nil
+	}
 }
 
 // Second returns second sec of the run, and false when no sample fell in
 // it.
 func (t *Timeline) Second(sec int64) (Second, bool) {
-	r := t.sh.secs.Get(sec)
-	if r == nil {
-		return Second{}, false
-	}
-	return t.view(r), true
+	var s Second
+	found := false
+	t.walk(sec, sec+1, func(_ int64, r *second, enc []byte) {
+		var scratch second
+		if r = t.decodeCounts(r, enc, &scratch); r != nil {
+			t.view(r, &s)
+			found = true
+		}
+	})
+	return s, found
 }
 
 // Each calls fn for every second that holds data, in time order, in every
-// span.
+// span. s, and its Failures, are valid only during the call.
 func (t *Timeline) Each(fn func(sec int64, s *Second)) {
-	t.sh.secs.Each(func(sec int64, r *second) {
-		s := t.view(r)
-		fn(sec, &s)
-	})
+	t.Range(math.MinInt64, math.MaxInt64, fn)
 }
 
 // Range calls fn for every second in [from, to) that holds data, in time
 // order, visiting the records rather than the span when the span is wider
-// than the data (a stray timestamp years away costs nothing).
+// than the data (a stray timestamp years away costs nothing). s, and its
+// Failures, are valid only during the call.
 func (t *Timeline) Range(from, to int64, fn func(sec int64, s *Second)) {
-	if to-from <= int64(t.sh.secs.Len()) {
+	var s Second
+	t.countsIn(from, to, func(k int64, r *second) {
+		t.view(r, &s)
+		fn(k, &s)
+	})
+}
+
+// walk calls visit with every second in [from, to) that holds data, in
+// time order, as the store keeps it (secstore.Store.GetRaw): by index
+// over a short range, by a walk of the records over a long one.
+func (t *Timeline) walk(from, to int64, visit func(sec int64, r *second, enc []byte)) {
+	if to <= from {
+		return
+	}
+	if uint64(to-from) <= uint64(t.sh.secs.Len()) {
 		for k := from; k < to; k++ {
-			if r := t.sh.secs.Get(k); r != nil {
-				s := t.view(r)
-				fn(k, &s)
+			if r, enc, ok := t.sh.secs.GetRaw(k); ok {
+				visit(k, r, enc)
 			}
 		}
 		return
 	}
-	t.Each(func(k int64, s *Second) {
+	t.sh.secs.EachRaw(func(k int64, r *second, enc []byte) {
 		if k >= from && k < to {
-			fn(k, s)
+			visit(k, r, enc)
 		}
 	})
+}
+
+// decodeCounts returns r, or, for an encoded second, scratch holding its
+// counts (nil, the error kept for Err, when it does not decode).
+func (t *Timeline) decodeCounts(r *second, enc []byte, scratch *second) *second {
+	if r != nil {
+		return r
+	}
+	if rd := decodeCounts(enc, scratch); rd.Err != nil {
+		t.sh.secs.Fail(rd.Err)
+		return nil
+	}
+	return scratch
+}
+
+// countsIn calls visit with the counts of every second in [from, to)
+// that holds data (the names' histograms and failures may be left out),
+// in time order; r is valid only during the call.
+func (t *Timeline) countsIn(from, to int64, visit func(sec int64, r *second)) {
+	var scratch second
+	t.walk(from, to, func(k int64, r *second, enc []byte) {
+		if r = t.decodeCounts(r, enc, &scratch); r != nil {
+			visit(k, r)
+		}
+	})
+}
+
+// counts is countsIn over the whole run.
+func (t *Timeline) counts(visit func(sec int64, r *second)) {
+	t.countsIn(math.MinInt64, math.MaxInt64, visit)
 }
 
 // Latency returns the successful samples of the analysed Trend in the
@@ -363,7 +416,7 @@ func (t *Timeline) FailedRateRows() bool {
 	}
 	any := false
 	pi := protoIndex(t.proto)
-	t.sh.secs.Each(func(_ int64, r *second) { any = any || r.req[pi].rateN > 0 })
+	t.counts(func(_ int64, r *second) { any = any || r.req[pi].rateN > 0 })
 	return any
 }
 
@@ -375,7 +428,7 @@ func (t *Timeline) UnknownOutcomes() uint64 {
 	}
 	var n uint64
 	pi := protoIndex(t.proto)
-	t.sh.secs.Each(func(_ int64, r *second) { n += uint64(r.req[pi].unknown) })
+	t.counts(func(_ int64, r *second) { n += uint64(r.req[pi].unknown) })
 	return n
 }
 
@@ -443,32 +496,36 @@ func (t *Timeline) HistOver() uint64 { return t.tot.histOver }
 // name number i (HistNames) in the seconds [from, to).
 func (t *Timeline) NameHist(i int, from, to int64) Hist {
 	var h Hist
-	t.records(from, to, func(r *second) {
-		if i < len(r.histEnc) {
-			if err := h.addEnc(r.histEnc[i]); err != nil && t.err == nil {
-				t.err = err
-			}
+	t.names(i, from, to, func(enc []byte, _ uint32) {
+		if err := h.addEnc(enc); err != nil {
+			t.sh.secs.Fail(err)
 		}
 	})
 	return h
 }
 
-// records calls visit with the record of every second in [from, to) that
-// has one, in time order: by index over a short range, by a walk of the
-// records over a long one.
-func (t *Timeline) records(from, to int64, visit func(*second)) {
-	if to-from <= int64(t.sh.secs.Len()) {
-		for k := from; k < to; k++ {
-			if r := t.sh.secs.Get(k); r != nil {
-				visit(r)
+// names calls visit with name number i's histogram encoding and failures
+// of every second in [from, to) that holds data.
+func (t *Timeline) names(i int, from, to int64, visit func(hist []byte, failed uint32)) {
+	t.walk(from, to, func(_ int64, r *second, enc []byte) {
+		if r == nil {
+			h, n, err := encNames(enc, i)
+			if err != nil {
+				t.sh.secs.Fail(err)
+				return
 			}
+			visit(h, n)
+			return
 		}
-		return
-	}
-	t.sh.secs.Each(func(k int64, r *second) {
-		if k >= from && k < to {
-			visit(r)
+		var h []byte
+		var n uint32
+		if i < len(r.histEnc) {
+			h = r.histEnc[i]
 		}
+		if i < len(r.nameFail) {
+			n = r.nameFail[i]
+		}
+		visit(h, n)
 	})
 }
 
@@ -477,11 +534,7 @@ func (t *Timeline) records(from, to int64, visit func(*second)) {
 // NameHist's total, the requests of that name offered then.
 func (t *Timeline) NameFailures(i int, from, to int64) uint64 {
 	var n uint64
-	t.records(from, to, func(r *second) {
-		if i < len(r.nameFail) {
-			n += uint64(r.nameFail[i])
-		}
-	})
+	t.names(i, from, to, func(_ []byte, failed uint32) { n += uint64(failed) })
 	return n
 }
 
