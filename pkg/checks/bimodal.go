@@ -147,16 +147,23 @@ func (e *eval) bimodal() bimodalResult {
 	}
 	slices.SortStableFunc(spans, func(p, q span) int { return cmp.Compare(p.offered, q.offered) })
 	names := e.tl.HistNames()
+	mix := make([][]timeline.Hist, len(spans))
+	for k, sp := range spans {
+		mix[k], _ = e.tl.NameMix(sp.a, sp.b)
+	}
 	for i, name := range names {
 		var found []bimodalCase
 		analysed, atLowest := 0, false
-		for _, sp := range spans {
-			h := e.tl.NameHist(i, sp.a, sp.b)
+		for k := range spans {
+			if i >= len(mix[k]) {
+				continue
+			}
+			sp, h := spans[k], &mix[k][i]
 			if h.Total() < BimodalMinSamples {
 				continue
 			}
 			analysed++
-			if m, ok := splitModes(&h); ok {
+			if m, ok := splitModes(h); ok {
 				found = append(found, bimodalCase{name, sp.offered, m})
 				atLowest = atLowest || analysed == 1
 			}

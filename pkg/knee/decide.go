@@ -843,14 +843,17 @@ func (a *analysis) mixOf(low []Level) mixModel {
 		return m
 	}
 	var total float64
-	for _, i := range m.order {
-		var h timeline.Hist
-		for _, l := range low {
-			x := a.tl.NameHist(i, a.p.start+int64(l.i0), a.p.start+int64(l.i1))
-			for b := range x {
-				h[b] += x[b]
+	hs := make([]timeline.Hist, len(names))
+	for _, l := range low {
+		xs, _ := a.tl.NameMix(a.p.start+int64(l.i0), a.p.start+int64(l.i1))
+		for i := range min(len(xs), len(hs)) {
+			for b := range xs[i] {
+				hs[i][b] += xs[i][b]
 			}
 		}
+	}
+	for _, i := range m.order {
+		h := &hs[i]
 		n := float64(h.Total())
 		if n == 0 {
 			continue
@@ -889,15 +892,15 @@ func (a *analysis) correctedGoodput(l *Level, m mixModel) float64 {
 	}
 	from, to := a.p.start+int64(l.i0), a.p.start+int64(l.i1)
 	var busy, per, offered float64
+	hs, failed := a.tl.NameMix(from, to)
 	for _, i := range m.order {
 		s := m.serviceMS[i]
-		if s == 0 {
+		if s == 0 || i >= len(hs) {
 			continue
 		}
-		h := a.tl.NameHist(i, from, to)
-		ok := float64(h.Total())
+		ok := float64(hs[i].Total())
 		busy += ok / l.Seconds * s
-		all := ok + float64(a.tl.NameFailures(i, from, to))
+		all := ok + float64(failed[i])
 		per += all * s
 		offered += all
 	}

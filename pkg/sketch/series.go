@@ -284,6 +284,11 @@ func (s *Series) AddSketch(sec int64, g int, sk *Sketch) {
 // values still live in a Writer are not in the Series.
 type Writer struct {
 	live *secstore.Live[liveKey, Sketch]
+	// width is the Series' slot width when the Writer last sealed: live
+	// sketches are kept per slot of it (a slot of the Series holds whole
+	// slots of any narrower power-of-two width), so a coarsened Series
+	// costs a seal per slot, not per second.
+	width int64
 }
 
 type liveKey struct {
@@ -294,7 +299,10 @@ type liveKey struct {
 // Writer returns a new Writer of s.
 func (s *Series) Writer() *Writer {
 	var free []*Sketch // sealed sketches, reset, for reuse
-	return &Writer{live: secstore.NewLive(
+	s.mu.Lock()
+	w := &Writer{width: s.width}
+	s.mu.Unlock()
+	w.live = secstore.NewLive(
 		func(k liveKey) int64 { return k.sec },
 		func() *Sketch {
 			if n := len(free); n > 0 {
@@ -309,6 +317,7 @@ func (s *Series) Writer() *Writer {
 			for i, k := range keys {
 				s.seal(k.sec, k.group, sks[i])
 			}
+			w.width = s.width
 			s.mu.Unlock()
 			for _, sk := range sks {
 				if len(free) < 8 {
@@ -316,12 +325,14 @@ func (s *Series) Writer() *Writer {
 					free = append(free, sk)
 				}
 			}
-		})}
+		})
+	return w
 }
 
 // Add adds v (NaN is ignored) to group g at second sec (Unix seconds).
 func (w *Writer) Add(sec int64, g int, v float64) {
-	w.live.At(liveKey{sec, int32(g)}).Add(v)
+	// Floor to the slot: width is a power of two.
+	w.live.At(liveKey{sec &^ (w.width - 1), int32(g)}).Add(v)
 }
 
 // Flush seals every live sketch into the Series.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ldanalyze/ldanalyze/internal/varenc"
 	"github.com/ldanalyze/ldanalyze/pkg/outcome"
 	"github.com/ldanalyze/ldanalyze/pkg/sketch"
 )
@@ -527,6 +528,51 @@ func (t *Timeline) names(i int, from, to int64, visit func(hist []byte, failed u
 		}
 		visit(h, n)
 	})
+}
+
+// NameMix returns, for every request name with histograms (HistNames, in
+// number order), the histogram of its successful latencies and its
+// failed samples of the analysed Trend in the seconds [from, to), in one
+// walk of the seconds: NameHist and NameFailures of every name.
+func (t *Timeline) NameMix(from, to int64) (hists []Hist, failed []uint64) {
+	n := len(t.sh.names.Names())
+	hists, failed = make([]Hist, n), make([]uint64, n)
+	add := func(j int, enc []byte) {
+		if j < n {
+			if err := hists[j].addEnc(enc); err != nil {
+				t.sh.secs.Fail(err)
+			}
+		}
+	}
+	t.walk(from, to, func(_ int64, r *second, enc []byte) {
+		if r != nil {
+			for j, e := range r.histEnc {
+				add(j, e)
+			}
+			for j, f := range r.nameFail {
+				if j < n {
+					failed[j] += uint64(f)
+				}
+			}
+			return
+		}
+		if len(enc) == 0 {
+			t.sh.secs.Fail(varenc.ErrShort)
+			return
+		}
+		rd := varenc.Reader{B: enc[1:]}
+		rd.Skip(rd.Uint())
+		for j := range rd.Len() {
+			add(j, rd.Bytes())
+		}
+		for j := range rd.Len() {
+			if f := rd.Uint(); j < n {
+				failed[j] += f
+			}
+		}
+		t.sh.secs.Fail(rd.Err)
+	})
+	return hists, failed
 }
 
 // NameFailures returns the failed samples of the analysed Trend of
