@@ -241,6 +241,10 @@ type metricSlot struct {
 	counts *uint64
 }
 
+// recentSeries is how many of the last series hashes cardinality keeps to
+// skip the map: k6 writes the samples of a few endpoints over and over.
+const recentSeries = 8
+
 // cardinality counts metrics, series (metric + indexed tags; metadata is
 // not indexed by k6 outputs) and request names, up to fixed limits.
 type cardinality struct {
@@ -249,11 +253,15 @@ type cardinality struct {
 	// few distinct pointers: a direct-mapped cache skips the map).
 	seen [64]metricSlot
 	seed maphash.Seed
+	// recent are series keys already in totals.series, most recent first
+	// (nRecent of them).
+	recent  [recentSeries]uint64
+	nRecent int
 }
 
 func (c *cardinality) add(t *totals, s *ingest.Sample) {
 	p := uintptr(unsafe.Pointer(unsafe.StringData(s.Metric)))
-	slot := &c.seen[(p>>4)%uintptr(len(c.seen))]
+	slot := &c.seen[(uint64(p)*0x9E3779B97F4A7C15)>>(64-6)]
 	if slot.p != p || slot.counts == nil {
 		n := t.metrics[s.Metric]
 		if n == nil {
@@ -273,8 +281,24 @@ func (c *cardinality) add(t *totals, s *ingest.Sample) {
 	if slot.series && len(t.series) < MaxSeries {
 		h := maphash.String(c.seed, s.Metric)
 		sum := s.Tags.SeriesHash(c.seed)
-		t.series[h^(sum*0x9E3779B97F4A7C15)] = struct{}{}
+		c.addSeries(t, h^(sum*0x9E3779B97F4A7C15))
 	}
+}
+
+// addSeries adds series key k to t.series, unless it is one of the few
+// keys added last (then it is there already).
+func (c *cardinality) addSeries(t *totals, k uint64) {
+	for i := range c.nRecent {
+		if c.recent[i] == k {
+			return
+		}
+	}
+	t.series[k] = struct{}{}
+	if c.nRecent < recentSeries {
+		c.nRecent++
+	}
+	copy(c.recent[1:c.nRecent], c.recent[:c.nRecent-1])
+	c.recent[0] = k
 }
 
 // builtin reports whether name is one of k6's built-in metrics other than
