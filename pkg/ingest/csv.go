@@ -469,6 +469,7 @@ func (w *csvWorker) parseRecords(b *csvBatch, chunk []byte, quotes bool) {
 		}
 		var mf, tf, vf []byte
 		var mo, to, vo int
+		c1, c2, c3 := -1, -1, -1
 		if w.cols.fast {
 			i1 := bytes.IndexByte(rec, ',')
 			i2 := -1
@@ -491,6 +492,7 @@ func (w *csvWorker) parseRecords(b *csvBatch, chunk []byte, quotes bool) {
 			}
 			mf, tf, vf = rec[:i1], rec[i1+1:i2], rec[i2+1:i3]
 			mo, to, vo = 0, i1+1, i2+1
+			c1, c2, c3 = i1, i2, i3
 		} else {
 			fields, offs := w.sp.split(rec)
 			if len(fields) != width {
@@ -501,7 +503,7 @@ func (w *csvWorker) parseRecords(b *csvBatch, chunk []byte, quotes bool) {
 			mo, to, vo = offs[w.cols.idxMetric], offs[w.cols.idxTime], offs[w.cols.idxValue]
 		}
 		start := int32(len(chunk) - len(rest))
-		w.add(b, mf, tf, vf, mo, to, vo, start, start+int32(len(rec)), -1, lineNo)
+		w.add(b, mf, tf, vf, mo, to, vo, start, start+int32(len(rec)), -1, lineNo, c1, c2, c3)
 	}
 }
 
@@ -517,10 +519,14 @@ func (w *csvWorker) record(b *csvBatch, fields [][]byte, offs []int, lineNo int6
 	}
 	ci, ti, vi := w.cols.idxMetric, w.cols.idxTime, w.cols.idxValue
 	b.quoted = append(b.quoted, strs)
-	w.add(b, fields[ci], fields[ti], fields[vi], offs[ci], offs[ti], offs[vi], 0, 0, int32(len(b.quoted)-1), lineNo)
+	w.add(b, fields[ci], fields[ti], fields[vi], offs[ci], offs[ti], offs[vi], 0, 0, int32(len(b.quoted)-1), lineNo, -1, -1, -1)
 }
 
-func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, end, quoted int32, lineNo int64) {
+// add parses the metric, time and value of a record and hands it on (or
+// keeps it). c1, c2, c3 are the offsets of an unquoted record's first three
+// commas when the caller found them (c3 == its length when there is no
+// fourth field), else -1.
+func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, end, quoted int32, lineNo int64, c1, c2, c3 int) {
 	if len(mf) == 0 {
 		b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Column: mo + 1, Msg: "empty metric_name"})
 		return
@@ -563,7 +569,11 @@ func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, e
 		if quoted >= 0 {
 			w.row.set(nil, b.quoted[quoted])
 		} else {
-			w.row.set(b.chunk[start:end], nil)
+			if c1 >= 0 {
+				w.row.set3(b.chunk[start:end], c1, c2, c3)
+			} else {
+				w.row.set(b.chunk[start:end], nil)
+			}
 		}
 		w.sink(&w.s)
 		b.n++
@@ -737,7 +747,8 @@ func (c *CSVReader) Close() error {
 
 // lazyRow decodes the tag columns of the current record on demand, on the
 // consumer's goroutine. Each column remembers its last value, so a value
-// repeated row after row costs one comparison.
+// repeated row after row costs one comparison; a value asked for twice in
+// one row is decoded once.
 type lazyRow struct {
 	cols   *csvCols
 	line   []byte
@@ -747,17 +758,53 @@ type lazyRow struct {
 	lastX  string
 	lastMd string
 	in     *interner
+	// row numbers the records set (from 1); memo[i] holds column i's value
+	// when memoRow[i] == row.
+	row     uint64
+	memo    []string
+	memoRow []uint64
+	// tail, in a contiguous unquoted record, is the offset of the comma
+	// before extra_tags, and tail2 that of the comma before metadata (-1:
+	// not yet found).
+	tail, tail2 int
+	// keys caches the column index of the keys asked for (Get).
+	keys [keySlots]keySlot
 }
+
+// keySlot is an entry of lazyRow's cache of key lookups: idx is key's
+// column, or -1 when the header has no such column.
+type keySlot struct {
+	key string
+	idx int
+	ok  bool
+}
+
+// keySlots is the size of the key cache (a power of two); callers ask for
+// a handful of keys, usually string constants.
+const keySlots = 32
 
 func (l *lazyRow) init(cols *csvCols) {
 	l.cols = cols
 	l.last = make([][]string, len(cols.tagIdx))
+	l.memo = make([]string, len(cols.tagIdx))
+	l.memoRow = make([]uint64, len(cols.tagIdx))
 	l.in = newInterner()
 }
 
 func (l *lazyRow) set(line []byte, fields []string) {
 	l.line, l.fields = line, fields
 	l.starts = append(l.starts[:0], 0)
+	l.row++
+	l.tail, l.tail2 = -1, -1
+}
+
+// set3 is set for an unquoted record whose first three commas are at i1,
+// i2 and i3 (i3 == len(line): there is no fourth field).
+func (l *lazyRow) set3(line []byte, i1, i2, i3 int) {
+	l.line, l.fields = line, nil
+	l.starts = append(l.starts[:0], 0, i1+1, i2+1, i3+1)
+	l.row++
+	l.tail, l.tail2 = -1, -1
 }
 
 // field returns field j of the current unquoted record, scanning only as
@@ -784,7 +831,64 @@ func (l *lazyRow) field(j int) []byte {
 	return l.line[a:b]
 }
 
+// findTail sets tail and tail2 in a contiguous unquoted record: the last
+// two commas, found from the end (an unquoted record has no comma inside a
+// field, and the reader checked its comma count).
+func (l *lazyRow) findTail() {
+	line := l.line
+	k := len(line) - 1
+	for k >= 0 && line[k] != ',' {
+		k--
+	}
+	l.tail2 = k
+	k--
+	for k >= 0 && line[k] != ',' {
+		k--
+	}
+	l.tail = k
+}
+
+// get is Tags.Get for a CSV record.
+func (l *lazyRow) get(key string) (string, bool) {
+	if i := l.keyIndex(key); i >= 0 {
+		v := l.value(i)
+		return v, v != ""
+	}
+	if v, ok := lookupPairs(l.extra(), key); ok {
+		return v, true
+	}
+	return lookupPairs(l.metadata(), key)
+}
+
+// keyIndex returns the index of key among the tag columns, or -1.
+func (l *lazyRow) keyIndex(key string) int {
+	p := uintptr(unsafe.Pointer(unsafe.StringData(key)))
+	sl := &l.keys[(uint64(p)*0x9E3779B97F4A7C15)>>(64-5)&(keySlots-1)]
+	if sl.ok && sl.key == key {
+		return sl.idx
+	}
+	idx := -1
+	for i, k := range l.cols.keys {
+		if k == key {
+			idx = i
+			break
+		}
+	}
+	*sl = keySlot{key: key, idx: idx, ok: true}
+	return idx
+}
+
 func (l *lazyRow) value(i int) string {
+	if l.memoRow[i] == l.row {
+		return l.memo[i]
+	}
+	v := l.decode(i)
+	l.memo[i], l.memoRow[i] = v, l.row
+	return v
+}
+
+// decode returns the interned value of column i of the current record.
+func (l *lazyRow) decode(i int) string {
 	j := l.cols.tagIdx[i]
 	if l.fields != nil {
 		return l.in.intern([]byte(l.fields[j]))
@@ -814,6 +918,20 @@ func (l *lazyRow) value(i int) string {
 // before the interning map is asked: enough for a handful of endpoints.
 const recentValues = 8
 
+// rawExtra returns the extra_tags field of the current unquoted record.
+func (l *lazyRow) rawExtra() []byte {
+	if l.cols.contiguous {
+		if l.tail2 < 0 {
+			l.findTail()
+		}
+		if l.tail < 0 {
+			return nil
+		}
+		return l.line[l.tail+1 : l.tail2]
+	}
+	return l.field(l.cols.idxExtra)
+}
+
 func (l *lazyRow) extra() string {
 	j := l.cols.idxExtra
 	if j < 0 {
@@ -822,7 +940,7 @@ func (l *lazyRow) extra() string {
 	if l.fields != nil {
 		return l.fields[j]
 	}
-	f := l.field(j)
+	f := l.rawExtra()
 	if string(f) != l.lastX {
 		l.lastX = l.in.intern(f)
 	}
@@ -837,7 +955,15 @@ func (l *lazyRow) metadata() string {
 	if l.fields != nil {
 		return l.fields[j]
 	}
-	f := l.field(j)
+	var f []byte
+	if l.cols.contiguous {
+		if l.tail2 < 0 {
+			l.findTail()
+		}
+		f = l.line[l.tail2+1:]
+	} else {
+		f = l.field(j)
+	}
 	if string(f) != l.lastMd {
 		l.lastMd = string(f)
 	}
@@ -854,23 +980,16 @@ func (l *lazyRow) hashColumns(h *maphash.Hash) {
 		return
 	}
 	if l.cols.contiguous {
-		// The span from the 4th field to the one before extra_tags: cut
-		// at the third comma and at the second comma from the end (an
+		// The span from the 4th field to the one before extra_tags (an
 		// unquoted record has no comma inside a field).
-		line, a := l.line, 0
-		for range 3 {
-			i := bytes.IndexByte(line[a:], ',')
-			if i < 0 {
-				return
-			}
-			a += i + 1
+		if len(l.starts) < 4 {
+			l.field(3)
 		}
-		b := bytes.LastIndexByte(line, ',')
-		if b > 0 {
-			b = bytes.LastIndexByte(line[:b], ',')
+		if l.tail2 < 0 {
+			l.findTail()
 		}
-		if b >= a {
-			h.Write(line[a:b])
+		if start := l.starts[3]; l.tail >= start {
+			h.Write(l.line[start:l.tail])
 		}
 		return
 	}
