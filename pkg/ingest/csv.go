@@ -364,6 +364,7 @@ type csvWorker struct {
 	mNames  []string
 	mIDs    map[string]int32
 	mNextID []int32
+	mPlain  []bool // the name has no comma (it can be matched in place)
 	lastTS  []byte
 	lastNS  int64
 	lastRes int64
@@ -467,44 +468,163 @@ func (w *csvWorker) parseRecords(b *csvBatch, chunk []byte, quotes bool) {
 			w.record(b, fields, offs, lineNo)
 			continue
 		}
-		var mf, tf, vf []byte
-		var mo, to, vo int
-		c1, c2, c3 := -1, -1, -1
-		if w.cols.fast {
-			i1 := bytes.IndexByte(rec, ',')
-			i2 := -1
-			if i1 >= 0 {
-				i2 = bytes.IndexByte(rec[i1+1:], ',')
-			}
-			i3 := -1
-			if i2 >= 0 {
-				i2 += i1 + 1
-				i3 = bytes.IndexByte(rec[i2+1:], ',')
-				if i3 >= 0 {
-					i3 += i2 + 1
-				} else {
-					i3 = len(rec)
-				}
-			}
-			if i2 < 0 || bytes.Count(rec[i3:], []byte{','})+3 != width {
-				b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Msg: fmt.Sprintf("want %d fields as in the header, got %d", width, bytes.Count(rec, []byte{','})+1)})
-				continue
-			}
-			mf, tf, vf = rec[:i1], rec[i1+1:i2], rec[i2+1:i3]
-			mo, to, vo = 0, i1+1, i2+1
-			c1, c2, c3 = i1, i2, i3
-		} else {
-			fields, offs := w.sp.split(rec)
-			if len(fields) != width {
-				b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Msg: fmt.Sprintf("want %d fields as in the header, got %d", width, len(fields))})
-				continue
-			}
-			mf, tf, vf = fields[w.cols.idxMetric], fields[w.cols.idxTime], fields[w.cols.idxValue]
-			mo, to, vo = offs[w.cols.idxMetric], offs[w.cols.idxTime], offs[w.cols.idxValue]
-		}
 		start := int32(len(chunk) - len(rest))
-		w.add(b, mf, tf, vf, mo, to, vo, start, start+int32(len(rec)), -1, lineNo, c1, c2, c3)
+		if w.cols.fast {
+			w.fastRecord(b, rec, start, lineNo)
+			continue
+		}
+		fields, offs := w.sp.split(rec)
+		if len(fields) != width {
+			b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Msg: fmt.Sprintf("want %d fields as in the header, got %d", width, len(fields))})
+			continue
+		}
+		ci, ti, vi := w.cols.idxMetric, w.cols.idxTime, w.cols.idxValue
+		w.add(b, fields[ci], fields[ti], fields[vi], offs[ci], offs[ti], offs[vi], start, start+int32(len(rec)), -1, lineNo, nil)
 	}
+}
+
+// recHints is what fastRecord learnt of a record while cutting it, so that
+// add need not find it again.
+type recHints struct {
+	// c1, c2, c3 are the offsets of the first three commas (c3 == the
+	// record's length when there is no fourth field).
+	c1, c2, c3 int
+	// gid is the id of the metric name when it was the guessed one (-1:
+	// not known).
+	gid int32
+	// sameTS: the timestamp equals w.lastTS.
+	sameTS bool
+	// valOK: val is the metric value, parsed (parseValue's exact shape).
+	valOK bool
+	val   float64
+}
+
+var comma = []byte{','}
+
+// fastRecord cuts and adds an unquoted record whose first three fields are
+// metric_name, timestamp and metric_value. It first tries what the record
+// most likely holds: the metric name that followed the last one, the last
+// timestamp, and a value of k6's "%f" shape parsed up to its comma; each
+// guess that fails falls back to a plain search.
+func (w *csvWorker) fastRecord(b *csvBatch, rec []byte, start int32, lineNo int64) {
+	h := recHints{gid: -1}
+	i1 := -1
+	if len(w.mNames) > 0 {
+		if g := w.mNextID[w.lastID]; g >= 0 && w.mPlain[g] {
+			name := w.mNames[g]
+			if len(rec) > len(name) && rec[len(name)] == ',' && string(rec[:len(name)]) == name {
+				i1, h.gid = len(name), g
+			}
+		}
+	}
+	if i1 < 0 {
+		i1 = bytes.IndexByte(rec, ',')
+	}
+	i2 := -1
+	if i1 >= 0 {
+		if n := len(w.lastTS); n > 0 {
+			if e := i1 + 1 + n; e < len(rec) && rec[e] == ',' && string(rec[i1+1:e]) == string(w.lastTS) {
+				i2, h.sameTS = e, true
+			}
+		}
+		if i2 < 0 {
+			if k := bytes.IndexByte(rec[i1+1:], ','); k >= 0 {
+				i2 = i1 + 1 + k
+			}
+		}
+	}
+	i3 := -1
+	if i2 >= 0 {
+		h.val, i3, h.valOK = scanValue(rec, i2+1)
+		if !h.valOK {
+			i3 = bytes.IndexByte(rec[i2+1:], ',')
+			if i3 >= 0 {
+				i3 += i2 + 1
+			} else {
+				i3 = len(rec)
+			}
+		}
+	}
+	width := w.cols.width
+	if i2 < 0 || bytes.Count(rec[i3:], comma)+3 != width {
+		b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Msg: fmt.Sprintf("want %d fields as in the header, got %d", width, bytes.Count(rec, comma)+1)})
+		return
+	}
+	h.c1, h.c2, h.c3 = i1, i2, i3
+	if h.gid >= 0 && h.sameTS && h.valOK && h.val >= 0 {
+		// What add would find, known already: a metric name, the last
+		// (valid) timestamp, a value that needs no check.
+		w.lastM, w.lastID = w.mNames[h.gid], h.gid
+		w.emit(b, h.val, start, start+int32(len(rec)), -1, &h)
+		return
+	}
+	w.add(b, rec[:i1], rec[i1+1:i2], rec[i2+1:i3], 0, i1+1, i2+1, start, start+int32(len(rec)), -1, lineNo, &h)
+}
+
+// scanValue parses the metric value that starts at rec[i] when it has
+// parseValue's exact shape ([-] at most 15 digits with at most one '.')
+// and ends at a comma or at the end of rec. It returns the value and the
+// offset of its end, or ok false (then parseValue decides). k6's "%f" (at
+// most 9 integer digits, six decimals) takes a path of its own.
+func scanValue(rec []byte, i int) (v float64, end int, ok bool) {
+	neg := false
+	if i < len(rec) && rec[i] == '-' {
+		neg, i = true, i+1
+	}
+	var mant uint64
+	k := i
+	for k < len(rec) {
+		d := rec[k] - '0'
+		if d > 9 {
+			break
+		}
+		mant = mant*10 + uint64(d)
+		k++
+	}
+	if k-i <= 9 && k+7 <= len(rec) && rec[k] == '.' && (k+7 == len(rec) || rec[k+7] == ',') {
+		f := rec[k+1 : k+7]
+		d0, d1, d2, d3, d4, d5 := f[0]-'0', f[1]-'0', f[2]-'0', f[3]-'0', f[4]-'0', f[5]-'0'
+		if d0 <= 9 && d1 <= 9 && d2 <= 9 && d3 <= 9 && d4 <= 9 && d5 <= 9 {
+			mant = mant*1e6 + uint64(d0)*1e5 + uint64(d1)*1e4 + uint64(d2)*1e3 + uint64(d3)*100 + uint64(d4)*10 + uint64(d5)
+			v = float64(mant) / 1e6
+			if neg {
+				v = -v
+			}
+			return v, k + 7, true
+		}
+	}
+	mant = 0
+	digits, frac := 0, -1
+	for ; i < len(rec); i++ {
+		ch := rec[i]
+		if d := ch - '0'; d <= 9 {
+			mant = mant*10 + uint64(d)
+			digits++
+			if frac >= 0 {
+				frac++
+			}
+			continue
+		}
+		if ch == '.' && frac < 0 {
+			frac = 0
+			continue
+		}
+		if ch == ',' {
+			break
+		}
+		return 0, 0, false
+	}
+	if digits == 0 || digits > 15 {
+		return 0, 0, false
+	}
+	v = float64(mant)
+	if frac > 0 {
+		v /= pow10[frac]
+	}
+	if neg {
+		v = -v
+	}
+	return v, i, true
 }
 
 // record adds a quoted record from its unescaped fields.
@@ -519,19 +639,17 @@ func (w *csvWorker) record(b *csvBatch, fields [][]byte, offs []int, lineNo int6
 	}
 	ci, ti, vi := w.cols.idxMetric, w.cols.idxTime, w.cols.idxValue
 	b.quoted = append(b.quoted, strs)
-	w.add(b, fields[ci], fields[ti], fields[vi], offs[ci], offs[ti], offs[vi], 0, 0, int32(len(b.quoted)-1), lineNo, -1, -1, -1)
+	w.add(b, fields[ci], fields[ti], fields[vi], offs[ci], offs[ti], offs[vi], 0, 0, int32(len(b.quoted)-1), lineNo, nil)
 }
 
 // add parses the metric, time and value of a record and hands it on (or
-// keeps it). c1, c2, c3 are the offsets of an unquoted record's first three
-// commas when the caller found them (c3 == its length when there is no
-// fourth field), else -1.
-func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, end, quoted int32, lineNo int64, c1, c2, c3 int) {
+// keeps it). h, when not nil, is what fastRecord already knows of it.
+func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, end, quoted int32, lineNo int64, h *recHints) {
 	if len(mf) == 0 {
 		b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Column: mo + 1, Msg: "empty metric_name"})
 		return
 	}
-	if len(w.lastTS) == 0 || !bytes.Equal(tf, w.lastTS) {
+	if (h == nil || !h.sameTS) && (len(w.lastTS) == 0 || !bytes.Equal(tf, w.lastTS)) {
 		ns, res, err := parseTimestamp(tf)
 		if err != nil {
 			b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Column: to + 1, Msg: fmt.Sprintf("timestamp %q: %v", trunc(tf), err)})
@@ -541,12 +659,19 @@ func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, e
 		w.lastNS, w.lastRes = ns, res
 		w.lastRFC = tf[0] < '0' || tf[0] > '9' || bytes.IndexByte(tf, '-') >= 0
 	}
-	v, err := parseValue(vf)
-	if err != nil {
-		b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Column: vo + 1, Msg: fmt.Sprintf("metric_value %q: %v", trunc(vf), err)})
-		return
+	var v float64
+	if h != nil && h.valOK {
+		v = h.val
+	} else {
+		var err error
+		if v, err = parseValue(vf); err != nil {
+			b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Column: vo + 1, Msg: fmt.Sprintf("metric_value %q: %v", trunc(vf), err)})
+			return
+		}
 	}
-	if w.lastM == "" || string(mf) != w.lastM {
+	if h != nil && h.gid >= 0 {
+		w.lastM, w.lastID = w.mNames[h.gid], h.gid
+	} else if w.lastM == "" || string(mf) != w.lastM {
 		w.metricName(mf)
 	}
 	if v < 0 {
@@ -555,6 +680,12 @@ func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, e
 			return
 		}
 	}
+	w.emit(b, v, start, end, quoted, h)
+}
+
+// emit hands on (Drain mode) or keeps the current record, of value v, with
+// the metric and time in w.lastM and w.lastNS.
+func (w *csvWorker) emit(b *csvBatch, v float64, start, end, quoted int32, h *recHints) {
 	if w.lastRFC {
 		// RFC 3339 with trimmed trailing zeros: the finest fraction
 		// seen is the file's resolution.
@@ -566,14 +697,13 @@ func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, e
 	}
 	if w.sink != nil {
 		w.s.Metric, w.s.TimeNS, w.s.Value = w.lastM, w.lastNS, v
-		if quoted >= 0 {
+		switch {
+		case quoted >= 0:
 			w.row.set(nil, b.quoted[quoted])
-		} else {
-			if c1 >= 0 {
-				w.row.set3(b.chunk[start:end], c1, c2, c3)
-			} else {
-				w.row.set(b.chunk[start:end], nil)
-			}
+		case h != nil:
+			w.row.set3(b.chunk[start:end], h.c1, h.c2, h.c3)
+		default:
+			w.row.set(b.chunk[start:end], nil)
 		}
 		w.sink(&w.s)
 		b.n++
@@ -604,6 +734,7 @@ func (w *csvWorker) metricName(mf []byte) {
 		name := w.metrics.intern(mf)
 		w.mNames = append(w.mNames, name)
 		w.mNextID = append(w.mNextID, -1)
+		w.mPlain = append(w.mPlain, strings.IndexByte(name, ',') < 0)
 		w.mIDs[name] = id
 	}
 	if w.lastM != "" {
