@@ -364,6 +364,7 @@ type csvWorker struct {
 	mNames  []string
 	mIDs    map[string]int32
 	mNextID []int32
+	mPlain  []bool // the name has no comma (it can be matched in place)
 	lastTS  []byte
 	lastNS  int64
 	lastRes int64
@@ -467,42 +468,163 @@ func (w *csvWorker) parseRecords(b *csvBatch, chunk []byte, quotes bool) {
 			w.record(b, fields, offs, lineNo)
 			continue
 		}
-		var mf, tf, vf []byte
-		var mo, to, vo int
-		if w.cols.fast {
-			i1 := bytes.IndexByte(rec, ',')
-			i2 := -1
-			if i1 >= 0 {
-				i2 = bytes.IndexByte(rec[i1+1:], ',')
-			}
-			i3 := -1
-			if i2 >= 0 {
-				i2 += i1 + 1
-				i3 = bytes.IndexByte(rec[i2+1:], ',')
-				if i3 >= 0 {
-					i3 += i2 + 1
-				} else {
-					i3 = len(rec)
-				}
-			}
-			if i2 < 0 || bytes.Count(rec[i3:], []byte{','})+3 != width {
-				b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Msg: fmt.Sprintf("want %d fields as in the header, got %d", width, bytes.Count(rec, []byte{','})+1)})
-				continue
-			}
-			mf, tf, vf = rec[:i1], rec[i1+1:i2], rec[i2+1:i3]
-			mo, to, vo = 0, i1+1, i2+1
-		} else {
-			fields, offs := w.sp.split(rec)
-			if len(fields) != width {
-				b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Msg: fmt.Sprintf("want %d fields as in the header, got %d", width, len(fields))})
-				continue
-			}
-			mf, tf, vf = fields[w.cols.idxMetric], fields[w.cols.idxTime], fields[w.cols.idxValue]
-			mo, to, vo = offs[w.cols.idxMetric], offs[w.cols.idxTime], offs[w.cols.idxValue]
-		}
 		start := int32(len(chunk) - len(rest))
-		w.add(b, mf, tf, vf, mo, to, vo, start, start+int32(len(rec)), -1, lineNo)
+		if w.cols.fast {
+			w.fastRecord(b, rec, start, lineNo)
+			continue
+		}
+		fields, offs := w.sp.split(rec)
+		if len(fields) != width {
+			b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Msg: fmt.Sprintf("want %d fields as in the header, got %d", width, len(fields))})
+			continue
+		}
+		ci, ti, vi := w.cols.idxMetric, w.cols.idxTime, w.cols.idxValue
+		w.add(b, fields[ci], fields[ti], fields[vi], offs[ci], offs[ti], offs[vi], start, start+int32(len(rec)), -1, lineNo, nil)
 	}
+}
+
+// recHints is what fastRecord learnt of a record while cutting it, so that
+// add need not find it again.
+type recHints struct {
+	// c1, c2, c3 are the offsets of the first three commas (c3 == the
+	// record's length when there is no fourth field).
+	c1, c2, c3 int
+	// gid is the id of the metric name when it was the guessed one (-1:
+	// not known).
+	gid int32
+	// sameTS: the timestamp equals w.lastTS.
+	sameTS bool
+	// valOK: val is the metric value, parsed (parseValue's exact shape).
+	valOK bool
+	val   float64
+}
+
+var comma = []byte{','}
+
+// fastRecord cuts and adds an unquoted record whose first three fields are
+// metric_name, timestamp and metric_value. It first tries what the record
+// most likely holds: the metric name that followed the last one, the last
+// timestamp, and a value of k6's "%f" shape parsed up to its comma; each
+// guess that fails falls back to a plain search.
+func (w *csvWorker) fastRecord(b *csvBatch, rec []byte, start int32, lineNo int64) {
+	h := recHints{gid: -1}
+	i1 := -1
+	if len(w.mNames) > 0 {
+		if g := w.mNextID[w.lastID]; g >= 0 && w.mPlain[g] {
+			name := w.mNames[g]
+			if len(rec) > len(name) && rec[len(name)] == ',' && string(rec[:len(name)]) == name {
+				i1, h.gid = len(name), g
+			}
+		}
+	}
+	if i1 < 0 {
+		i1 = bytes.IndexByte(rec, ',')
+	}
+	i2 := -1
+	if i1 >= 0 {
+		if n := len(w.lastTS); n > 0 {
+			if e := i1 + 1 + n; e < len(rec) && rec[e] == ',' && string(rec[i1+1:e]) == string(w.lastTS) {
+				i2, h.sameTS = e, true
+			}
+		}
+		if i2 < 0 {
+			if k := bytes.IndexByte(rec[i1+1:], ','); k >= 0 {
+				i2 = i1 + 1 + k
+			}
+		}
+	}
+	i3 := -1
+	if i2 >= 0 {
+		h.val, i3, h.valOK = scanValue(rec, i2+1)
+		if !h.valOK {
+			i3 = bytes.IndexByte(rec[i2+1:], ',')
+			if i3 >= 0 {
+				i3 += i2 + 1
+			} else {
+				i3 = len(rec)
+			}
+		}
+	}
+	width := w.cols.width
+	if i2 < 0 || bytes.Count(rec[i3:], comma)+3 != width {
+		b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Msg: fmt.Sprintf("want %d fields as in the header, got %d", width, bytes.Count(rec, comma)+1)})
+		return
+	}
+	h.c1, h.c2, h.c3 = i1, i2, i3
+	if h.gid >= 0 && h.sameTS && h.valOK && h.val >= 0 {
+		// What add would find, known already: a metric name, the last
+		// (valid) timestamp, a value that needs no check.
+		w.lastM, w.lastID = w.mNames[h.gid], h.gid
+		w.emit(b, h.val, start, start+int32(len(rec)), -1, &h)
+		return
+	}
+	w.add(b, rec[:i1], rec[i1+1:i2], rec[i2+1:i3], 0, i1+1, i2+1, start, start+int32(len(rec)), -1, lineNo, &h)
+}
+
+// scanValue parses the metric value that starts at rec[i] when it has
+// parseValue's exact shape ([-] at most 15 digits with at most one '.')
+// and ends at a comma or at the end of rec. It returns the value and the
+// offset of its end, or ok false (then parseValue decides). k6's "%f" (at
+// most 9 integer digits, six decimals) takes a path of its own.
+func scanValue(rec []byte, i int) (v float64, end int, ok bool) {
+	neg := false
+	if i < len(rec) && rec[i] == '-' {
+		neg, i = true, i+1
+	}
+	var mant uint64
+	k := i
+	for k < len(rec) {
+		d := rec[k] - '0'
+		if d > 9 {
+			break
+		}
+		mant = mant*10 + uint64(d)
+		k++
+	}
+	if k-i <= 9 && k+7 <= len(rec) && rec[k] == '.' && (k+7 == len(rec) || rec[k+7] == ',') {
+		f := rec[k+1 : k+7]
+		d0, d1, d2, d3, d4, d5 := f[0]-'0', f[1]-'0', f[2]-'0', f[3]-'0', f[4]-'0', f[5]-'0'
+		if d0 <= 9 && d1 <= 9 && d2 <= 9 && d3 <= 9 && d4 <= 9 && d5 <= 9 {
+			mant = mant*1e6 + uint64(d0)*1e5 + uint64(d1)*1e4 + uint64(d2)*1e3 + uint64(d3)*100 + uint64(d4)*10 + uint64(d5)
+			v = float64(mant) / 1e6
+			if neg {
+				v = -v
+			}
+			return v, k + 7, true
+		}
+	}
+	mant = 0
+	digits, frac := 0, -1
+	for ; i < len(rec); i++ {
+		ch := rec[i]
+		if d := ch - '0'; d <= 9 {
+			mant = mant*10 + uint64(d)
+			digits++
+			if frac >= 0 {
+				frac++
+			}
+			continue
+		}
+		if ch == '.' && frac < 0 {
+			frac = 0
+			continue
+		}
+		if ch == ',' {
+			break
+		}
+		return 0, 0, false
+	}
+	if digits == 0 || digits > 15 {
+		return 0, 0, false
+	}
+	v = float64(mant)
+	if frac > 0 {
+		v /= pow10[frac]
+	}
+	if neg {
+		v = -v
+	}
+	return v, i, true
 }
 
 // record adds a quoted record from its unescaped fields.
@@ -517,15 +639,17 @@ func (w *csvWorker) record(b *csvBatch, fields [][]byte, offs []int, lineNo int6
 	}
 	ci, ti, vi := w.cols.idxMetric, w.cols.idxTime, w.cols.idxValue
 	b.quoted = append(b.quoted, strs)
-	w.add(b, fields[ci], fields[ti], fields[vi], offs[ci], offs[ti], offs[vi], 0, 0, int32(len(b.quoted)-1), lineNo)
+	w.add(b, fields[ci], fields[ti], fields[vi], offs[ci], offs[ti], offs[vi], 0, 0, int32(len(b.quoted)-1), lineNo, nil)
 }
 
-func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, end, quoted int32, lineNo int64) {
+// add parses the metric, time and value of a record and hands it on (or
+// keeps it). h, when not nil, is what fastRecord already knows of it.
+func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, end, quoted int32, lineNo int64, h *recHints) {
 	if len(mf) == 0 {
 		b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Column: mo + 1, Msg: "empty metric_name"})
 		return
 	}
-	if len(w.lastTS) == 0 || !bytes.Equal(tf, w.lastTS) {
+	if (h == nil || !h.sameTS) && (len(w.lastTS) == 0 || !bytes.Equal(tf, w.lastTS)) {
 		ns, res, err := parseTimestamp(tf)
 		if err != nil {
 			b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Column: to + 1, Msg: fmt.Sprintf("timestamp %q: %v", trunc(tf), err)})
@@ -535,12 +659,19 @@ func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, e
 		w.lastNS, w.lastRes = ns, res
 		w.lastRFC = tf[0] < '0' || tf[0] > '9' || bytes.IndexByte(tf, '-') >= 0
 	}
-	v, err := parseValue(vf)
-	if err != nil {
-		b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Column: vo + 1, Msg: fmt.Sprintf("metric_value %q: %v", trunc(vf), err)})
-		return
+	var v float64
+	if h != nil && h.valOK {
+		v = h.val
+	} else {
+		var err error
+		if v, err = parseValue(vf); err != nil {
+			b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Column: vo + 1, Msg: fmt.Sprintf("metric_value %q: %v", trunc(vf), err)})
+			return
+		}
 	}
-	if w.lastM == "" || string(mf) != w.lastM {
+	if h != nil && h.gid >= 0 {
+		w.lastM, w.lastID = w.mNames[h.gid], h.gid
+	} else if w.lastM == "" || string(mf) != w.lastM {
 		w.metricName(mf)
 	}
 	if v < 0 {
@@ -549,6 +680,12 @@ func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, e
 			return
 		}
 	}
+	w.emit(b, v, start, end, quoted, h)
+}
+
+// emit hands on (Drain mode) or keeps the current record, of value v, with
+// the metric and time in w.lastM and w.lastNS.
+func (w *csvWorker) emit(b *csvBatch, v float64, start, end, quoted int32, h *recHints) {
 	if w.lastRFC {
 		// RFC 3339 with trimmed trailing zeros: the finest fraction
 		// seen is the file's resolution.
@@ -560,9 +697,12 @@ func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, e
 	}
 	if w.sink != nil {
 		w.s.Metric, w.s.TimeNS, w.s.Value = w.lastM, w.lastNS, v
-		if quoted >= 0 {
+		switch {
+		case quoted >= 0:
 			w.row.set(nil, b.quoted[quoted])
-		} else {
+		case h != nil:
+			w.row.set3(b.chunk[start:end], h.c1, h.c2, h.c3)
+		default:
 			w.row.set(b.chunk[start:end], nil)
 		}
 		w.sink(&w.s)
@@ -594,6 +734,7 @@ func (w *csvWorker) metricName(mf []byte) {
 		name := w.metrics.intern(mf)
 		w.mNames = append(w.mNames, name)
 		w.mNextID = append(w.mNextID, -1)
+		w.mPlain = append(w.mPlain, strings.IndexByte(name, ',') < 0)
 		w.mIDs[name] = id
 	}
 	if w.lastM != "" {
@@ -737,7 +878,8 @@ func (c *CSVReader) Close() error {
 
 // lazyRow decodes the tag columns of the current record on demand, on the
 // consumer's goroutine. Each column remembers its last value, so a value
-// repeated row after row costs one comparison.
+// repeated row after row costs one comparison; a value asked for twice in
+// one row is decoded once.
 type lazyRow struct {
 	cols   *csvCols
 	line   []byte
@@ -747,17 +889,53 @@ type lazyRow struct {
 	lastX  string
 	lastMd string
 	in     *interner
+	// row numbers the records set (from 1); memo[i] holds column i's value
+	// when memoRow[i] == row.
+	row     uint64
+	memo    []string
+	memoRow []uint64
+	// tail, in a contiguous unquoted record, is the offset of the comma
+	// before extra_tags, and tail2 that of the comma before metadata (-1:
+	// not yet found).
+	tail, tail2 int
+	// keys caches the column index of the keys asked for (Get).
+	keys [keySlots]keySlot
 }
+
+// keySlot is an entry of lazyRow's cache of key lookups: idx is key's
+// column, or -1 when the header has no such column.
+type keySlot struct {
+	key string
+	idx int
+	ok  bool
+}
+
+// keySlots is the size of the key cache (a power of two); callers ask for
+// a handful of keys, usually string constants.
+const keySlots = 32
 
 func (l *lazyRow) init(cols *csvCols) {
 	l.cols = cols
 	l.last = make([][]string, len(cols.tagIdx))
+	l.memo = make([]string, len(cols.tagIdx))
+	l.memoRow = make([]uint64, len(cols.tagIdx))
 	l.in = newInterner()
 }
 
 func (l *lazyRow) set(line []byte, fields []string) {
 	l.line, l.fields = line, fields
 	l.starts = append(l.starts[:0], 0)
+	l.row++
+	l.tail, l.tail2 = -1, -1
+}
+
+// set3 is set for an unquoted record whose first three commas are at i1,
+// i2 and i3 (i3 == len(line): there is no fourth field).
+func (l *lazyRow) set3(line []byte, i1, i2, i3 int) {
+	l.line, l.fields = line, nil
+	l.starts = append(l.starts[:0], 0, i1+1, i2+1, i3+1)
+	l.row++
+	l.tail, l.tail2 = -1, -1
 }
 
 // field returns field j of the current unquoted record, scanning only as
@@ -784,7 +962,64 @@ func (l *lazyRow) field(j int) []byte {
 	return l.line[a:b]
 }
 
+// findTail sets tail and tail2 in a contiguous unquoted record: the last
+// two commas, found from the end (an unquoted record has no comma inside a
+// field, and the reader checked its comma count).
+func (l *lazyRow) findTail() {
+	line := l.line
+	k := len(line) - 1
+	for k >= 0 && line[k] != ',' {
+		k--
+	}
+	l.tail2 = k
+	k--
+	for k >= 0 && line[k] != ',' {
+		k--
+	}
+	l.tail = k
+}
+
+// get is Tags.Get for a CSV record.
+func (l *lazyRow) get(key string) (string, bool) {
+	if i := l.keyIndex(key); i >= 0 {
+		v := l.value(i)
+		return v, v != ""
+	}
+	if v, ok := lookupPairs(l.extra(), key); ok {
+		return v, true
+	}
+	return lookupPairs(l.metadata(), key)
+}
+
+// keyIndex returns the index of key among the tag columns, or -1.
+func (l *lazyRow) keyIndex(key string) int {
+	p := uintptr(unsafe.Pointer(unsafe.StringData(key)))
+	sl := &l.keys[(uint64(p)*0x9E3779B97F4A7C15)>>(64-5)&(keySlots-1)]
+	if sl.ok && sl.key == key {
+		return sl.idx
+	}
+	idx := -1
+	for i, k := range l.cols.keys {
+		if k == key {
+			idx = i
+			break
+		}
+	}
+	*sl = keySlot{key: key, idx: idx, ok: true}
+	return idx
+}
+
 func (l *lazyRow) value(i int) string {
+	if l.memoRow[i] == l.row {
+		return l.memo[i]
+	}
+	v := l.decode(i)
+	l.memo[i], l.memoRow[i] = v, l.row
+	return v
+}
+
+// decode returns the interned value of column i of the current record.
+func (l *lazyRow) decode(i int) string {
 	j := l.cols.tagIdx[i]
 	if l.fields != nil {
 		return l.in.intern([]byte(l.fields[j]))
@@ -814,6 +1049,20 @@ func (l *lazyRow) value(i int) string {
 // before the interning map is asked: enough for a handful of endpoints.
 const recentValues = 8
 
+// rawExtra returns the extra_tags field of the current unquoted record.
+func (l *lazyRow) rawExtra() []byte {
+	if l.cols.contiguous {
+		if l.tail2 < 0 {
+			l.findTail()
+		}
+		if l.tail < 0 {
+			return nil
+		}
+		return l.line[l.tail+1 : l.tail2]
+	}
+	return l.field(l.cols.idxExtra)
+}
+
 func (l *lazyRow) extra() string {
 	j := l.cols.idxExtra
 	if j < 0 {
@@ -822,7 +1071,7 @@ func (l *lazyRow) extra() string {
 	if l.fields != nil {
 		return l.fields[j]
 	}
-	f := l.field(j)
+	f := l.rawExtra()
 	if string(f) != l.lastX {
 		l.lastX = l.in.intern(f)
 	}
@@ -837,7 +1086,15 @@ func (l *lazyRow) metadata() string {
 	if l.fields != nil {
 		return l.fields[j]
 	}
-	f := l.field(j)
+	var f []byte
+	if l.cols.contiguous {
+		if l.tail2 < 0 {
+			l.findTail()
+		}
+		f = l.line[l.tail2+1:]
+	} else {
+		f = l.field(j)
+	}
 	if string(f) != l.lastMd {
 		l.lastMd = string(f)
 	}
@@ -854,23 +1111,16 @@ func (l *lazyRow) hashColumns(h *maphash.Hash) {
 		return
 	}
 	if l.cols.contiguous {
-		// The span from the 4th field to the one before extra_tags: cut
-		// at the third comma and at the second comma from the end (an
+		// The span from the 4th field to the one before extra_tags (an
 		// unquoted record has no comma inside a field).
-		line, a := l.line, 0
-		for range 3 {
-			i := bytes.IndexByte(line[a:], ',')
-			if i < 0 {
-				return
-			}
-			a += i + 1
+		if len(l.starts) < 4 {
+			l.field(3)
 		}
-		b := bytes.LastIndexByte(line, ',')
-		if b > 0 {
-			b = bytes.LastIndexByte(line[:b], ',')
+		if l.tail2 < 0 {
+			l.findTail()
 		}
-		if b >= a {
-			h.Write(line[a:b])
+		if start := l.starts[3]; l.tail >= start {
+			h.Write(l.line[start:l.tail])
 		}
 		return
 	}

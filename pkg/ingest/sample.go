@@ -131,6 +131,9 @@ func (t *Tags) Get(key string) (string, bool) {
 	if t.lazyJ != nil {
 		return t.lazyJ.get(key)
 	}
+	if t.lazy != nil {
+		return t.lazy.get(key)
+	}
 	for i, k := range t.keys {
 		if k == key {
 			v := t.Value(i)

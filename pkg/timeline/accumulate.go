@@ -146,6 +146,72 @@ func (a *Accumulator) sec(ns int64) *second {
 // count is a counter sample's count: its value rounded, at least 1.
 func count(v float64) uint32 { return uint32(math.Max(1, math.Min(math.Round(v), math.MaxUint32))) }
 
+// metricOp is what Add does with the samples of a metric that is neither
+// a latency candidate's nor a request stream's.
+type metricOp uint8
+
+const (
+	opNone metricOp = iota
+	opIterations
+	opIterDur
+	opDropped
+	opVus
+	opVusMax
+	opDataSent
+	opDataReceived
+	opWSSent
+	opWSReceived
+	opChecks
+	opHTTPFailed
+	opBrowserFailed
+)
+
+// metricKind is what Add does with the samples of one metric name, worked
+// out once per name (cardinality caches it by name).
+type metricKind struct {
+	cand   int8             // the latency candidate, -1: none
+	stream outcome.Protocol // the request stream (outcome.None: not one)
+	op     metricOp
+}
+
+// kindOf works out metric's kind.
+func (a *Accumulator) kindOf(metric string) metricKind {
+	k := metricKind{cand: -1, stream: outcome.Stream(metric)}
+	for i, m := range a.cands {
+		if metric == m {
+			k.cand = int8(i) // candidates are distinct metrics
+			break
+		}
+	}
+	switch metric {
+	case "iterations":
+		k.op = opIterations
+	case "iteration_duration":
+		k.op = opIterDur
+	case "dropped_iterations":
+		k.op = opDropped
+	case "vus":
+		k.op = opVus
+	case "vus_max":
+		k.op = opVusMax
+	case "data_sent":
+		k.op = opDataSent
+	case "data_received":
+		k.op = opDataReceived
+	case "ws_msgs_sent":
+		k.op = opWSSent
+	case "ws_msgs_received":
+		k.op = opWSReceived
+	case "checks":
+		k.op = opChecks
+	case "http_req_failed":
+		k.op = opHTTPFailed
+	case "browser_http_req_failed":
+		k.op = opBrowserFailed
+	}
+	return k
+}
+
 // Add adds one sample. It keeps nothing of s beyond the call but interned
 // strings (tag values and metric names).
 func (a *Accumulator) Add(s *ingest.Sample) {
@@ -158,50 +224,56 @@ func (a *Accumulator) Add(s *ingest.Sample) {
 		t.maxNS = s.TimeNS
 	}
 	t.any = true
-	a.card.add(t, s)
+	var k metricKind
+	if slot := a.card.add(t, s); slot != nil {
+		if !slot.kindSet {
+			slot.kind, slot.kindSet = a.kindOf(s.Metric), true
+		}
+		k = slot.kind
+	} else {
+		k = a.kindOf(s.Metric)
+	}
 	for _, q := range a.qs {
 		q.add(s)
 	}
 	sc := a.sec(s.TimeNS)
-	for i, m := range a.cands {
-		if s.Metric == m {
-			a.addLatency(i, sc, s)
-		}
+	if k.cand >= 0 {
+		a.addLatency(int(k.cand), sc, s)
 	}
-	if p := outcome.Stream(s.Metric); p != outcome.None {
-		a.addRequest(p, sc, s)
+	if k.stream != outcome.None {
+		a.addRequest(k.stream, sc, s)
 		return
 	}
-	switch s.Metric {
-	case "iterations":
+	switch k.op {
+	case opIterations:
 		sc.iterations += count(s.Value)
 		a.scenario(s)
-	case "iteration_duration":
+	case opIterDur:
 		a.durW.Add(secOf(s.TimeNS), 0, s.Value)
 		t.iterDur.Add(s.Value)
-	case "dropped_iterations":
+	case opDropped:
 		sc.dropped += count(s.Value)
-	case "vus":
+	case opVus:
 		sc.vus.Add(a.sh.sources.Of(s.Source), s.Value)
-	case "vus_max":
+	case opVusMax:
 		sc.vusMax.Add(a.sh.sources.Of(s.Source), s.Value)
-	case "data_sent":
+	case opDataSent:
 		sc.bytesSent += s.Value
-	case "data_received":
+	case opDataReceived:
 		sc.bytesReceived += s.Value
-	case "ws_msgs_sent":
+	case opWSSent:
 		sc.msgsSent += s.Value
-	case "ws_msgs_received":
+	case opWSReceived:
 		sc.msgsReceived += s.Value
-	case "checks":
+	case opChecks:
 		t.addCheck(s)
-	case "http_req_failed":
+	case opHTTPFailed:
 		r := &sc.req[protoIndex(outcome.HTTP)]
 		r.rateN++
 		if s.Value != 0 {
 			r.rateSum++
 		}
-	case "browser_http_req_failed":
+	case opBrowserFailed:
 		r := &sc.req[protoIndex(outcome.Browser)]
 		r.rateN++
 		if s.Value != 0 {

@@ -236,29 +236,77 @@ func (t *totals) span(k srcKey, s *ingest.Sample) {
 
 // metricSlot is one entry of cardinality's cache of metric names.
 type metricSlot struct {
-	p      uintptr
-	series bool // http_reqs or a custom metric
+	name   string // "" marks an empty slot
+	series bool   // http_reqs or a custom metric
 	counts *uint64
+	// kind is what Accumulator.Add does with the metric's samples, set by
+	// Add on the metric's first sample (kindSet).
+	kind    metricKind
+	kindSet bool
 }
+
+// metricSlots is the size of cardinality's cache (a power of two), and
+// maxCached the names it takes before later ones go to the map each time.
+const (
+	metricSlots = 64
+	maxCached   = 48
+)
+
+// recentSeries is how many of the last series hashes cardinality keeps to
+// skip the map: k6 writes the samples of a few endpoints over and over.
+const recentSeries = 8
 
 // cardinality counts metrics, series (metric + indexed tags; metadata is
 // not indexed by k6 outputs) and request names, up to fixed limits.
 type cardinality struct {
-	// seen caches the string pointers of metric names already counted
-	// (readers intern metric names, so the few distinct names arrive as a
-	// few distinct pointers: a direct-mapped cache skips the map).
-	seen [64]metricSlot
-	seed maphash.Seed
+	// seen caches the metric names already counted, found by the address
+	// of their bytes (readers intern metric names, so the few distinct
+	// names arrive as a few distinct pointers: an open-addressed table by
+	// pointer skips the map and its string hash). Each slot holds its name,
+	// so a pointer cannot be reused for another name while it is cached.
+	seen   [metricSlots]metricSlot
+	cached int
+	seed   maphash.Seed
+	// recent are series keys already in totals.series, most recent first
+	// (nRecent of them).
+	recent  [recentSeries]uint64
+	nRecent int
 }
 
-func (c *cardinality) add(t *totals, s *ingest.Sample) {
-	p := uintptr(unsafe.Pointer(unsafe.StringData(s.Metric)))
-	slot := &c.seen[(p>>4)%uintptr(len(c.seen))]
-	if slot.p != p || slot.counts == nil {
+// slot returns the cache slot of name: its own, an empty one to fill, or
+// nil when the cache takes no more names (or name is empty).
+func (c *cardinality) slot(name string) *metricSlot {
+	if name == "" {
+		return nil
+	}
+	p := unsafe.StringData(name)
+	i := (uint64(uintptr(unsafe.Pointer(p))) * 0x9E3779B97F4A7C15) >> (64 - 6)
+	for range metricSlots {
+		sl := &c.seen[i]
+		if sl.name == "" {
+			if c.cached >= maxCached {
+				return nil
+			}
+			return sl
+		}
+		if unsafe.StringData(sl.name) == p && len(sl.name) == len(name) {
+			return sl
+		}
+		i = (i + 1) & (metricSlots - 1)
+	}
+	return nil
+}
+
+// add counts s under its metric and, for http_reqs and custom metrics,
+// its series. It returns the metric's cache slot, or nil when the metric
+// is not cached (past maxCached names, or past MaxMetrics).
+func (c *cardinality) add(t *totals, s *ingest.Sample) *metricSlot {
+	slot := c.slot(s.Metric)
+	if slot == nil || slot.name == "" {
 		n := t.metrics[s.Metric]
 		if n == nil {
 			if len(t.metrics) >= MaxMetrics {
-				return
+				return nil
 			}
 			n = new(uint64)
 			t.metrics[s.Metric] = n
@@ -267,14 +315,45 @@ func (c *cardinality) add(t *totals, s *ingest.Sample) {
 		// other built-in metrics of a request or an iteration carry the
 		// same tags (research/k6-formats.md §4), and decoding every tag of
 		// every row would defeat the CSV reader's lazy columns.
-		*slot = metricSlot{p: p, series: s.Metric == "http_reqs" || !builtin(s.Metric), counts: n}
+		series := s.Metric == "http_reqs" || !builtin(s.Metric)
+		if slot == nil {
+			*n++
+			if series && len(t.series) < MaxSeries {
+				c.addSeries(t, c.seriesKey(s))
+			}
+			return nil
+		}
+		*slot = metricSlot{name: s.Metric, series: series, counts: n}
+		c.cached++
 	}
 	*slot.counts++
 	if slot.series && len(t.series) < MaxSeries {
-		h := maphash.String(c.seed, s.Metric)
-		sum := s.Tags.SeriesHash(c.seed)
-		t.series[h^(sum*0x9E3779B97F4A7C15)] = struct{}{}
+		c.addSeries(t, c.seriesKey(s))
 	}
+	return slot
+}
+
+// seriesKey is the key of s's series in totals.series.
+func (c *cardinality) seriesKey(s *ingest.Sample) uint64 {
+	h := maphash.String(c.seed, s.Metric)
+	sum := s.Tags.SeriesHash(c.seed)
+	return h ^ (sum * 0x9E3779B97F4A7C15)
+}
+
+// addSeries adds series key k to t.series, unless it is one of the few
+// keys added last (then it is there already).
+func (c *cardinality) addSeries(t *totals, k uint64) {
+	for i := range c.nRecent {
+		if c.recent[i] == k {
+			return
+		}
+	}
+	t.series[k] = struct{}{}
+	if c.nRecent < recentSeries {
+		c.nRecent++
+	}
+	copy(c.recent[1:c.nRecent], c.recent[:c.nRecent-1])
+	c.recent[0] = k
 }
 
 // builtin reports whether name is one of k6's built-in metrics other than

@@ -1,0 +1,57 @@
+package ingest
+
+import (
+	"bytes"
+	"math"
+	"testing"
+)
+
+// checkScanValue fails t when scanValue, on rec from 0, disagrees with
+// parseValue on the field up to rec's first comma: it must find that
+// field's end and parseValue's value, bit for bit, or decline.
+func checkScanValue(t *testing.T, rec []byte) {
+	t.Helper()
+	v, end, ok := scanValue(rec, 0)
+	if !ok {
+		return
+	}
+	want := len(rec)
+	if i := bytes.IndexByte(rec, ','); i >= 0 {
+		want = i
+	}
+	if end != want {
+		t.Fatalf("scanValue(%q): end %d, want %d", rec, end, want)
+	}
+	pv, err := parseValue(rec[:end])
+	if err != nil || math.Float64bits(pv) != math.Float64bits(v) {
+		t.Fatalf("scanValue(%q) = %v; parseValue = %v, %v", rec, v, pv, err)
+	}
+}
+
+// TestScanValue: the reader's in-place value parser agrees with parseValue
+// (hand-picked shapes: k6's %f, other decimals, what must be declined).
+func TestScanValue(t *testing.T) {
+	for _, s := range []string{
+		"0.021554", "2509.000000", "-0.000000", "123456789.123456", "1234567890.123456",
+		"1", "1.", ".5", "-.5", "5.1234567", "12.34", "", "-", ".", "1e3", "+1", "1_0",
+		"0.000001", "999999999.999999", "1.00000a", "1.000000x", "NaN",
+	} {
+		for _, rec := range []string{s, s + ",", s + ",tail,more"} {
+			checkScanValue(t, []byte(rec))
+		}
+	}
+	if v, end, ok := scanValue([]byte("x,0.5,y"), 2); !ok || v != 0.5 || end != 5 {
+		t.Errorf("scanValue from 2 = %v, %d, %v; want 0.5, 5, true", v, end, ok)
+	}
+	if _, _, ok := scanValue([]byte("1.5e3,"), 0); ok {
+		t.Error("scanValue took an exponent; parseValue decides those")
+	}
+}
+
+// FuzzScanValue: scanValue agrees with parseValue whatever the bytes.
+func FuzzScanValue(f *testing.F) {
+	for _, s := range []string{"0.021554,", "2509.000000", "-1.5,x", "1.0000000,", "12345678901234567,"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, rec []byte) { checkScanValue(t, rec) })
+}
