@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/schema"
 )
 
@@ -712,6 +713,10 @@ type parquetSource struct {
 	c    *ColumnarReader
 	info []colInfo
 	cols []*pqColumn
+
+	f     *os.File
+	props *parquet.ReaderProperties
+	reuse bool // a cursor's page reader of a column may move from chunk to chunk
 }
 
 // pqRole is what a Parquet column is to the reader.
@@ -753,8 +758,12 @@ func openParquet(f *os.File, size int64, c *ColumnarReader) (p *parquetSource, e
 	if err != nil {
 		return nil, err
 	}
-	p = &parquetSource{pf: pf, size: size, c: c}
+	p = &parquetSource{pf: pf, size: size, c: c, f: f, props: props}
 	md := pf.MetaData()
+	// arrow-go pads the chunks of old parquet-mr files (PARQUET-816),
+	// and an encrypted file's page readers carry their chunk's keys: those
+	// get a page reader per chunk, as arrow-go's column readers do.
+	p.reuse = !md.WriterVersion().LessThan(metadata.Parquet816FixedVersion) && !md.IsSetEncryptionAlgorithm()
 	kv := md.KeyValueMetadata()
 	if v := kv.FindValue(metaResolution); v != nil {
 		c.st.ResolutionNS, _ = strconv.ParseInt(*v, 10, 64)
@@ -876,6 +885,19 @@ type pqReader struct {
 	done int64                  // rows of the row group read or skipped
 	ic   idCache
 
+	// fast: the row group's chunk is decoded by ch (chunkIsFast), which
+	// is open when open is set.
+	fast, open bool
+	ch         pqChunk
+	cc         *metadata.ColumnChunkMetaData
+	start, n   int64 // the chunk's bytes in the file
+
+	// pr and its stream br are reset from chunk to chunk (when the
+	// source's reuse is set), so that the decompression buffers of a
+	// column are allocated once per cursor, not once per row group.
+	pr file.PageReader
+	br parquet.BufferedReader
+
 	defs  []int16
 	bytes []parquet.ByteArray
 	i64   []int64
@@ -920,7 +942,8 @@ func (cur *pqCursor) open(u int) (err error) {
 		if start < 0 || n < 0 || start > p.size || n > p.size-start {
 			return fmt.Errorf("row group %d: column %s: chunk of %d bytes at %d, past the end of the file (%d bytes)", u, r.col.name, n, start, p.size)
 		}
-		r.done = 0
+		r.done, r.fast = 0, chunkIsFast(cc, r.col)
+		r.cc, r.start, r.n = cc, start, n
 	}
 	cur.rg, cur.rows, cur.pos = rg, rows, 0
 	return nil
@@ -932,10 +955,24 @@ func (cur *pqCursor) closeReaders() {
 			r.rd.Close()
 			r.rd = nil
 		}
+		if r.open {
+			if r.ch.pr != r.pr {
+				r.ch.pr.Close() // not kept from chunk to chunk
+			}
+			r.ch.pr, r.open = nil, false
+		}
 	}
 }
 
-func (cur *pqCursor) close() { cur.closeReaders() }
+func (cur *pqCursor) close() {
+	cur.closeReaders()
+	for _, r := range cur.cols {
+		if r.pr != nil {
+			r.pr.Close()
+			r.pr, r.br = nil, nil
+		}
+	}
+}
 
 // reader returns r's column reader in the current row group, opening it,
 // and skips it to row at (rows of the row group).
@@ -965,6 +1002,57 @@ func (cur *pqCursor) reader(r *pqReader, at int64) (file.ColumnChunkReader, erro
 		r.done = at
 	}
 	return r.rd, nil
+}
+
+// pages opens r's chunk in the current row group for pqChunk, and skips
+// it to row at (rows of the row group).
+func (cur *pqCursor) pages(r *pqReader, at int64) error {
+	if !r.open {
+		pr, err := cur.pageReader(r)
+		if err != nil {
+			return err
+		}
+		width := 0
+		if r.col.kind != kindString {
+			width = 8
+		}
+		r.ch.reset(pr, r.col.maxDef, width)
+		r.open, r.done = true, 0
+	}
+	if at > r.done {
+		if err := r.ch.skip(at - r.done); err != nil {
+			return err
+		}
+		r.done = at
+	}
+	return nil
+}
+
+// pageReader returns a page reader of r's chunk in the current row group:
+// r.pr reset to the chunk when it can be, else a new one.
+func (cur *pqCursor) pageReader(r *pqReader) (file.PageReader, error) {
+	p := cur.p
+	if !p.reuse || r.cc.CryptoMetadata() != nil {
+		return cur.rg.GetColumnPageReader(r.col.leaf)
+	}
+	if r.pr == nil {
+		pr, err := cur.rg.GetColumnPageReader(r.col.leaf)
+		if err != nil {
+			return nil, err
+		}
+		br, err := p.props.GetStream(p.f, 0, p.props.BufferSize)
+		if err != nil {
+			pr.Close()
+			return nil, err
+		}
+		r.pr, r.br = pr, br
+	}
+	r.br.Reset(io.NewSectionReader(p.f, r.start, r.n))
+	r.pr.Reset(r.br, r.cc.NumValues(), r.cc.Compression(), nil)
+	if err := r.pr.Err(); err != nil {
+		return nil, err
+	}
+	return r.pr, nil
 }
 
 // next decodes the fixed columns of the row group's next batch.
@@ -1019,14 +1107,7 @@ func (cur *pqCursor) decode(b *colBatch, j int) (err error) {
 // read decodes the batch's n rows of r's column into b: strings into ids
 // (or, copied, into strs), the fixed columns into their slices.
 func (cur *pqCursor) read(r *pqReader, b *colBatch, n int, ids []int32, strs []string) error {
-	rd, err := cur.reader(r, b.start)
-	if err != nil {
-		return err
-	}
 	col := r.col
-	if len(r.defs) < n {
-		r.defs = make([]int16, n)
-	}
 	var nullFlag uint8
 	switch col.role {
 	case roleMetric:
@@ -1035,6 +1116,19 @@ func (cur *pqCursor) read(r *pqReader, b *colBatch, n int, ids []int32, strs []s
 		nullFlag = nullTime
 	case roleValue:
 		nullFlag = nullValue
+	}
+	if r.fast {
+		if err := cur.pages(r, b.start); err != nil {
+			return err
+		}
+		return cur.readPages(r, b, n, ids, strs, nullFlag)
+	}
+	rd, err := cur.reader(r, b.start)
+	if err != nil {
+		return err
+	}
+	if len(r.defs) < n {
+		r.defs = make([]int16, n)
 	}
 	for got := 0; got < n; {
 		want := n - got

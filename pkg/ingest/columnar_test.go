@@ -5,9 +5,11 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/schema"
 )
@@ -890,5 +893,228 @@ func TestColumnarArrowFooterBomb(t *testing.T) {
 	os.WriteFile(path, data, 0o644)
 	if _, err := OpenColumnar(path); err == nil || !strings.HasPrefix(err.Error(), path+": arrow: corrupt footer") {
 		t.Errorf("err = %v, want %s: arrow: corrupt footer", err, path)
+	}
+}
+
+// BenchmarkColumnarDrainFile drains the columnar file named by
+// LDANALYZE_BENCH_FILE (e.g. `ldanalyze convert` of a shared/bench CSV) on
+// every core, and reports MB/s of the file and rows/s: "fixed" touches
+// the fixed columns only, "series" also hashes the tag set of every
+// http_reqs sample as the series count of the checks does.
+func BenchmarkColumnarDrainFile(b *testing.B) {
+	path := os.Getenv("LDANALYZE_BENCH_FILE")
+	if path == "" {
+		b.Skip("set LDANALYZE_BENCH_FILE")
+	}
+	for _, series := range []bool{false, true} {
+		name := "fixed"
+		if series {
+			name = "series"
+		}
+		b.Run(name, func(b *testing.B) {
+			seed := maphash.MakeSeed()
+			var rows int64
+			for b.Loop() {
+				c, err := OpenColumnar(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.SetBytes(c.Stats().Bytes)
+				sums := make([]uint64, runtime.GOMAXPROCS(0))
+				sinks := make([]func(*Sample), len(sums))
+				for i := range sinks {
+					sinks[i] = func(s *Sample) {
+						sums[i] += uint64(s.TimeNS) + uint64(len(s.Metric))
+						if series && s.Metric == "http_reqs" {
+							sums[i] += s.Tags.SeriesHash(seed)
+						}
+					}
+				}
+				if err := c.Drain(sinks); err != nil {
+					b.Fatal(err)
+				}
+				rows += c.Stats().Rows
+				c.Close()
+			}
+			b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
+
+// writeEncodedParquet writes samples to a Parquet file with the writer
+// properties props (tag columns keys, an empty value as null), in row
+// groups of rgRows rows.
+func writeEncodedParquet(t *testing.T, path string, samples []*Sample, keys []string, rgRows int, props ...parquet.WriterProperty) {
+	t.Helper()
+	node := func(n schema.Node, err error) schema.Node {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	opt, req := parquet.Repetitions.Optional, parquet.Repetitions.Required
+	fields := schema.FieldList{
+		node(schema.NewPrimitiveNodeLogical(ColMetric, req, schema.StringLogicalType{}, parquet.Types.ByteArray, -1, -1)),
+		node(schema.NewPrimitiveNodeLogical(ColTime, req, schema.NewTimestampLogicalTypeForce(true, schema.TimeUnitNanos), parquet.Types.Int64, -1, -1)),
+		node(schema.NewPrimitiveNode(ColValue, opt, parquet.Types.Double, -1, -1)),
+	}
+	for _, k := range append(slices.Clone(keys), ColExtra, ColMetadata) {
+		fields = append(fields, node(schema.NewPrimitiveNodeLogical(k, opt, schema.StringLogicalType{}, parquet.Types.ByteArray, -1, -1)))
+	}
+	root := node(schema.NewGroupNode("schema", req, fields, -1)).(*schema.GroupNode)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw := file.NewParquetWriter(f, root, file.WithWriterProps(parquet.NewWriterProperties(props...)))
+	for start := 0; start < len(samples); start += rgRows {
+		rs := samples[start:min(start+rgRows, len(samples))]
+		rgw, err := pw.AppendRowGroupChecked()
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := func() file.ColumnChunkWriter {
+			c, err := rgw.NextColumn()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}
+		var metrics []parquet.ByteArray
+		var times []int64
+		var values []float64
+		for _, s := range rs {
+			metrics = append(metrics, parquet.ByteArray(s.Metric))
+			times = append(times, s.TimeNS)
+			values = append(values, s.Value)
+		}
+		if _, err := next().(*file.ByteArrayColumnChunkWriter).WriteBatch(metrics, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := next().(*file.Int64ColumnChunkWriter).WriteBatch(times, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		ones := make([]int16, len(rs))
+		for i := range ones {
+			ones[i] = 1
+		}
+		if _, err := next().(*file.Float64ColumnChunkWriter).WriteBatch(values, ones, nil); err != nil {
+			t.Fatal(err)
+		}
+		for j := range len(keys) + 2 {
+			var vals []parquet.ByteArray
+			defs := make([]int16, len(rs))
+			for i, s := range rs {
+				var v string
+				switch {
+				case j < len(keys):
+					v = s.Tags.Value(j)
+				case j == len(keys):
+					v = s.Tags.Extra()
+				default:
+					v = s.Tags.Metadata()
+				}
+				if v != "" {
+					defs[i] = 1
+					vals = append(vals, parquet.ByteArray(v))
+				}
+			}
+			if _, err := next().(*file.ByteArrayColumnChunkWriter).WriteBatch(vals, defs, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := rgw.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pw.Close(); err != nil { // closes f
+		t.Fatal(err)
+	}
+}
+
+// TestColumnarParquetEncodings: Parquet files of one k6 CSV's samples
+// written with the encodings other writers choose (dictionary pages for
+// every column, a dictionary that overflows to PLAIN within a chunk, PLAIN
+// strings, data pages V1 and V2, many small pages, several codecs) read
+// back sample for sample as the CSV reads, through Next and through Drain.
+func TestColumnarParquetEncodings(t *testing.T) {
+	src := corpusFile(t, corpusPublic, "k6-csv-v0.5x-finance.csv")
+	r, err := Open(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var samples []*Sample
+	var keys []string
+	var want []fullSample
+	for r.Next() {
+		s := r.Sample()
+		keys = s.Tags.Keys()
+		vals := s.Tags.AppendValues(nil)
+		c := &Sample{Metric: s.Metric, TimeNS: s.TimeNS, Value: s.Value, Tags: NewTags(keys, vals, s.Tags.Extra(), s.Tags.Metadata())}
+		samples = append(samples, c)
+		w := snapshot(c)
+		w.Source = ""
+		want = append(want, w)
+	}
+	r.Close()
+	if len(samples) < 500 {
+		t.Fatalf("%d samples in %s", len(samples), src)
+	}
+	dir := t.TempDir()
+	for _, v := range []struct {
+		name   string
+		rgRows int
+		props  []parquet.WriterProperty
+	}{
+		{"dictionary, V2 pages of 512 bytes, zstd", 300, []parquet.WriterProperty{parquet.WithDictionaryDefault(true), parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithDataPageSize(512), parquet.WithBatchSize(37), parquet.WithCompression(compress.Codecs.Zstd)}},
+		{"dictionary overflowing to plain, V1, snappy", 5000, []parquet.WriterProperty{parquet.WithDictionaryDefault(true), parquet.WithDictionaryPageSizeLimit(200), parquet.WithDataPageSize(2048), parquet.WithBatchSize(50), parquet.WithCompression(compress.Codecs.Snappy)}},
+		{"plain, V1, uncompressed", 1 << 20, []parquet.WriterProperty{parquet.WithDictionaryDefault(false)}},
+		{"plain, V2, gzip", 333, []parquet.WriterProperty{parquet.WithDictionaryDefault(false), parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithCompression(compress.Codecs.Gzip)}},
+	} {
+		p := filepath.Join(dir, "enc.parquet")
+		writeEncodedParquet(t, p, samples, keys, v.rgRows, v.props...)
+		c, err := OpenColumnar(p)
+		if err != nil {
+			t.Fatalf("%s: %v", v.name, err)
+		}
+		var got []fullSample
+		for c.Next() {
+			s := snapshot(c.Sample())
+			s.Source = ""
+			got = append(got, s)
+		}
+		if c.Err() != nil || len(got) != len(want) {
+			t.Fatalf("%s: err %v, %d samples of %d", v.name, c.Err(), len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%s: sample %d\n got %+v\nwant %+v", v.name, i+1, got[i], want[i])
+			}
+		}
+		c.Close()
+		d, err := OpenColumnar(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		var drained []fullSample
+		sink := func(s *Sample) {
+			x := snapshot(s)
+			x.Source = ""
+			mu.Lock()
+			drained = append(drained, x)
+			mu.Unlock()
+		}
+		if err := d.Drain([]func(*Sample){sink, sink}); err != nil {
+			t.Fatalf("%s: Drain: %v", v.name, err)
+		}
+		d.Close()
+		key := func(a, b fullSample) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) }
+		slices.SortFunc(drained, key)
+		sorted := slices.Clone(want)
+		slices.SortFunc(sorted, key)
+		if !slices.Equal(drained, sorted) {
+			t.Errorf("%s: Drain returned other samples than Next (%d of %d)", v.name, len(drained), len(want))
+		}
 	}
 }
