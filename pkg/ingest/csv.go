@@ -593,10 +593,24 @@ func scanValue(rec []byte, i int) (v float64, end int, ok bool) {
 			return v, k + 7, true
 		}
 	}
-	mant = 0
+	v, end, ok = simpleDecimal(rec, i)
+	if !ok || end < len(rec) && rec[end] != ',' {
+		return 0, 0, false
+	}
+	if neg {
+		v = -v
+	}
+	return v, end, true
+}
+
+// simpleDecimal parses digits with at most one '.' from b[i:], up to the
+// first other byte (end): ok when there are 1–15 digits, so that the
+// integer divided by a power of ten is exact and correctly rounded.
+func simpleDecimal(b []byte, i int) (v float64, end int, ok bool) {
+	var mant uint64
 	digits, frac := 0, -1
-	for ; i < len(rec); i++ {
-		ch := rec[i]
+	for ; i < len(b); i++ {
+		ch := b[i]
 		if d := ch - '0'; d <= 9 {
 			mant = mant*10 + uint64(d)
 			digits++
@@ -609,20 +623,14 @@ func scanValue(rec []byte, i int) (v float64, end int, ok bool) {
 			frac = 0
 			continue
 		}
-		if ch == ',' {
-			break
-		}
-		return 0, 0, false
+		break
 	}
 	if digits == 0 || digits > 15 {
-		return 0, 0, false
+		return 0, i, false
 	}
 	v = float64(mant)
 	if frac > 0 {
 		v /= pow10[frac]
-	}
-	if neg {
-		v = -v
 	}
 	return v, i, true
 }
@@ -1321,30 +1329,7 @@ func parseValue(b []byte) (float64, error) {
 	if len(b) > 0 && b[0] == '-' {
 		neg, i = true, 1
 	}
-	var mant uint64
-	digits, frac := 0, -1
-	for ; i < len(b); i++ {
-		ch := b[i]
-		if ch >= '0' && ch <= '9' {
-			mant = mant*10 + uint64(ch-'0')
-			digits++
-			if frac >= 0 {
-				frac++
-			}
-			continue
-		}
-		if ch == '.' && frac < 0 {
-			frac = 0
-			continue
-		}
-		digits = 99 // not the simple shape
-		break
-	}
-	if digits > 0 && digits <= 15 {
-		v := float64(mant)
-		if frac > 0 {
-			v /= pow10[frac]
-		}
+	if v, end, ok := simpleDecimal(b, i); ok && end == len(b) {
 		if neg {
 			v = -v
 		}
