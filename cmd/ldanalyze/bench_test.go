@@ -28,9 +28,11 @@ func benchCommand(b *testing.B, args ...string) {
 	}
 }
 
-// BenchmarkKneeBench is the bench harness's command: knee --by name
-// --format csv.
-func BenchmarkKneeBench(b *testing.B) { benchCommand(b, "knee", "--by", "name", "--format", "csv") }
+// BenchmarkKneeBench is the bench harness's command: knee --window 30s
+// --metric http_req_duration --by name --format csv.
+func BenchmarkKneeBench(b *testing.B) {
+	benchCommand(b, "knee", "--window", "30s", "--metric", "http_req_duration", "--by", "name", "--format", "csv")
+}
 
 // BenchmarkCheckBench is check --format json (a failed check is not an
 // error here).
