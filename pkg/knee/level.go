@@ -6,6 +6,7 @@ import (
 
 	"github.com/ldanalyze/ldanalyze/pkg/jsonnum"
 	"github.com/ldanalyze/ldanalyze/pkg/sketch"
+	"github.com/ldanalyze/ldanalyze/pkg/timeline"
 )
 
 // F is a JSON-safe float (NaN and ±Inf encode as null).
@@ -136,16 +137,18 @@ func (a *analysis) aggregate(i0, i1 int, pcts []float64) Level {
 	l.Seconds = secs
 	var reqs, errs, dropped, iters, vus, limited, done, sent, recv float64
 	for i := i0; i < i1; i++ {
-		sent += p.bytesSent[i]
-		recv += p.bytesReceived[i]
-		limited += p.limited[i]
 		done += p.completed[i]
 		reqs += p.reqs[i]
-		errs += p.errs[i]
 		dropped += p.dropped[i]
 		iters += p.iterations[i]
 		vus += p.vus[i]
 	}
+	p.tl.Range(p.start+int64(i0), p.start+int64(i1), func(_ int64, s *timeline.Second) {
+		sent += s.BytesSent
+		recv += s.BytesReceived
+		limited += float64(s.Limited)
+		errs += float64(s.Failed)
+	})
 	nan := F(math.NaN())
 	l.RequestsRPS = F(reqs / secs)
 	l.CompletedRPS = F(done / secs)

@@ -205,25 +205,69 @@ const noiseWindow = 10
 // partitionPoly finds the optimal pieces of the points y (weights w) whose
 // model is a polynomial of degree d0 (a plateau) or d0+1 (a ramp), pieces
 // at least minLen points long, and returns the start of each piece (the
-// first is 0). It is O(m²): for each end the pieces ending there are grown
-// backwards one point at a time, their sums kept in the piece's own
-// coordinates.
+// first is 0). It is O(m²) at worst: for each end the pieces ending there
+// are grown backwards one point at a time, their sums kept in the piece's
+// own coordinates; pruning leaves out most starts.
 func partitionPoly(y, w []float64, d0, minLen int) []int {
+	// Pruning (PELT, Killick, Fearnhead & Eckley 2012): a start s whose
+	// best path to t is worse than f[t] by the largest piece penalty K
+	// can never start the last piece of a longer optimum. With M the
+	// better model of a piece (s, T), splitting it at t fits each part at
+	// least as well under M, so C(s,T) ≥ C(s,t) + C(t,T) − pen_M ≥
+	// C(s,t) + C(t,T) − K, and f[s] + C(s,T) ≥ f[t] + C(t,T) ≥ f[T]. That
+	// needs both models determined on (s, t) and on (t, T): every weight
+	// positive (no missing point) and T − t ≥ max(minLen, d0+2), from when
+	// on s is left out (dead[s]). The optimum is the same as without
+	// pruning; on a staircase most starts die within a few steps.
+	prune := true
+	for _, v := range w {
+		prune = prune && v > 0 && !math.IsInf(v, 1)
+	}
+	return partition(y, w, d0, minLen, prune)
+}
+
+// partition is partitionPoly, pruning when prune is set (every weight
+// positive and finite).
+func partition(y, w []float64, d0, minLen int, prune bool) []int {
 	m := len(y)
 	l := math.Log(float64(m) + 1)
 	f := make([]float64, m+1)
 	last := make([]int, m+1)
+	var dead []int
+	delay := max(minLen, d0+2)
+	k := float64(d0+3) * l
+	if prune {
+		dead = make([]int, m+1)
+		for i := range dead {
+			dead[i] = math.MaxInt
+		}
+	}
+	var costs []float64 // costs[s]: the piece (s, t)'s cost when prunable
+	if prune {
+		costs = make([]float64, m)
+	}
 	for t := 1; t <= m; t++ {
 		f[t] = math.Inf(1)
 		var ps polySums
+		lowest := t // the lowest s costed with both models determined
 		for s := t - 1; s >= 0; s-- {
 			ps.add(float64(t-1-s), y[s]-y[t-1], w[s])
-			if t-s < minLen || (s > 0 && (s < minLen || math.IsInf(f[s], 1))) {
+			if prune {
+				costs[s] = math.NaN()
+			}
+			if t-s < minLen || (s > 0 && (s < minLen || math.IsInf(f[s], 1))) || (prune && t >= dead[s]) {
 				continue
 			}
-			c, ok := pieceCost(&ps, d0, l)
-			if !ok {
+			flat, ok0, ramp, ok1 := ps.sse2(d0)
+			if !ok0 {
 				continue
+			}
+			c := flat + float64(d0+2)*l
+			if ok1 {
+				c = math.Min(c, ramp+float64(d0+3)*l)
+			}
+			if prune && ok1 && t-s >= delay {
+				costs[s], lowest = c, s
 			}
 			if v := f[s] + c; v < f[t] {
 				f[t], last[t] = v, s
@@ -235,6 +279,12 @@ func partitionPoly(y, w []float64, d0, minLen int) []int {
 				f[t] = c
 			} else {
 				f[t] = 0
+			}
+			continue
+		}
+		for s := lowest; prune && s < t; s++ {
+			if c := costs[s]; dead[s] == math.MaxInt && !math.IsNaN(c) && f[s]+c-k >= f[t] {
+				dead[s] = t + delay
 			}
 		}
 	}
@@ -286,12 +336,54 @@ func (p *polySums) sse(d int) (float64, bool) {
 	return math.Max(0, p.yy-explained), true
 }
 
+// sse2 is sse(d) and sse(d+1) from one factorisation: the LDLᵀ of the
+// degree-d normal equations is the leading part of the degree-(d+1) one,
+// the same operations in the same order, so lo is bit for bit sse(d) and
+// hi sse(d+1) (okHi implies okLo).
+func (p *polySums) sse2(d int) (lo float64, okLo bool, hi float64, okHi bool) {
+	n := d + 2
+	sc := math.Max(1, p.umax)
+	var pow [5]float64
+	pow[0] = 1
+	for k := 1; k < 5; k++ {
+		pow[k] = pow[k-1] * sc
+	}
+	var a [3][3]float64
+	var b [3]float64
+	for r := 0; r < n; r++ {
+		for c := 0; c < n; c++ {
+			a[r][c] = p.w[r+c] / pow[r+c]
+		}
+		b[r] = p.wy[r] / pow[r]
+	}
+	explained := 0.0
+	for c := 0; c < n; c++ {
+		if c == n-1 {
+			// sse(d)'s factorisation ends here: its last update of the
+			// trailing entries (r, q < d+1) was the same.
+			lo, okLo = math.Max(0, p.yy-explained), true
+		}
+		piv := a[c][c]
+		if !(piv > 1e-300*math.Max(1, math.Abs(a[0][0]))) {
+			return lo, okLo, 0, false
+		}
+		explained += b[c] * b[c] / piv
+		for r := c + 1; r < n; r++ {
+			f := a[r][c] / piv
+			for q := c + 1; q < n; q++ {
+				a[r][q] -= f * a[c][q]
+			}
+			b[r] -= f * b[c]
+		}
+	}
+	return lo, okLo, math.Max(0, p.yy-explained), true
+}
+
 // pieceCost is a piece's squared error under the better of its two
 // models, each with its BIC penalty: (d0 + 2)·L for the plateau (its
 // coefficients and the change point), (d0 + 3)·L for the ramp.
 func pieceCost(ps *polySums, d0 int, l float64) (float64, bool) {
-	flat, ok0 := ps.sse(d0)
-	ramp, ok1 := ps.sse(d0 + 1)
+	flat, ok0, ramp, ok1 := ps.sse2(d0)
 	switch {
 	case ok0 && ok1:
 		return math.Min(flat+float64(d0+2)*l, ramp+float64(d0+3)*l), true

@@ -3,6 +3,7 @@ package knee
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -39,5 +40,58 @@ func TestSSEAgreesWithFit(t *testing.T) {
 				t.Fatalf("trial %d, degree %d: sse %v %v, fit %v %v", trial, d, got, ok2, want, ok)
 			}
 		}
+	}
+}
+
+// TestPruningKeepsOptimum: partitionPoly's pruning (PELT) finds the same
+// pieces as the full O(m²) search, on staircases, ramps, spikes and pure
+// noise, open (cumulative, d0 = 1) and closed (d0 = 0), for several
+// minimum lengths.
+func TestPruningKeepsOptimum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	pruned := 0
+	for trial := range 300 {
+		m := 20 + rng.IntN(400)
+		x := make([]float64, m)
+		level, slope := 50+rng.Float64()*200, 0.0
+		for i := range x {
+			if rng.IntN(60) == 0 { // a new stage
+				level, slope = 20+rng.Float64()*400, 0
+				if rng.IntN(2) == 0 {
+					slope = rng.NormFloat64() * 2
+				}
+			}
+			level = math.Max(1, level+slope)
+			x[i] = level + rng.NormFloat64()*math.Sqrt(level)*(0.2+rng.Float64())
+			if rng.IntN(200) == 0 {
+				x[i] *= 3 // a spike
+			}
+		}
+		d0 := trial % 2
+		y := x
+		if d0 == 1 {
+			y = make([]float64, m)
+			sum := 0.0
+			for i, v := range x {
+				sum += v
+				y[i] = sum
+			}
+		}
+		w := make([]float64, m)
+		for i := range w {
+			w[i] = 1 / (1 + rng.Float64()*50)
+		}
+		minLen := 2 + rng.IntN(6)
+		want := partition(y, w, d0, minLen, false)
+		got := partition(y, w, d0, minLen, true)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (m %d, d0 %d, minLen %d): pruned %v, full %v", trial, m, d0, minLen, got, want)
+		}
+		if len(want) > 1 {
+			pruned++
+		}
+	}
+	if pruned < 100 {
+		t.Fatalf("only %d of 300 trials had a change point: the test does not exercise pruning", pruned)
 	}
 }

@@ -8,11 +8,9 @@ import (
 // perSecond is the dense per-second view of the run's main span of data
 // (timeline.Timeline.Main), from its first second to its last.
 type perSecond struct {
-	tl       *timeline.Timeline
-	start    int64 // unix second of index 0
-	reqs, ok []float64
-	errs     []float64
-	limited  []float64 // failures saying "too many requests" (429, gRPC 8)
+	tl    *timeline.Timeline
+	start int64 // unix second of index 0
+	reqs  []float64
 	// completed is the completed units per second: successful responses
 	// of the request stream, WebSocket messages received (msgs), or
 	// iterations when the run has no request stream.
@@ -27,10 +25,8 @@ type perSecond struct {
 	// writes vus every second, so a stalled generator or an edited file);
 	// nil when there are none.
 	missing []bool
-
-	// bytesSent and bytesReceived are the data_sent and data_received
-	// counters, bytes.
-	bytesSent, bytesReceived []float64
+	// The failures, 429s and bytes of a level are summed from the
+	// Timeline's own per-second table (Timeline.Range) when asked.
 }
 
 // dataIn returns the seconds of [i0, i1) that hold data.
@@ -86,12 +82,16 @@ func dense(tl *timeline.Timeline) *perSecond {
 	}
 	p.start = best.First
 	n := best.Len()
-	p.reqs, p.ok, p.errs = make([]float64, n), make([]float64, n), make([]float64, n)
-	p.limited, p.completed = make([]float64, n), make([]float64, n)
-	msgs := make([]float64, n)
+	p.reqs, p.completed = make([]float64, n), make([]float64, n)
 	p.iterations, p.dropped = make([]float64, n), make([]float64, n)
-	p.bytesSent, p.bytesReceived = make([]float64, n), make([]float64, n)
 	p.vus, p.vusMax = make([]float64, n), make([]float64, n)
+	proto := tl.Protocol()
+	p.msgs = proto == outcome.WebSocket
+	if p.msgs {
+		// completed counts the messages received when there are any.
+		p.msgs = false
+		tl.Range(p.start, p.start+int64(n), func(_ int64, s *timeline.Second) { p.msgs = p.msgs || s.MessagesReceived > 0 })
+	}
 	lastV, lastM := 0.0, 0.0
 	next := 0 // the first second not yet laid out
 	gapTo := func(to int) {
@@ -107,12 +107,16 @@ func dense(tl *timeline.Timeline) *perSecond {
 		i := int(sec - p.start)
 		gapTo(i)
 		next = i + 1
-		p.reqs[i], p.ok[i] = float64(s.Requests), float64(s.OK)
-		p.errs[i], p.limited[i] = float64(s.Failed), float64(s.Limited)
-		msgs[i] = s.MessagesReceived
-		p.msgs = p.msgs || s.MessagesReceived > 0
+		p.reqs[i] = float64(s.Requests)
+		switch {
+		case p.msgs:
+			p.completed[i] = s.MessagesReceived
+		case proto != outcome.None:
+			p.completed[i] = float64(s.OK)
+		default:
+			p.completed[i] = float64(s.Iterations)
+		}
 		p.iterations[i], p.dropped[i] = float64(s.Iterations), float64(s.Dropped)
-		p.bytesSent[i], p.bytesReceived[i] = s.BytesSent, s.BytesReceived
 		if s.HasVUs {
 			lastV = s.VUs
 			p.hasVUs = true
@@ -123,14 +127,5 @@ func dense(tl *timeline.Timeline) *perSecond {
 		p.vus[i], p.vusMax[i] = lastV, lastM
 	})
 	gapTo(n)
-	p.msgs = p.msgs && tl.Protocol() == outcome.WebSocket
-	switch {
-	case p.msgs:
-		p.completed = msgs
-	case tl.HasRequests():
-		copy(p.completed, p.ok)
-	default:
-		copy(p.completed, p.iterations)
-	}
 	return p
 }

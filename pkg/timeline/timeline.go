@@ -49,6 +49,11 @@ type Timeline struct {
 	main         Span
 	err          error
 	statusNames  []string
+	// tab is every second decoded (buildTable); rateRows and unknown are
+	// FailedRateRows and UnknownOutcomes, noted while it is built.
+	tab      *table
+	rateRows bool
+	unknown  uint64
 }
 
 // Close seals what a collected and returns the run as a Timeline; a must
@@ -67,6 +72,7 @@ func (a *Accumulator) Close(resolutionNS int64) *Timeline {
 	t.metric = a.cands[t.cand]
 	t.proto = t.chooseProtocol(a.candP[t.cand])
 	t.statusNames = a.sh.statuses.Names()
+	t.buildTable()
 	t.spans = t.findSpans()
 	for _, sp := range t.spans {
 		if sp.Seconds > t.main.Seconds {
@@ -99,16 +105,17 @@ func (t *Timeline) chooseProtocol(own outcome.Protocol) outcome.Protocol {
 
 func (t *Timeline) findSpans() []Span {
 	var spans []Span
-	t.counts(func(sec int64, r *second) {
-		n := uint64(r.metricN[t.cand])
+	tb := t.tab
+	for i, sec := range tb.secs {
+		n := tb.metricN.at(i)
 		if k := len(spans) - 1; k >= 0 && sec-spans[k].Last-1 < MaxGapS {
 			spans[k].Last = sec
 			spans[k].Seconds++
 			spans[k].Samples += n
-			return
+			continue
 		}
 		spans = append(spans, Span{First: sec, Last: sec, Seconds: 1, Samples: n})
-	})
+	}
 	return spans
 }
 
@@ -247,15 +254,13 @@ func (t *Timeline) view(r *second, s *Second) {
 // it.
 func (t *Timeline) Second(sec int64) (Second, bool) {
 	var s Second
-	found := false
-	t.walk(sec, sec+1, func(_ int64, r *second, enc []byte) {
-		var scratch second
-		if r = t.decodeCounts(r, enc, &scratch); r != nil {
-			t.view(r, &s)
-			found = true
-		}
-	})
-	return s, found
+	i0, i1 := t.tab.rows(sec, sec+1)
+	if i0 == i1 {
+		return s, false
+	}
+	t.tab.row(i0, &s)
+	s.Failures = slices.Clone(s.Failures)
+	return s, true
 }
 
 // Each calls fn for every second that holds data, in time order, in every
@@ -270,10 +275,11 @@ func (t *Timeline) Each(fn func(sec int64, s *Second)) {
 // Failures, are valid only during the call.
 func (t *Timeline) Range(from, to int64, fn func(sec int64, s *Second)) {
 	var s Second
-	t.countsIn(from, to, func(k int64, r *second) {
-		t.view(r, &s)
-		fn(k, &s)
-	})
+	i0, i1 := t.tab.rows(from, to)
+	for i := i0; i < i1; i++ {
+		t.tab.row(i, &s)
+		fn(t.tab.secs[i], &s)
+	}
 }
 
 // walk calls visit with every second in [from, to) that holds data, in
@@ -411,27 +417,11 @@ func (t *Timeline) HasExpectedResponse() bool { return t.tot.hasExpected }
 // FailedRateRows reports whether the run has rows of its protocol's
 // failed-rate metric (http_req_failed), which tell failures where the tags
 // do not.
-func (t *Timeline) FailedRateRows() bool {
-	if t.proto == outcome.None {
-		return false
-	}
-	any := false
-	pi := protoIndex(t.proto)
-	t.counts(func(_ int64, r *second) { any = any || r.req[pi].rateN > 0 })
-	return any
-}
+func (t *Timeline) FailedRateRows() bool { return t.rateRows }
 
 // UnknownOutcomes counts the stream's samples whose tags do not tell their
 // outcome (restricted --system-tags).
-func (t *Timeline) UnknownOutcomes() uint64 {
-	if t.proto == outcome.None {
-		return 0
-	}
-	var n uint64
-	pi := protoIndex(t.proto)
-	t.counts(func(_ int64, r *second) { n += uint64(r.req[pi].unknown) })
-	return n
-}
+func (t *Timeline) UnknownOutcomes() uint64 { return t.unknown }
 
 // CheckCount counts the samples of one k6 check (the checks metric).
 type CheckCount struct {
