@@ -267,12 +267,12 @@ func (a *analysis) queueGrows(l *Level, base baseline) bool {
 	var ts, ys []float64
 	for i := l.i0; i < l.i1; i++ {
 		sec := a.p.start + int64(i)
-		sk := a.tl.Latency(sec, sec+1)
-		if sk.Count() == 0 {
+		n, mean := a.tl.LatencyMean(sec, sec+1)
+		if n == 0 {
 			continue
 		}
 		ts = append(ts, float64(i-l.i0))
-		ys = append(ys, sk.Mean())
+		ys = append(ys, mean)
 	}
 	n := len(ys)
 	if n < 8 {

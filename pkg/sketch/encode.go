@@ -343,3 +343,58 @@ func walkRuns(d *decoder, neg bool, v *encodedVisitor) uint64 {
 	}
 	return total
 }
+
+// mergeEncodedMoments adds the count, sum, minimum and maximum of the
+// encoding b to s, as MergeEncoded would (the same operations in the same
+// order, so Count, Sum and Mean come out bit for bit equal), without its
+// values: s must hold no values of its own (a Sketch only ever given
+// moments). The body of b is not read, so only its header is checked.
+func (s *Sketch) mergeEncodedMoments(b []byte) error {
+	if len(b) == 0 {
+		return errEncoding
+	}
+	mode := b[0]
+	if mode == modeEmpty {
+		if len(b) != 1 {
+			return errEncoding
+		}
+		return nil
+	}
+	if mode > modeHist {
+		return errEncoding
+	}
+	d := decoder{b: b[1:]}
+	n := d.uvarint()
+	micro := d.varint()
+	sum, lo, hi := d.float(), d.float(), d.float()
+	if d.err != nil || n == 0 || !(lo <= hi) || (mode != modeHist && n > ExactLimit) {
+		return errEncoding
+	}
+	if s.n == 0 || lo < s.min {
+		s.min = lo
+	}
+	if s.n == 0 || hi > s.max {
+		s.max = hi
+	}
+	s.n += n
+	s.sum += sum
+	s.addMicro(micro)
+	return nil
+}
+
+// mergeMoments is Merge of o's count, sum, minimum and maximum alone (see
+// mergeEncodedMoments).
+func (s *Sketch) mergeMoments(o *Sketch) {
+	if o == nil || o.n == 0 {
+		return
+	}
+	if s.n == 0 || o.min < s.min {
+		s.min = o.min
+	}
+	if s.n == 0 || o.max > s.max {
+		s.max = o.max
+	}
+	s.n += o.n
+	s.sum += o.sum
+	s.addMicro(o.microSum)
+}

@@ -219,8 +219,31 @@ func (s *Series) Regroup(to func(g int) int) {
 // value.
 func (s *Series) Range(g int, from, to int64) *Sketch {
 	out := &Sketch{}
+	s.eachIn(g, from, to, func(sl *seriesSlot) { s.mergeSlot(sl, out) })
+	return out
+}
+
+// Moments returns the count and the mean of group g's values in the
+// seconds [from, to) — Range(g, from, to).Count() and .Mean(), bit for bit,
+// NaN when there are none — reading only each slot's header: a per-second
+// series of means (the knee's queue test) costs a few loads a slot
+// instead of a Sketch a second.
+func (s *Series) Moments(g int, from, to int64) (n uint64, mean float64) {
+	var out Sketch
+	s.eachIn(g, from, to, func(sl *seriesSlot) {
+		if err := out.mergeEncodedMoments(sl.enc); err != nil && s.err == nil {
+			s.err = fmt.Errorf("sketch: series slot: %w", err)
+		}
+		out.mergeMoments(sl.pending)
+	})
+	return out.Count(), out.Mean()
+}
+
+// eachIn calls fn with every slot of group g whose middle lies in [from,
+// to), in time order when the range is narrower than the data.
+func (s *Series) eachIn(g int, from, to int64, fn func(sl *seriesSlot)) {
 	if to <= from {
-		return out
+		return
 	}
 	w := s.width
 	in := func(k int64) bool { // the slot's middle lies in [from, to)
@@ -232,17 +255,16 @@ func (s *Series) Range(g int, from, to int64) *Sketch {
 		// A range wider than the data: visit the slots, not the span.
 		for k, sl := range s.slots {
 			if k.group == int32(g) && in(k.slot) {
-				s.mergeSlot(sl, out)
+				fn(sl)
 			}
 		}
-		return out
+		return
 	}
 	for k := k0; k <= k1; k++ {
 		if sl := s.slots[seriesKey{k, int32(g)}]; sl != nil && in(k) {
-			s.mergeSlot(sl, out)
+			fn(sl)
 		}
 	}
-	return out
 }
 
 // Merge adds every value of o to s, as if o's Writers had written to s; it

@@ -357,3 +357,39 @@ func TestSeriesDamageIsAnError(t *testing.T) {
 		t.Error("Merge lost the error")
 	}
 }
+
+// TestSeriesMomentsMatchRange: Moments is Range's Count and Mean bit for
+// bit, per second and over wide ranges, at width 1 and coarsened, with
+// sealed slots and values still pending in a slot.
+func TestSeriesMomentsMatchRange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	vals := run(rng)
+	for _, maxSlots := range []int{-1, 64} {
+		s := NewSeries(maxSlots)
+		wr := s.Writer()
+		for _, x := range vals {
+			wr.Add(x.sec, 0, x.v)
+		}
+		wr.Flush()
+		// A late value lands in a sealed slot: it stays pending there.
+		late := s.Writer()
+		late.Add(vals[0].sec, 0, 123.456789)
+		late.Flush()
+		checked := 0
+		for from := int64(1_699_999_990); from < 1_700_000_700; from += 3 {
+			for _, to := range []int64{from + 1, from + 37, from + 5000} {
+				sk := s.Range(0, from, to)
+				n, mean := s.Moments(0, from, to)
+				if n != sk.Count() || math.Float64bits(mean) != math.Float64bits(sk.Mean()) {
+					t.Fatalf("slots %d, [%d, %d): Moments %d %v, Range %d %v", maxSlots, from, to, n, mean, sk.Count(), sk.Mean())
+				}
+				if n > 0 {
+					checked++
+				}
+			}
+		}
+		if checked < 100 {
+			t.Fatalf("slots %d: only %d non-empty ranges compared", maxSlots, checked)
+		}
+	}
+}

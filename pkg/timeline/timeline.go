@@ -341,6 +341,13 @@ func (t *Timeline) Latency(from, to int64) *sketch.Sketch {
 	return t.sh.lat[t.cand].Range(0, from, to)
 }
 
+// LatencyMean returns the count and mean of the successful samples of the
+// analysed Trend in the seconds [from, to): Latency(from, to)'s Count and
+// Mean (NaN for none), without building the Sketch.
+func (t *Timeline) LatencyMean(from, to int64) (n uint64, mean float64) {
+	return t.sh.lat[t.cand].Moments(0, from, to)
+}
+
 // LatencyWidth is the seconds per slot of the latency sketches: 1 until a
 // run longer than the slot limit coarsened them.
 func (t *Timeline) LatencyWidth() int64 { return t.sh.lat[t.cand].Width() }
