@@ -185,8 +185,16 @@ func (s *Sketch) MergeEncoded(b []byte) error {
 	if err := walkEncoded(b, nil); err != nil {
 		return err
 	}
+	return s.mergeEncodedOwn(b)
+}
+
+// mergeEncodedOwn is MergeEncoded in one walk of b instead of two: on an
+// error s holds part of b's values. For encodings a Series wrote itself,
+// whose failure to decode is a bug reported as the Series' Err (the
+// figures are not used then).
+func (s *Sketch) mergeEncodedOwn(b []byte) error {
 	var inExact bool
-	walkEncoded(b, &encodedVisitor{
+	return walkEncoded(b, &encodedVisitor{
 		header: func(mode byte, n uint64, micro int64, sum, lo, hi float64) {
 			if s.n == 0 || lo < s.min {
 				s.min = lo
@@ -221,7 +229,6 @@ func (s *Sketch) MergeEncoded(b []byte) error {
 			}
 		},
 	})
-	return nil
 }
 
 // encodedVisitor receives the parts of an encoding from walkEncoded.

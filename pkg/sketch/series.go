@@ -156,7 +156,7 @@ func (s *Series) encode(sk *Sketch) []byte {
 // mergeSlot merges the slot's values into sc, recording a failure in
 // s.err.
 func (s *Series) mergeSlot(sl *seriesSlot, sc *Sketch) {
-	if err := sc.MergeEncoded(sl.enc); err != nil && s.err == nil {
+	if err := sc.mergeEncodedOwn(sl.enc); err != nil && s.err == nil {
 		s.err = fmt.Errorf("sketch: series slot: %w", err)
 	}
 	sc.Merge(sl.pending)
