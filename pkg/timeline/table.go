@@ -1,20 +1,27 @@
 package timeline
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // table is every second of the run that holds data, decoded once when the
-// Timeline is made (Close): row i is second secs[i], in time order. The
+// Timeline is made (Close): row i is second sec(i), in time order. The
 // analyses walk the run many times (the load levels, each check, the
 // report); walking the sealed, encoded records each time cost a decode of
 // every second per walk (~30 ms per walk of a 24-hour run), a walk of the
 // table costs a few loads per second.
 //
-// Counts are kept as the records keep them (uint32); a column that is
-// zero in every second is never allocated (col32.at and colF.at read nil
-// as zeros), so an HTTP run carries no WebSocket columns: ~60–90 bytes a
+// Each column is kept in the narrowest integer type that holds its values
+// exactly (column), and one that is zero in every second is never
+// allocated, so an HTTP run carries no WebSocket columns: ~15–30 bytes a
 // second in all.
 type table struct {
+	// secs are the rows' seconds; nil when they are every second from
+	// first on (n rows), as in most runs.
 	secs                         []int64
+	first                        int64
+	n                            int
 	reqs, ok, failed             col32
 	transport, timeouts, limited col32
 	iterations, dropped, metricN col32
@@ -28,49 +35,122 @@ type table struct {
 	fails   []StatusCount
 }
 
-// col32 is a count column, nil when zero in every row.
-type col32 []uint32
+// col32 is a count column (see column).
+type col32 struct{ c column }
 
-// set stores v in row i of a column of n rows, allocating it on the first
-// value that is not zero.
-func (c *col32) set(i, n int, v uint64) {
+// set stores v in row i of a column of n rows.
+func (c *col32) set(i, n int, v uint64) { c.c.set(i, n, float64(v)) }
+
+// at is row i (0 in a column never set).
+func (c *col32) at(i int) uint64 { return uint64(c.c.at(i)) }
+
+// colF is a float column (see column).
+type colF struct{ c column }
+
+// set stores v in row i of a column of n rows.
+func (c *colF) set(i, n int, v float64) { c.c.set(i, n, v) }
+
+// at is row i (0 in a column never set).
+func (c *colF) at(i int) float64 { return c.c.at(i) }
+
+// column is one value per row kept in the narrowest of uint8, uint16,
+// uint32 and float64 that holds every value set exactly: nil until a
+// value is not zero, widened (copying what it holds) when a value does not
+// fit. Per-second counts of a run rarely pass 65,535, so a 24-hour run's
+// column is 86–170 KB instead of 690 KB of float64.
+type column struct {
+	kind uint8 // 0 none, 1 uint8, 2 uint16, 3 uint32, 4 float64
+	u8   []uint8
+	u16  []uint16
+	u32  []uint32
+	f64  []float64
+}
+
+// kindOf is the narrowest kind that holds v exactly.
+func kindOf(v float64) uint8 {
+	switch {
+	case v != math.Trunc(v) || v < 0 || v > math.MaxUint32:
+		return 4
+	case v <= math.MaxUint8:
+		return 1
+	case v <= math.MaxUint16:
+		return 2
+	}
+	return 3
+}
+
+// set stores v in row i of a column of n rows, allocating or widening it
+// as needed.
+func (c *column) set(i, n int, v float64) {
 	if v == 0 {
 		return
 	}
-	if *c == nil {
-		*c = make([]uint32, n)
+	if k := kindOf(v); k > c.kind {
+		c.widen(k, n)
 	}
-	(*c)[i] = uint32(v)
+	switch c.kind {
+	case 1:
+		c.u8[i] = uint8(v)
+	case 2:
+		c.u16[i] = uint16(v)
+	case 3:
+		c.u32[i] = uint32(v)
+	default:
+		c.f64[i] = v
+	}
+}
+
+// widen moves the column to kind k, n rows.
+func (c *column) widen(k uint8, n int) {
+	old := *c
+	*c = column{kind: k}
+	switch k {
+	case 1:
+		c.u8 = make([]uint8, n)
+	case 2:
+		c.u16 = make([]uint16, n)
+	case 3:
+		c.u32 = make([]uint32, n)
+	default:
+		c.f64 = make([]float64, n)
+	}
+	if old.kind == 0 {
+		return
+	}
+	for i := range n {
+		if v := old.at(i); v != 0 {
+			c.set(i, n, v)
+		}
+	}
 }
 
 // at is row i (0 in a column never set).
-func (c col32) at(i int) uint64 {
-	if c == nil {
-		return 0
+func (c *column) at(i int) float64 {
+	switch c.kind {
+	case 1:
+		return float64(c.u8[i])
+	case 2:
+		return float64(c.u16[i])
+	case 3:
+		return float64(c.u32[i])
+	case 4:
+		return c.f64[i]
 	}
-	return uint64(c[i])
+	return 0
 }
 
-// colF is a float column, nil when zero in every row.
-type colF []float64
-
-// set: see col32.set.
-func (c *colF) set(i, n int, v float64) {
-	if v == 0 {
-		return
+// trim cuts the column to m rows.
+func (c *column) trim(m int) {
+	switch c.kind {
+	case 1:
+		c.u8 = c.u8[:m]
+	case 2:
+		c.u16 = c.u16[:m]
+	case 3:
+		c.u32 = c.u32[:m]
+	case 4:
+		c.f64 = c.f64[:m]
 	}
-	if *c == nil {
-		*c = make([]float64, n)
-	}
-	(*c)[i] = v
-}
-
-// at: see col32.at.
-func (c colF) at(i int) float64 {
-	if c == nil {
-		return 0
-	}
-	return c[i]
 }
 
 // buildTable decodes every second of t once into t.tab (after t.proto and
@@ -123,20 +203,18 @@ func (t *Timeline) buildTable() {
 		// columns as long as the seconds.
 		tb.trim(len(tb.secs))
 	}
+	tb.n = len(tb.secs)
+	if tb.n > 0 && tb.secs[tb.n-1]-tb.secs[0] == int64(tb.n-1) {
+		tb.first, tb.secs = tb.secs[0], nil
+	}
 	t.tab = tb
 }
 
 // trim cuts every column to m rows.
 func (tb *table) trim(m int) {
-	for _, c := range []*col32{&tb.reqs, &tb.ok, &tb.failed, &tb.transport, &tb.timeouts, &tb.limited, &tb.iterations, &tb.dropped, &tb.metricN} {
-		if *c != nil {
-			*c = (*c)[:m]
-		}
-	}
-	for _, c := range []*colF{&tb.vus, &tb.vusMax, &tb.bytesSent, &tb.bytesReceived, &tb.msgsSent, &tb.msgsReceived} {
-		if *c != nil {
-			*c = (*c)[:m]
-		}
+	for _, c := range []*column{&tb.reqs.c, &tb.ok.c, &tb.failed.c, &tb.transport.c, &tb.timeouts.c, &tb.limited.c, &tb.iterations.c, &tb.dropped.c, &tb.metricN.c,
+		&tb.vus.c, &tb.vusMax.c, &tb.bytesSent.c, &tb.bytesReceived.c, &tb.msgsSent.c, &tb.msgsReceived.c} {
+		c.trim(m)
 	}
 	for _, c := range []*[]bool{&tb.hasVUs, &tb.hasVUsMax} {
 		if *c != nil {
@@ -177,10 +255,30 @@ func (tb *table) row(i int, s *Second) {
 	}
 }
 
+// sec is row i's second.
+func (tb *table) sec(i int) int64 {
+	if tb.secs == nil {
+		return tb.first + int64(i)
+	}
+	return tb.secs[i]
+}
+
 // rows returns the rows [i0, i1) of the seconds in [from, to).
 func (tb *table) rows(from, to int64) (i0, i1 int) {
-	if to <= from {
+	if to <= from || tb.n == 0 {
 		return 0, 0
+	}
+	if tb.secs == nil {
+		clamp := func(s int64) int {
+			switch {
+			case s <= tb.first:
+				return 0
+			case s >= tb.first+int64(tb.n):
+				return tb.n
+			}
+			return int(s - tb.first)
+		}
+		return clamp(from), clamp(to)
 	}
 	i0, _ = slices.BinarySearch(tb.secs, from)
 	i1, _ = slices.BinarySearch(tb.secs[i0:], to)

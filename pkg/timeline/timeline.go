@@ -106,8 +106,8 @@ func (t *Timeline) chooseProtocol(own outcome.Protocol) outcome.Protocol {
 func (t *Timeline) findSpans() []Span {
 	var spans []Span
 	tb := t.tab
-	for i, sec := range tb.secs {
-		n := tb.metricN.at(i)
+	for i := range tb.n {
+		sec, n := tb.sec(i), tb.metricN.at(i)
 		if k := len(spans) - 1; k >= 0 && sec-spans[k].Last-1 < MaxGapS {
 			spans[k].Last = sec
 			spans[k].Seconds++
@@ -278,7 +278,7 @@ func (t *Timeline) Range(from, to int64, fn func(sec int64, s *Second)) {
 	i0, i1 := t.tab.rows(from, to)
 	for i := i0; i < i1; i++ {
 		t.tab.row(i, &s)
-		fn(t.tab.secs[i], &s)
+		fn(t.tab.sec(i), &s)
 	}
 }
 
