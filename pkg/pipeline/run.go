@@ -163,7 +163,6 @@ func Run(paths []string, opt Options) (*Analysis, error) {
 	if err != nil {
 		return an, err
 	}
-	acc.closeWindows()
 	tl := acc.tl.Close(st.ResolutionNS)
 	an.Timeline = tl
 	if tl.Rows() == 0 && st.Rows == 0 && len(st.Metrics) > 0 {
@@ -291,7 +290,7 @@ func (an *Analysis) analyse(opt Options, exp *prom.Export, acc *accs, perScenari
 			if g.agg == nil {
 				continue
 			}
-			*g.rows = acc.windowRows(g.agg)
+			*g.rows = g.agg.Close()
 			if err := g.agg.Err(); err != nil {
 				return fmt.Errorf("%s: %w", an.Name(), err)
 			}
@@ -362,40 +361,6 @@ type accs struct {
 	tl     *timeline.Accumulator
 	by, ep *window.Aggregator
 	over   *over.Counter
-	// closed is set by closeWindows: the window tables are being built,
-	// beside the run's analysis, into rows.
-	closed chan struct{}
-	rows   map[*window.Aggregator][]window.Row
-}
-
-// closeWindows starts closing the window aggregators (by, ep) on their own
-// goroutine: their tables do not depend on the timeline, so they are built
-// while the knee and the checks run (on a 24-hour run at 30 s windows,
-// thousands of window sketches). windowRows waits for them.
-func (a *accs) closeWindows() {
-	if a.by == nil && a.ep == nil {
-		return
-	}
-	a.closed = make(chan struct{})
-	a.rows = map[*window.Aggregator][]window.Row{}
-	go func() {
-		defer close(a.closed)
-		for _, g := range []*window.Aggregator{a.by, a.ep} {
-			if g != nil {
-				a.rows[g] = g.Close()
-			}
-		}
-	}()
-}
-
-// windowRows returns g's rows (Close), waiting for closeWindows when it
-// started.
-func (a *accs) windowRows(g *window.Aggregator) []window.Row {
-	if a.closed == nil {
-		return g.Close()
-	}
-	<-a.closed
-	return a.rows[g]
 }
 
 func (a *accs) add(s *ingest.Sample) {
