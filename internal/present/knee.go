@@ -1,6 +1,7 @@
 package present
 
 import (
+	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
@@ -85,7 +86,7 @@ func WriteKnee(w io.Writer, f render.Format, rep *KneeDoc, rows []window.Row, by
 		return KneeGitHub(w, rep, pcts)
 	case render.CSV:
 		if len(by) > 0 {
-			return ByGrid(rows, by, pcts, true).Write(w, f)
+			return WriteByCSV(w, rows, by, pcts)
 		}
 		return LevelGrid(rep.Result.Windows, rep.Result, pcts, true).Write(w, f)
 	}
@@ -310,43 +311,72 @@ func Findings(b *strings.Builder, r *knee.Result) {
 // percentiles, failed. With machine false (terminal and markdown) windows
 // are UTC clock times and numbers are rounded for reading.
 func ByGrid(rows []window.Row, by []string, pcts []float64, machine bool) *render.Grid {
-	f := Num
-	first := "window"
+	g := &render.Grid{Header: byHeader(by, pcts, machine)}
 	if !machine {
-		first = "window (UTC)"
-	} else {
-		f = CSVNum
-	}
-	g := &render.Grid{Header: append([]string{first}, by...)}
-	g.Header = append(g.Header, "count")
-	for _, p := range pcts {
-		h := knee.PercentileName(p)
-		if !machine {
-			h += " ms"
-		}
-		g.Header = append(g.Header, h)
-	}
-	if machine {
-		g.Header = append(g.Header, "failed", "rate", "mean", "min", "max")
-	} else {
-		g.Header = append(g.Header, "failed", "per s", "mean ms", "min ms", "max ms")
 		g.Drop = byDrop
 	}
 	for _, r := range rows {
-		w := strconv.FormatInt(r.StartNS/1e9, 10)
-		if !machine {
-			w = time.Unix(0, r.StartNS).UTC().Format("15:04:05")
-		}
-		row := []string{w}
-		row = append(row, r.Tags...)
-		row = append(row, strconv.FormatUint(r.Count, 10))
-		for _, v := range r.Percentiles {
-			row = append(row, f(v))
-		}
-		row = append(row, strconv.FormatUint(r.Failed, 10), f(r.Rate), f(r.Mean), f(r.Min), f(r.Max))
-		g.Rows = append(g.Rows, row)
+		g.Rows = append(g.Rows, byRow(nil, &r, machine))
 	}
 	return g
+}
+
+// WriteByCSV writes ByGrid(rows, by, pcts, true) as CSV a row at a time,
+// without holding the table's cells (a 24-hour run at 30 s windows has
+// tens of thousands of rows).
+func WriteByCSV(w io.Writer, rows []window.Row, by []string, pcts []float64) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(byHeader(by, pcts, true)); err != nil {
+		return err
+	}
+	var row []string
+	for i := range rows {
+		row = byRow(row[:0], &rows[i], true)
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// byHeader is ByGrid's header.
+func byHeader(by []string, pcts []float64, machine bool) []string {
+	first := "window"
+	if !machine {
+		first = "window (UTC)"
+	}
+	h := append([]string{first}, by...)
+	h = append(h, "count")
+	for _, p := range pcts {
+		name := knee.PercentileName(p)
+		if !machine {
+			name += " ms"
+		}
+		h = append(h, name)
+	}
+	if machine {
+		return append(h, "failed", "rate", "mean", "min", "max")
+	}
+	return append(h, "failed", "per s", "mean ms", "min ms", "max ms")
+}
+
+// byRow appends ByGrid's cells of r to row.
+func byRow(row []string, r *window.Row, machine bool) []string {
+	f := Num
+	w := strconv.FormatInt(r.StartNS/1e9, 10)
+	if machine {
+		f = CSVNum
+	} else {
+		w = time.Unix(0, r.StartNS).UTC().Format("15:04:05")
+	}
+	row = append(row, w)
+	row = append(row, r.Tags...)
+	row = append(row, strconv.FormatUint(r.Count, 10))
+	for _, v := range r.Percentiles {
+		row = append(row, f(v))
+	}
+	return append(row, strconv.FormatUint(r.Failed, 10), f(r.Rate), f(r.Mean), f(r.Min), f(r.Max))
 }
 
 // LevelGrid is a table of holds, ramp steps or windows.
