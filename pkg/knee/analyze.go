@@ -459,8 +459,12 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 		r.Warnings = append(r.Warnings, Warning{WarnNoOutcome, fmt.Sprintf("%d %s have no status tag (restricted --system-tags): they are counted as successes, so failures go unseen", tl.UnknownOutcomes(), p.Noun())})
 	}
 
-	r.Windows = a.windows()
+	// The fixed windows and the load levels read the same per-second data
+	// and nothing either writes: the windows are built on another core.
+	windows := make(chan []Level, 1)
+	go func() { windows <- a.windows() }()
 	holds, steps := a.findLevels()
+	r.Windows = <-windows
 	r.Holds, r.RampSteps = holds, steps
 	if r.Holds == nil {
 		r.Holds = []Level{}
