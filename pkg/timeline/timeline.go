@@ -85,12 +85,15 @@ func (a *Accumulator) Close(resolutionNS int64) *Timeline {
 // chooseProtocol picks the request stream: the metric's own protocol when
 // its stream has samples, else the stream with the most.
 func (t *Timeline) chooseProtocol(own outcome.Protocol) outcome.Protocol {
+	// Each stream sample is counted by status as it is added to its
+	// second (Accumulator.addRequest), so the totals by status are the
+	// seconds' counts summed, without a walk of the seconds.
 	n := [nProto]uint64{}
-	t.counts(func(_ int64, s *second) {
-		for i := range s.req {
-			n[i] += uint64(s.req[i].n)
+	for k, c := range t.tot.byStatus {
+		if k.proto >= 0 && int(k.proto) < nProto {
+			n[k.proto] += c
 		}
-	})
+	}
 	if own != outcome.None && n[protoIndex(own)] > 0 {
 		return own
 	}
