@@ -16,8 +16,9 @@
 # the Go reference on the CSV and the .gz, DuckDB's read_csv and read_json
 # (../shared/bench/baselines/duckdb_windows*.mjs), pigz -dc, and ldanalyze's
 # knee on the CSV, the .gz, the k6 JSON lines (../shared/bench/csv2json)
-# and the Parquet that `ldanalyze convert` writes, and convert itself
-# (to Parquet; peak RSS beside). BASE=path/to/ldanalyze adds an older
+# and the Parquet that `ldanalyze convert` writes, convert itself (to
+# Parquet; peak RSS beside), and knee on the same ROWS rows spread over
+# 24 hours instead of 30 minutes (k6gen -duration 86400: a soak's length). BASE=path/to/ldanalyze adds an older
 # build's knee and convert for comparison (copy it the same way). Every
 # knee and DuckDB table is checked against the Go reference with
 # compare.py. CPU is user+sys from GNU time: on a shared machine it moves
@@ -61,6 +62,11 @@ if [[ ! -s $f || $(cat "$f.meta" 2>/dev/null) != "rows=$ROWS seed=$SEED" ]]; the
 	echo "rows=$ROWS seed=$SEED" >"$f.meta"
 	rm -f "$f.gz" "${f%.csv}.json" "${f%.csv}.parquet"
 fi
+f24=${f%.csv}_24h.csv
+if [[ ! -s $f24 || $(cat "$f24.meta" 2>/dev/null) != "rows=$ROWS seed=$SEED duration=86400" ]]; then
+	"$bin/k6gen" -rows "$ROWS" -seed "$SEED" -duration 86400 -o "$f24"
+	echo "rows=$ROWS seed=$SEED duration=86400" >"$f24.meta"
+fi
 GZ=gzip
 command -v pigz >/dev/null && GZ=pigz
 [[ -s $f.gz ]] || $GZ -6 -c "$f" >"$f.gz"
@@ -85,6 +91,8 @@ tools=(
 	"knee_gz|$bin/ldanalyze $knee $out/knee_gz.csv $f.gz"
 	"knee_json|$bin/ldanalyze $knee $out/knee_json.csv $js"
 	"knee_parquet|$bin/ldanalyze $knee $out/knee_parquet.csv $pq"
+	"goref_csv_24h|$bin/goref -o $out/goref_csv_24h.csv $f24"
+	"knee_csv_24h|$bin/ldanalyze $knee $out/knee_csv_24h.csv $f24"
 	"convert|$bin/ldanalyze convert $f -o $out/convert.parquet"
 )
 if [[ -n ${BASE:-} ]]; then
@@ -93,12 +101,13 @@ if [[ -n ${BASE:-} ]]; then
 		"base_knee_gz|$BASE $knee $out/base_knee_gz.csv $f.gz"
 		"base_knee_json|$BASE $knee $out/base_knee_json.csv $js"
 		"base_knee_parquet|$BASE $knee $out/base_knee_parquet.csv $pq"
+		"base_knee_csv_24h|$BASE $knee $out/base_knee_csv_24h.csv $f24"
 		"base_convert|$BASE convert $f -o $out/base_convert.parquet"
 	)
 fi
 res=$out/results.tsv
 : >"$res"
-cat "$f" "$f.gz" "$js" "$pq" >/dev/null # warm the page cache
+cat "$f" "$f.gz" "$js" "$pq" "$f24" >/dev/null # warm the page cache
 for round in $(seq 1 "$REPEAT"); do
 	for t in "${tools[@]}"; do
 		name=${t%%|*} cmd=${t#*|}
@@ -118,6 +127,11 @@ done
 		[[ -s $out/$o.csv ]] || continue
 		echo -n "$o: "
 		python3 "$shared/bench/baselines/compare.py" "$out/goref_csv.csv" "$out/$o.csv" --rtol 0.01 --min-count 100 | head -1
+	done
+	for o in knee_csv_24h base_knee_csv_24h; do
+		[[ -s $out/$o.csv ]] || continue
+		echo -n "$o: "
+		python3 "$shared/bench/baselines/compare.py" "$out/goref_csv_24h.csv" "$out/$o.csv" --rtol 0.01 --min-count 100 | head -1
 	done
 	for o in duckdb_csv duckdb_json; do
 		[[ -s $out/$o.csv ]] || continue
@@ -145,7 +159,7 @@ def ratio(a, b):
 print()
 print("| ratio | wall | | CPU | |")
 print("|---|---:|---:|---:|---:|")
-for a, b in [("knee_json", "knee_csv"), ("knee_json", "duckdb_json"), ("knee_parquet", "knee_csv"), ("convert", "knee_csv"),
+for a, b in [("knee_csv_24h", "knee_csv"), ("base_knee_csv_24h", "base_knee_csv"), ("knee_json", "knee_csv"), ("knee_json", "duckdb_json"), ("knee_parquet", "knee_csv"), ("convert", "knee_csv"),
              ("knee_csv", "goref_csv"), ("knee_gz", "goref_gz"), ("knee_gz", "pigz"), ("knee_csv", "duckdb_csv"),
              ("base_knee_json", "base_knee_csv"), ("base_knee_parquet", "base_knee_csv"), ("base_convert", "base_knee_csv"),
              ("base_knee_csv", "goref_csv"), ("base_knee_gz", "goref_gz")]:
