@@ -41,6 +41,11 @@ type Codec[T any] struct {
 	// Reset empties r, keeping the capacity of its slices, so that a
 	// record can be reused.
 	Reset func(r *T)
+	// Prepare, when set, readies a sealed record for merging without
+	// changing what merging it adds (e.g. encodes its live parts): a
+	// Local calls it before it takes the Store's lock, so that the work
+	// does not keep the other goroutines' Locals waiting.
+	Prepare func(r *T)
 }
 
 // Store holds the sealed records of type T. Its zero value is not usable;
@@ -402,6 +407,11 @@ func (st *Store[T]) Local() *Local[T] {
 	}
 	return NewLive(func(sec int64) int64 { return sec }, newT,
 		func(secs []int64, recs []*T) {
+			if st.codec != nil && st.codec.Prepare != nil {
+				for _, r := range recs {
+					st.codec.Prepare(r)
+				}
+			}
 			st.mu.Lock()
 			for i, sec := range secs {
 				st.put(sec, recs[i], st.merge)

@@ -110,14 +110,23 @@ func floorDiv(a, b int64) int64 {
 
 // seal merges sk, the values of second sec and group g, into the Series.
 // The caller holds s.mu.
-func (s *Series) seal(sec int64, g int32, sk *Sketch) {
+func (s *Series) seal(sec int64, g int32, sk *Sketch) { s.sealEnc(sec, g, sk, nil) }
+
+// sealEnc is seal with sk's encoding already made (nil: made here), used
+// when sk starts a slot: the Writers encode their sketches before they
+// take the Series' lock, so that the other cores' Writers do not wait on
+// it.
+func (s *Series) sealEnc(sec int64, g int32, sk *Sketch, enc []byte) {
 	if sk.n == 0 {
 		return
 	}
 	k := seriesKey{floorDiv(sec, s.width), g}
 	sl := s.slots[k]
 	if sl == nil {
-		sl = &seriesSlot{enc: s.encode(sk)}
+		if enc == nil {
+			enc = s.encode(sk)
+		}
+		sl = &seriesSlot{enc: enc}
 		s.slots[k] = sl
 		for s.maxSlots > 0 && len(s.slots) > s.maxSlots && s.width < 1<<40 {
 			s.regroup(s.width * 2)
@@ -321,6 +330,8 @@ type liveKey struct {
 // Writer returns a new Writer of s.
 func (s *Series) Writer() *Writer {
 	var free []*Sketch // sealed sketches, reset, for reuse
+	var buf []byte     // an encoding, before it is cloned
+	var encs [][]byte  // the encodings of the sketches being sealed
 	s.mu.Lock()
 	w := &Writer{width: s.width}
 	s.mu.Unlock()
@@ -335,9 +346,18 @@ func (s *Series) Writer() *Writer {
 			return &Sketch{}
 		},
 		func(keys []liveKey, sks []*Sketch) {
+			encs = encs[:0]
+			for _, sk := range sks {
+				var enc []byte
+				if sk.n > 0 {
+					buf = sk.AppendEncoded(buf[:0])
+					enc = slices.Clone(buf)
+				}
+				encs = append(encs, enc)
+			}
 			s.mu.Lock()
 			for i, k := range keys {
-				s.seal(k.sec, k.group, sks[i])
+				s.sealEnc(k.sec, k.group, sks[i], encs[i])
 			}
 			w.width = s.width
 			s.mu.Unlock()

@@ -167,6 +167,13 @@ func (s *second) merge(o *second, remap, hremap []int, over *uint64, fail func(e
 			continue
 		}
 		grow(j)
+		if len(s.histEnc[j]) == 0 {
+			// Nothing writes into o's encodings afterwards (reset drops
+			// them; a decoded block's have their capacity cut), so s can
+			// keep them instead of a copy.
+			s.histEnc[j] = enc
+			continue
+		}
 		s.histEnc[j] = append(s.histEnc[j], enc...)
 	}
 }
@@ -218,7 +225,26 @@ func (s *second) reset() {
 // ~50–80 bytes for a second of a run with a few request names, against
 // ~400 for the record. Readers of one part skip the others: views decode
 // the counts (decodeCounts), NameHist finds one name's bytes (encNames).
-var secondCodec = secstore.Codec[second]{Append: appendSecond, Decode: decodeSecond, Reset: (*second).reset}
+var secondCodec = secstore.Codec[second]{Append: appendSecond, Decode: decodeSecond, Reset: (*second).reset, Prepare: (*second).sealHists}
+
+// sealHists encodes s's live histograms into histEnc (emptied ones kept
+// as spares): merging s then appends the same bytes that merging its live
+// histograms would have (Hist.appendEnc; encodings concatenate to a sum).
+func (s *second) sealHists() {
+	for i, h := range s.hist {
+		if h == nil {
+			continue
+		}
+		for len(s.histEnc) <= i {
+			s.histEnc = append(s.histEnc, nil)
+		}
+		s.histEnc[i] = h.appendEnc(s.histEnc[i])
+		*h = Hist{}
+		s.spareHist = append(s.spareHist, h)
+		s.hist[i] = nil
+	}
+	s.hist = s.hist[:0]
+}
 
 func appendSecond(dst []byte, s *second) []byte {
 	var flags byte
