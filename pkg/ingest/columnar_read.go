@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"os"
 	"strconv"
@@ -133,6 +134,22 @@ func (b *colBatch) reset(n, nstr int, start int64, tab *strTable) {
 // str returns string column j at row i, decoding the column for the batch
 // on first use.
 func (b *colBatch) str(j, i int) string {
+	b.need(j)
+	if j == b.metaJ {
+		return b.meta[i]
+	}
+	return b.tab.strs[b.ids[j][i]]
+}
+
+// id returns the table id of string column j (not metadata) at row i,
+// decoding the column for the batch on first use.
+func (b *colBatch) id(j, i int) int32 {
+	b.need(j)
+	return b.ids[j][i]
+}
+
+// need decodes string column j for the batch unless it is decoded.
+func (b *colBatch) need(j int) {
 	if !b.have[j] {
 		b.have[j] = true
 		if j == b.metaJ {
@@ -152,10 +169,6 @@ func (b *colBatch) str(j, i int) string {
 			b.err = err
 		}
 	}
-	if j == b.metaJ {
-		return b.meta[i]
-	}
-	return b.tab.strs[b.ids[j][i]]
 }
 
 // colCursor reads the units of a columnar file one batch at a time. A
@@ -180,6 +193,36 @@ type colRow struct {
 func (r *colRow) value(j int) string { return r.b.str(j, r.i) }
 func (r *colRow) extra() string      { return r.b.str(r.n, r.i) }
 func (r *colRow) metadata() string   { return r.b.str(r.n+1, r.i) }
+
+// seriesHash is Tags.SeriesHash of the row. It hashes the table ids of
+// the row's tag columns through the table's per-string hashes (each string
+// hashed once, when first asked): no string is read per row, and since the
+// hash is of the string, not of a dictionary or table id, it is the same
+// in every row group and every cursor. The extra tags add their pairs'
+// hashes, in any order, as for the other readers.
+func (r *colRow) seriesHash(seed maphash.Seed) uint64 {
+	b, tab := r.b, r.b.tab
+	h := uint64(0x243F6A8885A308D3)
+	for j := range r.n {
+		id := b.id(j, r.i)
+		h = mixSeries(h ^ tab.hash(seed, id))
+	}
+	if x := b.id(r.n, r.i); x != 0 {
+		h += tab.pairsHash(seed, x)
+	}
+	return h
+}
+
+// mixSeries is a bijective 64-bit mix (the finaliser of SplitMix64), so
+// that seriesHash depends on the order of its columns.
+func mixSeries(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xBF58476D1CE4E5B9
+	x ^= x >> 27
+	x *= 0x94D049BB133111EB
+	x ^= x >> 31
+	return x
+}
 
 // colKind is what a column of a file is to the reader.
 type colKind uint8
@@ -630,6 +673,14 @@ type strTable struct {
 	strs []string
 	ids  map[string]int32
 	gen  uint32 // counts the resets, for the caches
+
+	// hashes[id] is maphash.String(seed, strs[id]) for the ids hashed so
+	// far; pairs[id] the pairs hash of strs[id] as extra tags (see
+	// pairsHash). Both are for one seed and emptied with the table.
+	seed   maphash.Seed
+	seeded bool
+	hashes []uint64
+	pairs  map[int32]uint64
 }
 
 const maxTable = 1 << 16
@@ -669,7 +720,49 @@ func (t *strTable) maybeReset() {
 		t.strs = []string{""}
 		t.ids[""] = 0
 		t.gen++
+		t.hashes = t.hashes[:0]
+		clear(t.pairs)
 	}
+}
+
+// useSeed makes seed the seed of the table's hashes, forgetting those of
+// another seed.
+func (t *strTable) useSeed(seed maphash.Seed) {
+	if !t.seeded || t.seed != seed {
+		t.seed, t.seeded = seed, true
+		t.hashes = t.hashes[:0]
+		clear(t.pairs)
+	}
+}
+
+// hash returns maphash.String(seed, t.strs[id]), computed once per string.
+func (t *strTable) hash(seed maphash.Seed, id int32) uint64 {
+	if t.seed != seed || !t.seeded {
+		t.useSeed(seed)
+	}
+	if int(id) < len(t.hashes) {
+		return t.hashes[id]
+	}
+	for k := len(t.hashes); k <= int(id); k++ {
+		t.hashes = append(t.hashes, maphash.String(seed, t.strs[k]))
+	}
+	return t.hashes[id]
+}
+
+// pairsHash returns the hash of t.strs[id] as a k6 "k=v&k=v" field, pair
+// order aside, as Tags.SeriesHash adds the extra tags; computed once per
+// string.
+func (t *strTable) pairsHash(seed maphash.Seed, id int32) uint64 {
+	t.useSeed(seed)
+	if h, ok := t.pairs[id]; ok {
+		return h
+	}
+	h := pairsHash(seed, t.strs[id])
+	if t.pairs == nil {
+		t.pairs = map[int32]uint64{}
+	}
+	t.pairs[id] = h
+	return h
 }
 
 // idCache finds the ids of one column's values: by the address of a

@@ -33,6 +33,12 @@ func snapshot(s *Sample) fullSample {
 	return fullSample{s.Metric, tagString(s), s.Tags.Metadata(), s.Source, s.TimeNS, math.Float64bits(s.Value)}
 }
 
+// seriesID is a series as the cardinality counter tells them apart.
+type seriesID struct {
+	metric string
+	hash   uint64
+}
+
 // roundTrip converts in to format and compares what Open reads back from
 // the result with what Open reads from in, sample for sample and in order.
 func roundTrip(t *testing.T, in string, format Format, opts ColumnarOptions, more ...string) ColumnarResult {
@@ -70,6 +76,11 @@ func roundTrip(t *testing.T, in string, format Format, opts ColumnarOptions, mor
 	}
 	defer b.Close()
 	var n int64
+	// The series (metric and SeriesHash) of the input and of the output
+	// must be as many: the readers hash differently, but each one hashes
+	// equal tag sets alike and distinct ones apart.
+	seed := maphash.MakeSeed()
+	seriesIn, seriesOut := map[seriesID]bool{}, map[seriesID]bool{}
 	for a.Next() {
 		if !b.Next() {
 			t.Fatalf("%s → %s: output ends after %d rows, input has more (err %v)", in, format, n, b.Err())
@@ -79,6 +90,12 @@ func roundTrip(t *testing.T, in string, format Format, opts ColumnarOptions, mor
 		if x != y {
 			t.Fatalf("%s → %s: row %d differs:\n in  %+v\n out %+v", in, format, n, x, y)
 		}
+		seriesIn[seriesID{x.Metric, a.Sample().Tags.SeriesHash(seed)}] = true
+		seriesOut[seriesID{y.Metric, b.Sample().Tags.SeriesHash(seed)}] = true
+	}
+	// (Several inputs may mix readers, whose hashes of one series differ.)
+	if len(more) == 0 && len(seriesIn) != len(seriesOut) {
+		t.Errorf("%s → %s: %d series read back, input has %d", in, format, len(seriesOut), len(seriesIn))
 	}
 	if b.Next() {
 		t.Fatalf("%s → %s: output has more than the %d input rows", in, format, n)
