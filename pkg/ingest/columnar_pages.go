@@ -642,6 +642,11 @@ func (cur *pqCursor) readPages(r *pqReader, b *colBatch, n int, ids []int32, str
 			}
 			v := 0
 			for wi, w := range bm {
+				if w == ^uint64(0) {
+					copy(dst[wi<<6:wi<<6+64], tmp[v:v+64])
+					v += 64
+					continue
+				}
 				for w != 0 {
 					dst[wi<<6|bits.TrailingZeros64(w)] = tmp[v]
 					w &= w - 1

@@ -188,6 +188,51 @@ type colRow struct {
 	b *colBatch
 	i int
 	n int // tag columns; extra_tags is string column n, metadata n+1
+
+	keys [colKeySlots]colKeySlot // get's cache of key lookups
+}
+
+// colKeySlot is an entry of colRow's cache of key lookups: idx is key's
+// column, or -1 when the file has no such tag column. The slot holds the
+// key, so the address it is found by cannot be reused for another string.
+type colKeySlot struct {
+	key string
+	idx int
+	ok  bool
+}
+
+// colKeySlots is the size of the key cache (a power of two); callers ask
+// for a handful of keys, usually string constants.
+const colKeySlots = 32
+
+// keyIndex returns the index of key among the tag columns keys, or -1.
+func (r *colRow) keyIndex(keys []string, key string) int {
+	p := uintptr(unsafe.Pointer(unsafe.StringData(key)))
+	sl := &r.keys[(uint64(p)*0x9E3779B97F4A7C15)>>(64-5)&(colKeySlots-1)]
+	if sl.ok && unsafe.StringData(sl.key) == unsafe.StringData(key) && len(sl.key) == len(key) {
+		return sl.idx
+	}
+	idx := -1
+	for i, k := range keys {
+		if k == key {
+			idx = i
+			break
+		}
+	}
+	*sl = colKeySlot{key: key, idx: idx, ok: true}
+	return idx
+}
+
+// get is Tags.Get of the row.
+func (r *colRow) get(keys []string, key string) (string, bool) {
+	if i := r.keyIndex(keys, key); i >= 0 {
+		v := r.value(i)
+		return v, v != ""
+	}
+	if v, ok := lookupPairs(r.extra(), key); ok {
+		return v, true
+	}
+	return lookupPairs(r.metadata(), key)
 }
 
 func (r *colRow) value(j int) string { return r.b.str(j, r.i) }
@@ -201,13 +246,20 @@ func (r *colRow) metadata() string   { return r.b.str(r.n+1, r.i) }
 // in every row group and every cursor. The extra tags add their pairs'
 // hashes, in any order, as for the other readers.
 func (r *colRow) seriesHash(seed maphash.Seed) uint64 {
-	b, tab := r.b, r.b.tab
+	b, tab, i := r.b, r.b.tab, r.i
+	tab.useSeed(seed)
 	h := uint64(0x243F6A8885A308D3)
 	for j := range r.n {
-		id := b.id(j, r.i)
-		h = mixSeries(h ^ tab.hash(seed, id))
+		if !b.have[j] {
+			b.need(j)
+		}
+		id := b.ids[j][i]
+		if int(id) >= len(tab.hashes) {
+			tab.hashTo(id)
+		}
+		h = mixSeries(h ^ tab.hashes[id])
 	}
-	if x := b.id(r.n, r.i); x != 0 {
+	if x := b.id(r.n, i); x != 0 {
 		h += tab.pairsHash(seed, x)
 	}
 	return h
@@ -413,6 +465,14 @@ type unitResult struct {
 	err           error
 }
 
+// plain reports whether row i of b is one that rowCheck passes at a
+// glance (no null, a metric, a time in range, a finite value ≥ 0); the
+// others go to rowCheck.
+func (b *colBatch) plain(i int) bool {
+	v := b.values[i]
+	return b.null[i] == 0 && b.metric[i] != 0 && !b.bad[i] && v >= 0 && v <= 1.7976931348623157e308
+}
+
 // rowCheck returns the syntax error of row i of b, or nil.
 func (c *ColumnarReader) rowCheck(b *colBatch, i int) *SyntaxError {
 	line := b.start + int64(i) + 1 // within the unit
@@ -511,10 +571,12 @@ func (c *ColumnarReader) Next() bool {
 		}
 		i := c.row
 		c.row++
-		if e := c.rowCheck(b, i); e != nil {
-			e.Line += c.base
-			c.st.record(e)
-			continue
+		if !b.plain(i) {
+			if e := c.rowCheck(b, i); e != nil {
+				e.Line += c.base
+				c.st.record(e)
+				continue
+			}
 		}
 		c.fill(&c.s, &c.crow, b, i)
 		c.st.Rows++
@@ -591,9 +653,11 @@ func (c *ColumnarReader) drain(sinks []func(*Sample), bsinks []batchSink) error 
 						break
 					}
 					for i := range b.n {
-						if e := c.rowCheck(b, i); e != nil {
-							res.record(e)
-							continue
+						if !b.plain(i) {
+							if e := c.rowCheck(b, i); e != nil {
+								res.record(e)
+								continue
+							}
 						}
 						c.fill(&s, &r, b, i)
 						sink(&s)
@@ -735,18 +799,12 @@ func (t *strTable) useSeed(seed maphash.Seed) {
 	}
 }
 
-// hash returns maphash.String(seed, t.strs[id]), computed once per string.
-func (t *strTable) hash(seed maphash.Seed, id int32) uint64 {
-	if t.seed != seed || !t.seeded {
-		t.useSeed(seed)
-	}
-	if int(id) < len(t.hashes) {
-		return t.hashes[id]
-	}
+// hashTo extends t.hashes to id: hashes[k] is maphash.String(t.seed,
+// t.strs[k]), computed once per string (useSeed first).
+func (t *strTable) hashTo(id int32) {
 	for k := len(t.hashes); k <= int(id); k++ {
-		t.hashes = append(t.hashes, maphash.String(seed, t.strs[k]))
+		t.hashes = append(t.hashes, maphash.String(t.seed, t.strs[k]))
 	}
-	return t.hashes[id]
 }
 
 // pairsHash returns the hash of t.strs[id] as a k6 "k=v&k=v" field, pair

@@ -134,6 +134,9 @@ func (t *Tags) Get(key string) (string, bool) {
 	if t.lazy != nil {
 		return t.lazy.get(key)
 	}
+	if t.lazyC != nil {
+		return t.lazyC.get(t.keys, key)
+	}
 	for i, k := range t.keys {
 		if k == key {
 			v := t.Value(i)
