@@ -525,6 +525,29 @@ func (ch *pqChunk) readIDs(dst []int32, t *strTable) error {
 	return nil
 }
 
+// spread copies the values of src to the rows of dst whose bits are set
+// in bm (bit k%64 of bm[k/64] is row k), in order, a run of set bits at a
+// time; src holds one value per set bit.
+func spread(dst, src []int32, bm []uint64) {
+	v := 0
+	for wi, w := range bm {
+		base := wi << 6
+		for w != 0 {
+			start := bits.TrailingZeros64(w)
+			n := bits.TrailingZeros64(^(w >> start)) // the run's length
+			d, s := dst[base+start:base+start+n], src[v:v+n]
+			for k := range d {
+				d[k] = s[k]
+			}
+			v += n
+			if start+n == 64 {
+				break
+			}
+			w &^= 1<<(start+n) - 1
+		}
+	}
+}
+
 // fixed returns the next n PLAIN fixed-width values' bytes.
 func (ch *pqChunk) fixed(n int) ([]byte, error) {
 	nb := n * ch.width
@@ -640,19 +663,7 @@ func (cur *pqCursor) readPages(r *pqReader, b *colBatch, n int, ids []int32, str
 			if err := ch.readIDs(tmp, tab); err != nil {
 				return err
 			}
-			v := 0
-			for wi, w := range bm {
-				if w == ^uint64(0) {
-					copy(dst[wi<<6:wi<<6+64], tmp[v:v+64])
-					v += 64
-					continue
-				}
-				for w != 0 {
-					dst[wi<<6|bits.TrailingZeros64(w)] = tmp[v]
-					w &= w - 1
-					v++
-				}
-			}
+			spread(dst, tmp, bm)
 			got += m
 			continue
 		}

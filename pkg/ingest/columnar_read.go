@@ -71,6 +71,7 @@ type ColumnarReader struct {
 	base     int64 // rows of the units before the current one
 	unitRows int64 // rows of the current unit in batches so far
 	b        *colBatch
+	clean    bool // every row of b is plain
 	row      int
 	done     bool
 
@@ -473,6 +474,27 @@ func (b *colBatch) plain(i int) bool {
 	return b.null[i] == 0 && b.metric[i] != 0 && !b.bad[i] && v >= 0 && v <= 1.7976931348623157e308
 }
 
+// allPlain reports whether every row of b is plain, in a pass over each
+// fixed column (cheaper than plain row by row).
+func (b *colBatch) allPlain() bool {
+	var null uint8
+	for _, f := range b.null {
+		null |= f
+	}
+	var bad bool
+	for _, x := range b.bad {
+		bad = bad || x
+	}
+	noMetric, odd := false, false
+	for _, m := range b.metric {
+		noMetric = noMetric || m == 0
+	}
+	for _, v := range b.values {
+		odd = odd || !(v >= 0 && v <= 1.7976931348623157e308)
+	}
+	return null == 0 && !bad && !noMetric && !odd
+}
+
 // rowCheck returns the syntax error of row i of b, or nil.
 func (c *ColumnarReader) rowCheck(b *colBatch, i int) *SyntaxError {
 	line := b.start + int64(i) + 1 // within the unit
@@ -549,6 +571,7 @@ func (c *ColumnarReader) Next() bool {
 				err := c.cur.next(b)
 				if err == nil {
 					c.unitRows = b.start + int64(b.n)
+					c.clean = b.allPlain()
 					continue
 				}
 				if err != io.EOF {
@@ -571,7 +594,7 @@ func (c *ColumnarReader) Next() bool {
 		}
 		i := c.row
 		c.row++
-		if !b.plain(i) {
+		if !c.clean && !b.plain(i) {
 			if e := c.rowCheck(b, i); e != nil {
 				e.Line += c.base
 				c.st.record(e)
@@ -652,8 +675,9 @@ func (c *ColumnarReader) drain(sinks []func(*Sample), bsinks []batchSink) error 
 					if res.err = cur.next(b); res.err != nil {
 						break
 					}
+					clean := b.allPlain()
 					for i := range b.n {
-						if !b.plain(i) {
+						if !clean && !b.plain(i) {
 							if e := c.rowCheck(b, i); e != nil {
 								res.record(e)
 								continue
