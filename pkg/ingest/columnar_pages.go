@@ -450,7 +450,7 @@ func (ch *pqChunk) levels(n int) (bm []uint64, defined int, err error) {
 // against the dictionary's size.
 func (ch *pqChunk) indices(n int) ([]uint32, error) {
 	if cap(ch.ix) < n {
-		ch.ix = make([]uint32, n)
+		ch.ix = make([]uint32, max(n, pqBatchRows))
 	}
 	ix := ch.ix[:n]
 	if err := ch.idx.read(ix); err != nil {
@@ -495,7 +495,7 @@ func (ch *pqChunk) readIDs(dst []int32, t *strTable) error {
 		case d.bp > 0:
 			k := min(d.bp, len(dst)-i)
 			if cap(ch.ix) < k {
-				ch.ix = make([]uint32, max(k, 1024))
+				ch.ix = make([]uint32, max(k, pqBatchRows))
 			}
 			ix := ch.ix[:k]
 			d.unpack(ix)
@@ -657,7 +657,7 @@ func (cur *pqCursor) readPages(r *pqReader, b *colBatch, n int, ids []int32, str
 				continue
 			}
 			if cap(ch.tmp) < nv {
-				ch.tmp = make([]int32, max(nv, 1024))
+				ch.tmp = make([]int32, max(nv, pqBatchRows))
 			}
 			tmp := ch.tmp[:nv]
 			if err := ch.readIDs(tmp, tab); err != nil {
