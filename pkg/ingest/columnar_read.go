@@ -100,6 +100,8 @@ type colBatch struct {
 	meta   []string  // the metadata column
 	metaJ  int       // the index of the metadata column
 	have   []bool
+	oneSrc bool // every row's Sample.Source is src (see sources)
+	src    string
 	tab    *strTable
 	dec    colCursor
 	err    error // the first failed lazy decode
@@ -115,7 +117,7 @@ const (
 // reset sizes b for n rows of nstr string columns (the last is metadata),
 // all empty and not null.
 func (b *colBatch) reset(n, nstr int, start int64, tab *strTable) {
-	b.n, b.start, b.err, b.tab = n, start, nil, tab
+	b.n, b.start, b.err, b.tab, b.oneSrc = n, start, nil, tab, false
 	if cap(b.null) < n {
 		b.null, b.bad, b.times, b.values = make([]uint8, n), make([]bool, n), make([]int64, n), make([]float64, n)
 		b.metric, b.source = make([]int32, n), make([]int32, n)
@@ -228,7 +230,11 @@ func (r *colRow) keyIndex(keys []string, key string) int {
 // get is Tags.Get of the row.
 func (r *colRow) get(keys []string, key string) (string, bool) {
 	if i := r.keyIndex(keys, key); i >= 0 {
-		v := r.value(i)
+		b := r.b // a tag column: ids, not the metadata strings
+		if !b.have[i] {
+			b.need(i)
+		}
+		v := b.tab.strs[b.ids[i][r.i]]
 		return v, v != ""
 	}
 	if v, ok := lookupPairs(r.extra(), key); ok {
@@ -578,6 +584,7 @@ func (c *ColumnarReader) Next() bool {
 				if err == nil {
 					c.unitRows = b.start + int64(b.n)
 					c.clean = b.allPlain()
+					b.sources(c.name)
 					continue
 				}
 				if err != io.EOF {
@@ -619,9 +626,35 @@ func (c *ColumnarReader) fill(s *Sample, r *colRow, b *colBatch, i int) {
 	s.TimeNS = b.times[i]
 	s.Value = b.values[i]
 	r.b, r.i = b, i
+	if b.oneSrc {
+		s.Source = b.src
+		return
+	}
 	s.Source = c.name
 	if src := b.tab.strs[b.source[i]]; src != "" {
 		s.Source = src
+	}
+}
+
+// sources sets b.oneSrc and b.src when every row of b has the same
+// Sample.Source (nearly always: one source_file, or none), name being the
+// columnar file's.
+func (b *colBatch) sources(name string) {
+	b.oneSrc = false
+	if b.n == 0 {
+		return
+	}
+	first := b.source[0]
+	diff := int32(0)
+	for _, id := range b.source {
+		diff |= id ^ first
+	}
+	if diff != 0 {
+		return
+	}
+	b.oneSrc, b.src = true, name
+	if src := b.tab.strs[first]; src != "" {
+		b.src = src
 	}
 }
 
@@ -682,6 +715,7 @@ func (c *ColumnarReader) drain(sinks []func(*Sample), bsinks []batchSink) error 
 						break
 					}
 					clean := b.allPlain()
+					b.sources(c.name)
 					for i := range b.n {
 						if !clean && !b.plain(i) {
 							if e := c.rowCheck(b, i); e != nil {
