@@ -486,10 +486,7 @@ func (ch *pqChunk) readIDs(dst []int32, t *strTable) error {
 			} else if !bad {
 				bad, badX = true, x
 			}
-			run := dst[i : i+k]
-			for j := range run {
-				run[j] = id
-			}
+			fillIDs(dst[i:i+k], id)
 			d.rle -= k
 			i += k
 		case d.bp > 0:
@@ -523,6 +520,23 @@ func (ch *pqChunk) readIDs(dst []int32, t *strTable) error {
 		return fmt.Errorf("dictionary index %d of a dictionary of %d", badX, nd)
 	}
 	return nil
+}
+
+// fillIDs sets every element of run to id: a long run by doubling copies
+// (memmove), not element by element.
+func fillIDs(run []int32, id int32) {
+	if len(run) < 32 {
+		for j := range run {
+			run[j] = id
+		}
+		return
+	}
+	for j := range run[:16] {
+		run[j] = id
+	}
+	for k := 16; k < len(run); k *= 2 {
+		copy(run[k:], run[:k])
+	}
 }
 
 // spread copies the values of src to the rows of dst whose bits are set

@@ -43,3 +43,20 @@ func TestSpread(t *testing.T) {
 		}
 	}
 }
+
+// TestFillIDs: fillIDs sets every element, for runs short and long.
+func TestFillIDs(t *testing.T) {
+	for n := range 300 {
+		run := make([]int32, n+2)
+		fillIDs(run[1:n+1], 7)
+		for k, x := range run {
+			want := int32(7)
+			if k == 0 || k == n+1 {
+				want = 0
+			}
+			if x != want {
+				t.Fatalf("run of %d: element %d is %d, want %d", n, k, x, want)
+			}
+		}
+	}
+}
