@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -734,9 +735,14 @@ func TestColumnarDrain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Series hashes are of tag values, not of a cursor's table ids:
+		// Drain's workers (each its own table) give Next's hashes.
+		seed := maphash.MakeSeed()
 		var want []string
+		wantSeries := map[seriesID]bool{}
 		for c.Next() {
 			want = append(want, fmt.Sprint(snapshot(c.Sample())))
+			wantSeries[seriesID{c.Sample().Metric, c.Sample().Tags.SeriesHash(seed)}] = true
 		}
 		st := c.Stats()
 		c.Close()
@@ -749,12 +755,15 @@ func TestColumnarDrain(t *testing.T) {
 		}
 		var mu sync.Mutex
 		var got []string
+		gotSeries := map[seriesID]bool{}
 		sinks := make([]func(*Sample), 3)
 		for i := range sinks {
 			sinks[i] = func(s *Sample) {
 				k := fmt.Sprint(snapshot(s))
+				id := seriesID{s.Metric, s.Tags.SeriesHash(seed)}
 				mu.Lock()
 				got = append(got, k)
+				gotSeries[id] = true
 				mu.Unlock()
 			}
 		}
@@ -767,6 +776,9 @@ func TestColumnarDrain(t *testing.T) {
 		ds := d.Stats()
 		if !slices.Equal(got, want) || ds.Rows != st.Rows || ds.Skipped != st.Skipped || fmt.Sprint(ds.Errors) != fmt.Sprint(st.Errors) {
 			t.Errorf("%s: Drain %d rows (%d), skipped %d %v; Next %d rows, skipped %d %v", p, len(got), ds.Rows, ds.Skipped, ds.Errors, len(want), st.Skipped, st.Errors)
+		}
+		if !maps.Equal(gotSeries, wantSeries) {
+			t.Errorf("%s: Drain %d series, Next %d, or other hashes", p, len(gotSeries), len(wantSeries))
 		}
 	}
 }
