@@ -10,7 +10,10 @@ import (
 
 // TestConvertKneeRoundTrip: converting breakpoint.csv.gz (325,555 rows,
 // testdata/k6/README.md) to Parquet and Arrow keeps every row, and knee
-// reads the result to the same answer as the CSV.
+// reads the result to the same answer as the CSV; so does check, whose
+// cardinality check counts the series (the columnar reader hashes tag
+// values once per distinct value, the CSV reader per row: the counts must
+// agree).
 func TestConvertKneeRoundTrip(t *testing.T) {
 	if testing.Short() {
 		t.Skip("converts 325,555 rows twice")
@@ -19,6 +22,10 @@ func TestConvertKneeRoundTrip(t *testing.T) {
 	want, errOut, code := runCLI(t, "", "knee", "--format", "json", in)
 	if code != 0 {
 		t.Fatalf("knee csv: exit %d: %s", code, errOut)
+	}
+	wantCheck, errOut, wantCode := runCLI(t, "", "check", "--format", "json", in)
+	if wantCode > 1 || !strings.Contains(wantCheck, `"cardinality"`) {
+		t.Fatalf("check csv: exit %d: %s\n%s", wantCode, errOut, wantCheck)
 	}
 	for _, ext := range []string{"parquet", "arrow"} {
 		out := filepath.Join(t.TempDir(), "bp."+ext)
@@ -38,6 +45,10 @@ func TestConvertKneeRoundTrip(t *testing.T) {
 		norm := func(s string) string { return strings.ReplaceAll(s, out, in) }
 		if norm(got) != want {
 			t.Errorf("knee %s differs from knee csv:\n%s\n---\n%s", ext, got, want)
+		}
+		gotCheck, errOut, code := runCLI(t, "", "check", "--format", "json", out)
+		if code != wantCode || norm(gotCheck) != wantCheck {
+			t.Errorf("check %s: exit %d (%s), differs from check csv (exit %d):\n%s\n---\n%s", ext, code, errOut, wantCode, gotCheck, wantCheck)
 		}
 	}
 }

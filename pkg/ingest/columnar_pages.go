@@ -268,8 +268,9 @@ type pqChunk struct {
 	idx   rleDecoder
 	plain []byte // the PLAIN values not yet read
 
-	bm []uint64 // definition levels of a read, a bit per row (1: defined)
-	ix []uint32 // dictionary indices of a read
+	bm  []uint64 // definition levels of a read, a bit per row (1: defined)
+	ix  []uint32 // dictionary indices of a read
+	tmp []int32  // the table ids of a read's defined rows
 }
 
 // reset starts chunk reading from pr.
@@ -449,7 +450,7 @@ func (ch *pqChunk) levels(n int) (bm []uint64, defined int, err error) {
 // against the dictionary's size.
 func (ch *pqChunk) indices(n int) ([]uint32, error) {
 	if cap(ch.ix) < n {
-		ch.ix = make([]uint32, n)
+		ch.ix = make([]uint32, max(n, pqBatchRows))
 	}
 	ix := ch.ix[:n]
 	if err := ch.idx.read(ix); err != nil {
@@ -462,6 +463,103 @@ func (ch *pqChunk) indices(n int) ([]uint32, error) {
 		}
 	}
 	return ix, nil
+}
+
+// readIDs decodes the next len(dst) dictionary indices of the page as
+// the table ids of their entries (dictID): a repeated run is looked up
+// once and filled, a bit-packed one unpacked into ch.ix and mapped. Each
+// index is checked against the dictionary's size; an index past it is an
+// error once the indices are read (a stream that ends early is the error
+// first, as for indices).
+func (ch *pqChunk) readIDs(dst []int32, t *strTable) error {
+	d, nd := &ch.idx, uint32(ch.nDict)
+	bad, badX := false, uint32(0)
+	for i := 0; i < len(dst); {
+		switch {
+		case d.rle > 0:
+			k := min(d.rle, len(dst)-i)
+			var id int32
+			if x := d.val; x < nd {
+				if id = ch.dictIDs[x]; id < 0 {
+					id = ch.dictID(x, t)
+				}
+			} else if !bad {
+				bad, badX = true, x
+			}
+			fillIDs(dst[i:i+k], id)
+			d.rle -= k
+			i += k
+		case d.bp > 0:
+			k := min(d.bp, len(dst)-i)
+			if cap(ch.ix) < k {
+				ch.ix = make([]uint32, max(k, pqBatchRows))
+			}
+			ix := ch.ix[:k]
+			d.unpack(ix)
+			d.bp -= k
+			run := dst[i : i+k]
+			for j, x := range ix {
+				var id int32
+				if x < nd {
+					if id = ch.dictIDs[x]; id < 0 {
+						id = ch.dictID(x, t)
+					}
+				} else if !bad {
+					bad, badX = true, x
+				}
+				run[j] = id
+			}
+			i += k
+		default:
+			if err := d.run(); err != nil {
+				return fmt.Errorf("dictionary indices: %w", err)
+			}
+		}
+	}
+	if bad {
+		return fmt.Errorf("dictionary index %d of a dictionary of %d", badX, nd)
+	}
+	return nil
+}
+
+// fillIDs sets every element of run to id: a long run by doubling copies
+// (memmove), not element by element.
+func fillIDs(run []int32, id int32) {
+	if len(run) < 32 {
+		for j := range run {
+			run[j] = id
+		}
+		return
+	}
+	for j := range run[:16] {
+		run[j] = id
+	}
+	for k := 16; k < len(run); k *= 2 {
+		copy(run[k:], run[:k])
+	}
+}
+
+// spread copies the values of src to the rows of dst whose bits are set
+// in bm (bit k%64 of bm[k/64] is row k), in order, a run of set bits at a
+// time; src holds one value per set bit.
+func spread(dst, src []int32, bm []uint64) {
+	v := 0
+	for wi, w := range bm {
+		base := wi << 6
+		for w != 0 {
+			start := bits.TrailingZeros64(w)
+			n := bits.TrailingZeros64(^(w >> start)) // the run's length
+			d, s := dst[base+start:base+start+n], src[v:v+n]
+			for k := range d {
+				d[k] = s[k]
+			}
+			v += n
+			if start+n == 64 {
+				break
+			}
+			w &^= 1<<(start+n) - 1
+		}
+	}
 }
 
 // fixed returns the next n PLAIN fixed-width values' bytes.
@@ -561,6 +659,48 @@ func (cur *pqCursor) readPages(r *pqReader, b *colBatch, n int, ids []int32, str
 			got += m
 			continue
 		}
+		if ids != nil && ch.dict {
+			// The ids straight from the index runs, then spread over
+			// the defined rows.
+			dst := ids[got : got+m]
+			if nv == m {
+				if err := ch.readIDs(dst, tab); err != nil {
+					return err
+				}
+				got += m
+				continue
+			}
+			if cap(ch.tmp) < nv {
+				ch.tmp = make([]int32, max(nv, pqBatchRows))
+			}
+			tmp := ch.tmp[:nv]
+			if err := ch.readIDs(tmp, tab); err != nil {
+				return err
+			}
+			spread(dst, tmp, bm)
+			got += m
+			continue
+		}
+		if !ch.dict && ch.width > 0 && nv == m {
+			// A fixed column with no nulls in the read, PLAIN.
+			raw, err := ch.fixed(m)
+			if err != nil {
+				return err
+			}
+			if col.kind == kindTime {
+				times, bad := b.times[got:got+m], b.bad[got:got+m]
+				for k := range times {
+					times[k], bad[k] = unitTime(int64(binary.LittleEndian.Uint64(raw[k*8:])), col.unitNS)
+				}
+			} else {
+				values := b.values[got : got+m]
+				for k := range values {
+					values[k] = math.Float64frombits(binary.LittleEndian.Uint64(raw[k*8:]))
+				}
+			}
+			got += m
+			continue
+		}
 		var ix []uint32
 		if ch.dict {
 			if ix, err = ch.indices(nv); err != nil {
@@ -592,32 +732,6 @@ func (cur *pqCursor) readPages(r *pqReader, b *colBatch, n int, ids []int32, str
 			return nil
 		}
 		switch {
-		case ids != nil && ch.dict:
-			dst := ids[got : got+m]
-			if nv == m {
-				for k, x := range ix[:m] {
-					id := ch.dictIDs[x]
-					if id < 0 {
-						id = ch.dictID(x, tab)
-					}
-					dst[k] = id
-				}
-				break
-			}
-			v := 0
-			for wi, w := range bm {
-				for w != 0 {
-					k := wi<<6 | bits.TrailingZeros64(w)
-					w &= w - 1
-					x := ix[v]
-					v++
-					id := ch.dictIDs[x]
-					if id < 0 {
-						id = ch.dictID(x, tab)
-					}
-					dst[k] = id
-				}
-			}
 		case ids != nil || strs != nil:
 			err = rows(func(k, v int) error {
 				var bs []byte

@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -70,6 +72,7 @@ type ColumnarReader struct {
 	base     int64 // rows of the units before the current one
 	unitRows int64 // rows of the current unit in batches so far
 	b        *colBatch
+	clean    bool // every row of b is plain
 	row      int
 	done     bool
 
@@ -97,6 +100,8 @@ type colBatch struct {
 	meta   []string  // the metadata column
 	metaJ  int       // the index of the metadata column
 	have   []bool
+	oneSrc bool // every row's Sample.Source is src (see sources)
+	src    string
 	tab    *strTable
 	dec    colCursor
 	err    error // the first failed lazy decode
@@ -112,7 +117,7 @@ const (
 // reset sizes b for n rows of nstr string columns (the last is metadata),
 // all empty and not null.
 func (b *colBatch) reset(n, nstr int, start int64, tab *strTable) {
-	b.n, b.start, b.err, b.tab = n, start, nil, tab
+	b.n, b.start, b.err, b.tab, b.oneSrc = n, start, nil, tab, false
 	if cap(b.null) < n {
 		b.null, b.bad, b.times, b.values = make([]uint8, n), make([]bool, n), make([]int64, n), make([]float64, n)
 		b.metric, b.source = make([]int32, n), make([]int32, n)
@@ -133,6 +138,22 @@ func (b *colBatch) reset(n, nstr int, start int64, tab *strTable) {
 // str returns string column j at row i, decoding the column for the batch
 // on first use.
 func (b *colBatch) str(j, i int) string {
+	b.need(j)
+	if j == b.metaJ {
+		return b.meta[i]
+	}
+	return b.tab.strs[b.ids[j][i]]
+}
+
+// id returns the table id of string column j (not metadata) at row i,
+// decoding the column for the batch on first use.
+func (b *colBatch) id(j, i int) int32 {
+	b.need(j)
+	return b.ids[j][i]
+}
+
+// need decodes string column j for the batch unless it is decoded.
+func (b *colBatch) need(j int) {
 	if !b.have[j] {
 		b.have[j] = true
 		if j == b.metaJ {
@@ -152,10 +173,6 @@ func (b *colBatch) str(j, i int) string {
 			b.err = err
 		}
 	}
-	if j == b.metaJ {
-		return b.meta[i]
-	}
-	return b.tab.strs[b.ids[j][i]]
 }
 
 // colCursor reads the units of a columnar file one batch at a time. A
@@ -175,11 +192,97 @@ type colRow struct {
 	b *colBatch
 	i int
 	n int // tag columns; extra_tags is string column n, metadata n+1
+
+	keys [colKeySlots]colKeySlot // get's cache of key lookups
+}
+
+// colKeySlot is an entry of colRow's cache of key lookups: idx is key's
+// column, or -1 when the file has no such tag column. The slot holds the
+// key, so the address it is found by cannot be reused for another string.
+type colKeySlot struct {
+	key string
+	idx int
+	ok  bool
+}
+
+// colKeySlots is the size of the key cache (a power of two); callers ask
+// for a handful of keys, usually string constants.
+const colKeySlots = 32
+
+// keyIndex returns the index of key among the tag columns keys, or -1.
+func (r *colRow) keyIndex(keys []string, key string) int {
+	p := uintptr(unsafe.Pointer(unsafe.StringData(key)))
+	sl := &r.keys[(uint64(p)*0x9E3779B97F4A7C15)>>(64-5)&(colKeySlots-1)]
+	if sl.ok && unsafe.StringData(sl.key) == unsafe.StringData(key) && len(sl.key) == len(key) {
+		return sl.idx
+	}
+	idx := -1
+	for i, k := range keys {
+		if k == key {
+			idx = i
+			break
+		}
+	}
+	*sl = colKeySlot{key: key, idx: idx, ok: true}
+	return idx
+}
+
+// get is Tags.Get of the row.
+func (r *colRow) get(keys []string, key string) (string, bool) {
+	if i := r.keyIndex(keys, key); i >= 0 {
+		b := r.b // a tag column: ids, not the metadata strings
+		if !b.have[i] {
+			b.need(i)
+		}
+		v := b.tab.strs[b.ids[i][r.i]]
+		return v, v != ""
+	}
+	if v, ok := lookupPairs(r.extra(), key); ok {
+		return v, true
+	}
+	return lookupPairs(r.metadata(), key)
 }
 
 func (r *colRow) value(j int) string { return r.b.str(j, r.i) }
 func (r *colRow) extra() string      { return r.b.str(r.n, r.i) }
 func (r *colRow) metadata() string   { return r.b.str(r.n+1, r.i) }
+
+// seriesHash is Tags.SeriesHash of the row. It hashes the table ids of
+// the row's tag columns through the table's per-string hashes (each string
+// hashed once, when first asked): no string is read per row, and since the
+// hash is of the string, not of a dictionary or table id, it is the same
+// in every row group and every cursor. The extra tags add their pairs'
+// hashes, in any order, as for the other readers.
+func (r *colRow) seriesHash(seed maphash.Seed) uint64 {
+	b, tab, i := r.b, r.b.tab, r.i
+	tab.useSeed(seed)
+	h := uint64(0x243F6A8885A308D3)
+	for j := range r.n {
+		if !b.have[j] {
+			b.need(j)
+		}
+		id := b.ids[j][i]
+		if int(id) >= len(tab.hashes) {
+			tab.hashTo(id)
+		}
+		h = mixSeries(h ^ tab.hashes[id])
+	}
+	if x := b.id(r.n, i); x != 0 {
+		h += tab.pairsHash(seed, x)
+	}
+	return h
+}
+
+// mixSeries is a bijective 64-bit mix (the finaliser of SplitMix64), so
+// that seriesHash depends on the order of its columns.
+func mixSeries(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xBF58476D1CE4E5B9
+	x ^= x >> 27
+	x *= 0x94D049BB133111EB
+	x ^= x >> 31
+	return x
+}
 
 // colKind is what a column of a file is to the reader.
 type colKind uint8
@@ -370,6 +473,40 @@ type unitResult struct {
 	err           error
 }
 
+// plain reports whether row i of b is one that rowCheck passes at a
+// glance (no null, a metric, a time in range, a finite value ≥ 0); the
+// others go to rowCheck.
+func (b *colBatch) plain(i int) bool {
+	v := b.values[i]
+	return b.null[i] == 0 && b.metric[i] != 0 && !b.bad[i] && v >= 0 && v <= 1.7976931348623157e308
+}
+
+// allPlain reports whether every row of b is plain, in a branch-free
+// pass over each fixed column (cheaper than plain row by row). A value is
+// taken as plain when its bits are below +Inf's (so ≥ +0, finite, not
+// NaN); -0 is not, and goes to rowCheck, which passes it.
+func (b *colBatch) allPlain() bool {
+	var null uint8
+	for _, f := range b.null {
+		null |= f
+	}
+	bad := 0
+	for _, x := range b.bad {
+		if x {
+			bad++
+		}
+	}
+	minMetric := int32(1)
+	for _, m := range b.metric {
+		minMetric = min(minMetric, m)
+	}
+	var maxBits uint64
+	for _, v := range b.values {
+		maxBits = max(maxBits, math.Float64bits(v))
+	}
+	return null == 0 && bad == 0 && minMetric > 0 && maxBits < 0x7FF0000000000000
+}
+
 // rowCheck returns the syntax error of row i of b, or nil.
 func (c *ColumnarReader) rowCheck(b *colBatch, i int) *SyntaxError {
 	line := b.start + int64(i) + 1 // within the unit
@@ -446,6 +583,8 @@ func (c *ColumnarReader) Next() bool {
 				err := c.cur.next(b)
 				if err == nil {
 					c.unitRows = b.start + int64(b.n)
+					c.clean = b.allPlain()
+					b.sources(c.name)
 					continue
 				}
 				if err != io.EOF {
@@ -468,10 +607,12 @@ func (c *ColumnarReader) Next() bool {
 		}
 		i := c.row
 		c.row++
-		if e := c.rowCheck(b, i); e != nil {
-			e.Line += c.base
-			c.st.record(e)
-			continue
+		if !c.clean && !b.plain(i) {
+			if e := c.rowCheck(b, i); e != nil {
+				e.Line += c.base
+				c.st.record(e)
+				continue
+			}
 		}
 		c.fill(&c.s, &c.crow, b, i)
 		c.st.Rows++
@@ -485,9 +626,35 @@ func (c *ColumnarReader) fill(s *Sample, r *colRow, b *colBatch, i int) {
 	s.TimeNS = b.times[i]
 	s.Value = b.values[i]
 	r.b, r.i = b, i
+	if b.oneSrc {
+		s.Source = b.src
+		return
+	}
 	s.Source = c.name
 	if src := b.tab.strs[b.source[i]]; src != "" {
 		s.Source = src
+	}
+}
+
+// sources sets b.oneSrc and b.src when every row of b has the same
+// Sample.Source (nearly always: one source_file, or none), name being the
+// columnar file's.
+func (b *colBatch) sources(name string) {
+	b.oneSrc = false
+	if b.n == 0 {
+		return
+	}
+	first := b.source[0]
+	diff := int32(0)
+	for _, id := range b.source {
+		diff |= id ^ first
+	}
+	if diff != 0 {
+		return
+	}
+	b.oneSrc, b.src = true, name
+	if src := b.tab.strs[first]; src != "" {
+		b.src = src
 	}
 }
 
@@ -547,10 +714,14 @@ func (c *ColumnarReader) drain(sinks []func(*Sample), bsinks []batchSink) error 
 					if res.err = cur.next(b); res.err != nil {
 						break
 					}
+					clean := b.allPlain()
+					b.sources(c.name)
 					for i := range b.n {
-						if e := c.rowCheck(b, i); e != nil {
-							res.record(e)
-							continue
+						if !clean && !b.plain(i) {
+							if e := c.rowCheck(b, i); e != nil {
+								res.record(e)
+								continue
+							}
 						}
 						c.fill(&s, &r, b, i)
 						sink(&s)
@@ -630,6 +801,14 @@ type strTable struct {
 	strs []string
 	ids  map[string]int32
 	gen  uint32 // counts the resets, for the caches
+
+	// hashes[id] is maphash.String(seed, strs[id]) for the ids hashed so
+	// far; pairs[id] the pairs hash of strs[id] as extra tags (see
+	// pairsHash). Both are for one seed and emptied with the table.
+	seed   maphash.Seed
+	seeded bool
+	hashes []uint64
+	pairs  map[int32]uint64
 }
 
 const maxTable = 1 << 16
@@ -669,7 +848,43 @@ func (t *strTable) maybeReset() {
 		t.strs = []string{""}
 		t.ids[""] = 0
 		t.gen++
+		t.hashes = t.hashes[:0]
+		clear(t.pairs)
 	}
+}
+
+// useSeed makes seed the seed of the table's hashes, forgetting those of
+// another seed.
+func (t *strTable) useSeed(seed maphash.Seed) {
+	if !t.seeded || t.seed != seed {
+		t.seed, t.seeded = seed, true
+		t.hashes = t.hashes[:0]
+		clear(t.pairs)
+	}
+}
+
+// hashTo extends t.hashes to id: hashes[k] is maphash.String(t.seed,
+// t.strs[k]), computed once per string (useSeed first).
+func (t *strTable) hashTo(id int32) {
+	for k := len(t.hashes); k <= int(id); k++ {
+		t.hashes = append(t.hashes, maphash.String(t.seed, t.strs[k]))
+	}
+}
+
+// pairsHash returns the hash of t.strs[id] as a k6 "k=v&k=v" field, pair
+// order aside, as Tags.SeriesHash adds the extra tags; computed once per
+// string.
+func (t *strTable) pairsHash(seed maphash.Seed, id int32) uint64 {
+	t.useSeed(seed)
+	if h, ok := t.pairs[id]; ok {
+		return h
+	}
+	h := pairsHash(seed, t.strs[id])
+	if t.pairs == nil {
+		t.pairs = map[int32]uint64{}
+	}
+	t.pairs[id] = h
+	return h
 }
 
 // idCache finds the ids of one column's values: by the address of a

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -31,6 +32,12 @@ type fullSample struct {
 
 func snapshot(s *Sample) fullSample {
 	return fullSample{s.Metric, tagString(s), s.Tags.Metadata(), s.Source, s.TimeNS, math.Float64bits(s.Value)}
+}
+
+// seriesID is a series as the cardinality counter tells them apart.
+type seriesID struct {
+	metric string
+	hash   uint64
 }
 
 // roundTrip converts in to format and compares what Open reads back from
@@ -70,6 +77,11 @@ func roundTrip(t *testing.T, in string, format Format, opts ColumnarOptions, mor
 	}
 	defer b.Close()
 	var n int64
+	// The series (metric and SeriesHash) of the input and of the output
+	// must be as many: the readers hash differently, but each one hashes
+	// equal tag sets alike and distinct ones apart.
+	seed := maphash.MakeSeed()
+	seriesIn, seriesOut := map[seriesID]bool{}, map[seriesID]bool{}
 	for a.Next() {
 		if !b.Next() {
 			t.Fatalf("%s → %s: output ends after %d rows, input has more (err %v)", in, format, n, b.Err())
@@ -79,6 +91,12 @@ func roundTrip(t *testing.T, in string, format Format, opts ColumnarOptions, mor
 		if x != y {
 			t.Fatalf("%s → %s: row %d differs:\n in  %+v\n out %+v", in, format, n, x, y)
 		}
+		seriesIn[seriesID{x.Metric, a.Sample().Tags.SeriesHash(seed)}] = true
+		seriesOut[seriesID{y.Metric, b.Sample().Tags.SeriesHash(seed)}] = true
+	}
+	// (Several inputs may mix readers, whose hashes of one series differ.)
+	if len(more) == 0 && len(seriesIn) != len(seriesOut) {
+		t.Errorf("%s → %s: %d series read back, input has %d", in, format, len(seriesOut), len(seriesIn))
 	}
 	if b.Next() {
 		t.Fatalf("%s → %s: output has more than the %d input rows", in, format, n)
@@ -717,9 +735,14 @@ func TestColumnarDrain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Series hashes are of tag values, not of a cursor's table ids:
+		// Drain's workers (each its own table) give Next's hashes.
+		seed := maphash.MakeSeed()
 		var want []string
+		wantSeries := map[seriesID]bool{}
 		for c.Next() {
 			want = append(want, fmt.Sprint(snapshot(c.Sample())))
+			wantSeries[seriesID{c.Sample().Metric, c.Sample().Tags.SeriesHash(seed)}] = true
 		}
 		st := c.Stats()
 		c.Close()
@@ -732,12 +755,15 @@ func TestColumnarDrain(t *testing.T) {
 		}
 		var mu sync.Mutex
 		var got []string
+		gotSeries := map[seriesID]bool{}
 		sinks := make([]func(*Sample), 3)
 		for i := range sinks {
 			sinks[i] = func(s *Sample) {
 				k := fmt.Sprint(snapshot(s))
+				id := seriesID{s.Metric, s.Tags.SeriesHash(seed)}
 				mu.Lock()
 				got = append(got, k)
+				gotSeries[id] = true
 				mu.Unlock()
 			}
 		}
@@ -750,6 +776,9 @@ func TestColumnarDrain(t *testing.T) {
 		ds := d.Stats()
 		if !slices.Equal(got, want) || ds.Rows != st.Rows || ds.Skipped != st.Skipped || fmt.Sprint(ds.Errors) != fmt.Sprint(st.Errors) {
 			t.Errorf("%s: Drain %d rows (%d), skipped %d %v; Next %d rows, skipped %d %v", p, len(got), ds.Rows, ds.Skipped, ds.Errors, len(want), st.Skipped, st.Errors)
+		}
+		if !maps.Equal(gotSeries, wantSeries) {
+			t.Errorf("%s: Drain %d series, Next %d, or other hashes", p, len(gotSeries), len(wantSeries))
 		}
 	}
 }

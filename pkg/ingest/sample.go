@@ -134,6 +134,9 @@ func (t *Tags) Get(key string) (string, bool) {
 	if t.lazy != nil {
 		return t.lazy.get(key)
 	}
+	if t.lazyC != nil {
+		return t.lazyC.get(t.keys, key)
+	}
 	for i, k := range t.keys {
 		if k == key {
 			v := t.Value(i)
@@ -324,28 +327,33 @@ func (t *Tags) AppendValues(dst []string) []string {
 // are hashed regardless of their pair order (k6 writes it at random). It
 // does not decode or intern tag values, so it is cheap on the CSV hot path.
 // Equal tag sets give equal hashes for one seed; the hash of a CSV row and
-// of the same sample read from JSON may differ.
+// of the same sample read from JSON or a columnar file may differ (the
+// columnar reader hashes each distinct tag value once, not per row).
 func (t *Tags) SeriesHash(seed maphash.Seed) uint64 {
 	if t.lazyJ != nil {
 		return t.lazyJ.seriesHash(seed)
+	}
+	if t.lazyC != nil {
+		return t.lazyC.seriesHash(seed)
 	}
 	var h maphash.Hash
 	h.SetSeed(seed)
 	if t.lazy != nil {
 		t.lazy.hashColumns(&h)
-	} else if t.lazyC != nil {
-		for i := range t.keys {
-			h.WriteString(t.lazyC.value(i))
-			h.WriteByte(byte(i))
-		}
 	} else {
 		for i, v := range t.vals {
 			h.WriteString(v)
 			h.WriteByte(byte(i))
 		}
 	}
-	sum := h.Sum64()
-	eachPair(t.Extra(), func(k, v string) {
+	return h.Sum64() + pairsHash(seed, t.Extra())
+}
+
+// pairsHash is the hash of a k6 "k=v&k=v" field regardless of its pair
+// order: the sum of the pairs' hashes.
+func pairsHash(seed maphash.Seed, s string) uint64 {
+	var sum uint64
+	eachPair(s, func(k, v string) {
 		var p maphash.Hash
 		p.SetSeed(seed)
 		p.WriteString(k)
