@@ -971,19 +971,23 @@ func (l *lazyRow) set3(line []byte, i1, i2, i3 int) {
 // field returns field j of the current unquoted record, scanning only as
 // far as field j's end.
 func (l *lazyRow) field(j int) []byte {
-	line := l.line
-	for len(l.starts) <= j+1 {
-		from := l.starts[len(l.starts)-1]
-		if from > len(line) {
+	if len(l.starts) <= j+1 {
+		// Fields are short (often empty): a byte loop beats IndexByte's
+		// call and setup here. The starts are kept in locals while
+		// scanning, so that each field costs its bytes and one store.
+		line, st := l.line, l.starts
+		k := st[len(st)-1]
+		for len(st) <= j+1 && k <= len(line) {
+			for k < len(line) && line[k] != ',' {
+				k++
+			}
+			k++
+			st = append(st, k)
+		}
+		l.starts = st
+		if len(st) <= j+1 {
 			return nil
 		}
-		// Fields are short (often empty): a byte loop beats IndexByte's
-		// call and setup here.
-		k := from
-		for k < len(line) && line[k] != ',' {
-			k++
-		}
-		l.starts = append(l.starts, k+1)
 	}
 	a, b := l.starts[j], l.starts[j+1]-1
 	if a > len(l.line) {
