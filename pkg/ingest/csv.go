@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -582,6 +583,18 @@ func scanValue(rec []byte, i int) (v float64, end int, ok bool) {
 		k++
 	}
 	if k-i <= 9 && k+7 <= len(rec) && rec[k] == '.' && (k+7 == len(rec) || rec[k+7] == ',') {
+		if k >= 1 {
+			// The six decimals as one word: the eight bytes from k-1
+			// with the two before the decimals set to '0'.
+			z := binary.LittleEndian.Uint64(rec[k-1:])&^0xFFFF | 0x3030
+			if ((z+0x4646464646464646)|(z-0x3030303030303030))&0x8080808080808080 == 0 {
+				v = float64(mant*1e6+eightDigits(z)) / 1e6
+				if neg {
+					v = -v
+				}
+				return v, k + 7, true
+			}
+		}
 		f := rec[k+1 : k+7]
 		d0, d1, d2, d3, d4, d5 := f[0]-'0', f[1]-'0', f[2]-'0', f[3]-'0', f[4]-'0', f[5]-'0'
 		if d0 <= 9 && d1 <= 9 && d2 <= 9 && d3 <= 9 && d4 <= 9 && d5 <= 9 {
@@ -601,6 +614,15 @@ func scanValue(rec []byte, i int) (v float64, end int, ok bool) {
 		v = -v
 	}
 	return v, end, true
+}
+
+// eightDigits returns the number that the eight ASCII digits of z spell,
+// its first byte the most significant digit (Lemire, "Fast number
+// parsing", parse_eight_digits_unrolled).
+func eightDigits(z uint64) uint64 {
+	z -= 0x3030303030303030
+	z = z*10 + z>>8
+	return ((z&0x000000FF000000FF)*(100+1000000<<32) + (z>>16&0x000000FF000000FF)*(1+10000<<32)) >> 32
 }
 
 // simpleDecimal parses digits with at most one '.' from b[i:], up to the
@@ -949,19 +971,23 @@ func (l *lazyRow) set3(line []byte, i1, i2, i3 int) {
 // field returns field j of the current unquoted record, scanning only as
 // far as field j's end.
 func (l *lazyRow) field(j int) []byte {
-	line := l.line
-	for len(l.starts) <= j+1 {
-		from := l.starts[len(l.starts)-1]
-		if from > len(line) {
+	if len(l.starts) <= j+1 {
+		// Fields are short (often empty): a byte loop beats IndexByte's
+		// call and setup here. The starts are kept in locals while
+		// scanning, so that each field costs its bytes and one store.
+		line, st := l.line, l.starts
+		k := st[len(st)-1]
+		for len(st) <= j+1 && k <= len(line) {
+			for k < len(line) && line[k] != ',' {
+				k++
+			}
+			k++
+			st = append(st, k)
+		}
+		l.starts = st
+		if len(st) <= j+1 {
 			return nil
 		}
-		// Fields are short (often empty): a byte loop beats IndexByte's
-		// call and setup here.
-		k := from
-		for k < len(line) && line[k] != ',' {
-			k++
-		}
-		l.starts = append(l.starts, k+1)
 	}
 	a, b := l.starts[j], l.starts[j+1]-1
 	if a > len(l.line) {

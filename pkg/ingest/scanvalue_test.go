@@ -35,6 +35,7 @@ func TestScanValue(t *testing.T) {
 		"0.021554", "2509.000000", "-0.000000", "123456789.123456", "1234567890.123456",
 		"1", "1.", ".5", "-.5", "5.1234567", "12.34", "", "-", ".", "1e3", "+1", "1_0",
 		"0.000001", "999999999.999999", "1.00000a", "1.000000x", "NaN",
+		".123456", "-.123456", "7.12345/", "7.1234:6", "7.99999\x80", "42.000009",
 	} {
 		for _, rec := range []string{s, s + ",", s + ",tail,more"} {
 			checkScanValue(t, []byte(rec))
@@ -42,6 +43,11 @@ func TestScanValue(t *testing.T) {
 	}
 	if v, end, ok := scanValue([]byte("x,0.5,y"), 2); !ok || v != 0.5 || end != 5 {
 		t.Errorf("scanValue from 2 = %v, %d, %v; want 0.5, 5, true", v, end, ok)
+	}
+	// The six decimals read as one word, with the byte before the
+	// integer digits (here none) inside that word.
+	if v, end, ok := scanValue([]byte("x,.123456,y"), 2); !ok || v != 0.123456 || end != 9 {
+		t.Errorf("scanValue of .123456 from 2 = %v, %d, %v; want 0.123456, 9, true", v, end, ok)
 	}
 	if _, _, ok := scanValue([]byte("1.5e3,"), 0); ok {
 		t.Error("scanValue took an exponent; parseValue decides those")
