@@ -296,47 +296,23 @@ func partition(y, w []float64, d0, minLen int, prune bool) []int {
 	return starts
 }
 
-// sse is fit's squared error alone (no coefficients, no variances: the
-// partitioning asks it of every candidate piece), ok false when the points
+// sse is fit's squared error alone (no coefficients, no variances; the
+// partitioning asks sse2 for both degrees of every candidate piece), ok
+// false when the points
 // do not determine the polynomial: a pivot of the normal equations that
 // is not positive (they are positive semi-definite; Cholesky without the
 // square roots, in u/U as fit).
 func (p *polySums) sse(d int) (float64, bool) {
-	n := d + 1
-	sc := math.Max(1, p.umax)
-	var pow [5]float64
-	pow[0] = 1
-	for k := 1; k < 5; k++ {
-		pow[k] = pow[k-1] * sc
+	if d == 0 {
+		lo, ok, _, _ := p.sse2(0)
+		return lo, ok
 	}
-	var a [3][3]float64
-	var b [3]float64
-	for r := 0; r < n; r++ {
-		for c := 0; c < n; c++ {
-			a[r][c] = p.w[r+c] / pow[r+c]
-		}
-		b[r] = p.wy[r] / pow[r]
-	}
-	// LDLᵀ: the explained sum of squares is Σ z_r² / D_r with L·z = b.
-	explained := 0.0
-	for c := 0; c < n; c++ {
-		piv := a[c][c]
-		if !(piv > 1e-300*math.Max(1, math.Abs(a[0][0]))) {
-			return 0, false
-		}
-		explained += b[c] * b[c] / piv
-		for r := c + 1; r < n; r++ {
-			f := a[r][c] / piv
-			for q := c + 1; q < n; q++ {
-				a[r][q] -= f * a[c][q]
-			}
-			b[r] -= f * b[c]
-		}
-	}
-	return math.Max(0, p.yy-explained), true
+	_, _, hi, ok := p.sse2(d - 1)
+	return hi, ok
 }
 
-// sse2 is sse(d) and sse(d+1) from one factorisation: the LDLᵀ of the
+// sse2 is sse(d) and sse(d+1) from one factorisation (LDLᵀ: the
+// explained sum of squares is Σ z_r² / D_r with L·z = b): the LDLᵀ of the
 // degree-d normal equations is the leading part of the degree-(d+1) one,
 // the same operations in the same order, so lo is bit for bit sse(d) and
 // hi sse(d+1) (okHi implies okLo).

@@ -182,15 +182,7 @@ func (s *Sketch) Merge(o *Sketch) {
 	if o == nil || o.n == 0 {
 		return
 	}
-	if s.n == 0 || o.min < s.min {
-		s.min = o.min
-	}
-	if s.n == 0 || o.max > s.max {
-		s.max = o.max
-	}
-	s.n += o.n
-	s.sum += o.sum
-	s.addMicro(o.microSum)
+	s.mergeMoments(o)
 	if !s.hist && !o.hist && len(s.exact)+len(o.exact) <= ExactLimit {
 		s.exact = append(s.exact, o.exact...)
 		s.sorted = false
