@@ -666,11 +666,12 @@ func (a *analysis) windows() []Level {
 	w := a.opt.WindowNS / 1e9
 	n := int64(len(a.p.reqs))
 	var out []Level
+	var lat sketch.Sketch // each window's latency, in turn
 	first := a.p.start - mod(a.p.start, w)
 	for ws := first; ws < a.p.start+n; ws += w {
 		i0 := max(0, ws-a.p.start)
 		i1 := min(n, ws+w-a.p.start)
-		l := a.aggregate(int(i0), int(i1), a.opt.Percentiles)
+		l := a.aggregateInto(int(i0), int(i1), a.opt.Percentiles, &lat)
 		l.lat = nil // windows are never levels: keep no sketch per window
 		l.Start = time.Unix(ws, 0).UTC()
 		l.End = time.Unix(ws+w, 0).UTC()

@@ -129,8 +129,20 @@ const (
 
 // aggregate builds the level of seconds [i0, i1) of p.
 func (a *analysis) aggregate(i0, i1 int, pcts []float64) Level {
+	return a.aggregateInto(i0, i1, pcts, nil)
+}
+
+// aggregateInto is aggregate with the level's latency Sketch in lat
+// (reset first) when lat is not nil: the windows reuse one.
+func (a *analysis) aggregateInto(i0, i1 int, pcts []float64, lat *sketch.Sketch) Level {
 	p := a.p
-	l := Level{i0: i0, i1: i1, lat: p.tl.Latency(p.start+int64(i0), p.start+int64(i1))}
+	from, to := p.start+int64(i0), p.start+int64(i1)
+	if lat == nil {
+		lat = p.tl.Latency(from, to)
+	} else {
+		p.tl.LatencyInto(from, to, lat)
+	}
+	l := Level{i0: i0, i1: i1, lat: lat}
 	l.Start = time.Unix(p.start+int64(i0), 0).UTC()
 	l.End = time.Unix(p.start+int64(i1), 0).UTC()
 	secs := float64(max(1, p.dataIn(i0, i1))) // rates per second of data

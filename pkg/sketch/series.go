@@ -228,8 +228,16 @@ func (s *Series) Regroup(to func(g int) int) {
 // value.
 func (s *Series) Range(g int, from, to int64) *Sketch {
 	out := &Sketch{}
-	s.eachIn(g, from, to, func(sl *seriesSlot) { s.mergeSlot(sl, out) })
+	s.RangeInto(g, from, to, out)
 	return out
+}
+
+// RangeInto is Range into out, which it resets first (keeping its
+// capacity): for many ranges in a row, e.g. the windows of a run, one
+// Sketch instead of one per range.
+func (s *Series) RangeInto(g int, from, to int64, out *Sketch) {
+	out.Reset()
+	s.eachIn(g, from, to, func(sl *seriesSlot) { s.mergeSlot(sl, out) })
 }
 
 // Moments returns the count and the mean of group g's values in the

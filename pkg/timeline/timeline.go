@@ -344,6 +344,12 @@ func (t *Timeline) Latency(from, to int64) *sketch.Sketch {
 	return t.sh.lat[t.cand].Range(0, from, to)
 }
 
+// LatencyInto is Latency into sk (reset first; see
+// sketch.Series.RangeInto).
+func (t *Timeline) LatencyInto(from, to int64, sk *sketch.Sketch) {
+	t.sh.lat[t.cand].RangeInto(0, from, to, sk)
+}
+
 // LatencyMean returns the count and mean of the successful samples of the
 // analysed Trend in the seconds [from, to): Latency(from, to)'s Count and
 // Mean (NaN for none), without building the Sketch.
