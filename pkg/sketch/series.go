@@ -311,6 +311,17 @@ func (s *Series) Each(fn func(sec int64, g int, sk *Sketch)) {
 	}
 }
 
+// EachInto is Each with every slot decoded into sc in turn (reset first):
+// sk is sc, valid only during the call, so that visiting tens of
+// thousands of slots holds one Sketch, not one per slot.
+func (s *Series) EachInto(sc *Sketch, fn func(sec int64, g int, sk *Sketch)) {
+	for k, sl := range s.slots {
+		sc.Reset()
+		s.mergeSlot(sl, sc)
+		fn(k.slot*s.width, int(k.group), sc)
+	}
+}
+
 // AddSketch merges every value of sk into the slot of second sec and group
 // g. It is safe to call while Writers run.
 func (s *Series) AddSketch(sec int64, g int, sk *Sketch) {

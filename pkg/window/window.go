@@ -590,14 +590,6 @@ func (a *Aggregator) Close() []Row {
 	}
 	a.fold()
 	a.w.Flush()
-	sks := map[key]*sketch.Sketch{}
-	a.cells.Each(func(w int64, g int, sk *sketch.Sketch) { sks[key{w, g}] = sk })
-	for k := range a.failed {
-		if sks[k] == nil {
-			sks[k] = &sketch.Sketch{}
-		}
-	}
-	rows := make([]Row, 0, len(sks))
 	// The run covers the whole seconds from its first sample's to its
 	// last's.
 	runStart := floorDiv(a.minNS, 1e9) * 1e9
@@ -606,7 +598,7 @@ func (a *Aggregator) Close() []Row {
 	for i := range otherTags {
 		otherTags[i] = OtherTag
 	}
-	for k, sk := range sks {
+	row := func(k key, sk *sketch.Sketch) Row {
 		start := k.window * a.opt.WidthNS
 		sec := float64(min(start+a.opt.WidthNS, runEnd)-max(start, runStart)) / 1e9
 		if sec <= 0 {
@@ -624,7 +616,25 @@ func (a *Aggregator) Close() []Row {
 		} else {
 			r.Tags = a.byID[k.group].tags
 		}
-		rows = append(rows, r)
+		return r
+	}
+	// A row a cell, each cell's sketch decoded in turn into one (a 24-hour
+	// run at 30 s windows has tens of thousands of cells), then the cells
+	// with failures alone.
+	rows := make([]Row, 0, a.cells.Len()+len(a.failed))
+	seen := make(map[key]bool, len(a.failed))
+	var sc sketch.Sketch
+	a.cells.EachInto(&sc, func(w int64, g int, sk *sketch.Sketch) {
+		k := key{w, g}
+		if _, ok := a.failed[k]; ok {
+			seen[k] = true
+		}
+		rows = append(rows, row(k, sk))
+	})
+	for k := range a.failed {
+		if !seen[k] {
+			rows = append(rows, row(k, &sketch.Sketch{}))
+		}
 	}
 	slices.SortFunc(rows, func(x, y Row) int {
 		if x.StartNS != y.StartNS {
