@@ -381,7 +381,7 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 	}
 
 	span := float64(tl.EndNS()-tl.StartNS()) / 1e9
-	if span < float64(resolutionNS)/1e9 || len(a.p.reqs) < 2 {
+	if span < float64(resolutionNS)/1e9 || a.p.n < 2 {
 		// The last sample stands for its resolution too: samples of one
 		// whole second span 0 s but cover 1 s.
 		span += float64(resolutionNS) / 1e9
@@ -578,12 +578,13 @@ func (a *analysis) detectModel() {
 	p := a.p
 	var dropped, maxV, maxM float64
 	firstM := math.NaN()
-	for i := range p.reqs {
-		dropped += p.dropped[i]
-		maxV = math.Max(maxV, p.vus[i])
-		maxM = math.Max(maxM, p.vusMax[i])
-		if math.IsNaN(firstM) && p.vusMax[i] > 0 {
-			firstM = p.vusMax[i]
+	for i := range p.n {
+		dropped += p.dropped.at(i)
+		maxV = math.Max(maxV, p.vus.at(i))
+		m := p.vusMax.at(i)
+		maxM = math.Max(maxM, m)
+		if math.IsNaN(firstM) && m > 0 {
+			firstM = m
 		}
 	}
 	switch {
@@ -596,7 +597,7 @@ func (a *analysis) detectModel() {
 		// changing direction only between stages; an arrival-rate
 		// executor's vus counts busy VUs and turns with every second's
 		// noise.
-		changes, turns := vugauge.Turns(p.vus)
+		changes, turns := vugauge.Turns(p.vus.slice(p.n))
 		if vugauge.FollowsSchedule(changes, turns) {
 			a.model = Closed
 			a.res.ModelEvidence = fmt.Sprintf("vus changed direction %d times in %d changes, following a schedule as VU executors do (beside other scenarios, vus_max is theirs too)", turns, changes)
@@ -623,7 +624,7 @@ func (a *analysis) detectModel() {
 		// busy VUs turn with every second's noise; the second's follow the
 		// schedule, turning only between stages. Too few changes to tell
 		// keep the arrival-rate reading.
-		if changes, turns := vugauge.Turns(p.vus); changes >= vugauge.MinScheduleChanges && vugauge.FollowsSchedule(changes, turns) {
+		if changes, turns := vugauge.Turns(p.vus.slice(p.n)); changes >= vugauge.MinScheduleChanges && vugauge.FollowsSchedule(changes, turns) {
 			a.model = Closed
 			a.res.ModelEvidence = fmt.Sprintf("vus peaked at %.0f of %.0f allocated, no iteration was dropped, and vus changed direction %d times in %d changes, following a schedule: a VU executor stopped before its largest stage", maxV, maxM, turns, changes)
 			return
@@ -636,17 +637,17 @@ func (a *analysis) detectModel() {
 // offeredSeries is the per-second offered load used to find holds.
 func (a *analysis) offeredSeries() []float64 {
 	p := a.p
-	x := make([]float64, len(p.reqs))
+	x := make([]float64, p.n)
 	for i := range x {
 		if a.model == Closed {
-			x[i] = p.vus[i]
+			x[i] = p.vus.at(i)
 			continue
 		}
 		growth := 0.0
 		if p.hasVUs && i > 0 {
-			growth = p.vus[i] - p.vus[i-1]
+			growth = p.vus.at(i) - p.vus.at(i-1)
 		}
-		x[i] = p.iterations[i] + p.dropped[i] + growth
+		x[i] = p.iterations.at(i) + p.dropped.at(i) + growth
 	}
 	// A second without any sample is unknown, not a second of zero load:
 	// it carries the load before it, so that a short gap does not cut a
@@ -664,7 +665,7 @@ func (a *analysis) offeredSeries() []float64 {
 // rates are per second of data.
 func (a *analysis) windows() []Level {
 	w := a.opt.WindowNS / 1e9
-	n := int64(len(a.p.reqs))
+	n := int64(a.p.n)
 	var out []Level
 	var lat sketch.Sketch // each window's latency, in turn
 	first := a.p.start - mod(a.p.start, w)

@@ -249,7 +249,7 @@ func (a *analysis) vusExhausted(l *Level) bool {
 func (a *analysis) vusMaxAt(l *Level) float64 {
 	m := 0.0
 	for i := l.i0; i < l.i1; i++ {
-		m = math.Max(m, a.p.vusMax[i])
+		m = math.Max(m, a.p.vusMax.at(i))
 	}
 	return m
 }
@@ -726,8 +726,8 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 	src := a.p.completed
 	var xs []float64
 	for k, l := range plateau {
-		for _, v := range src[l.i0:l.i1] {
-			xs = append(xs, v*factors[k])
+		for i := l.i0; i < l.i1; i++ {
+			xs = append(xs, src.at(i)*factors[k])
 		}
 	}
 	n := float64(len(xs))

@@ -636,3 +636,39 @@ func TestCSVAndJSONSameRates(t *testing.T) {
 		t.Errorf("CSV %v req/s over %v s, JSON %v req/s over %v s", c.Overall.RPS, c.DurationS, j.Overall.RPS, j.DurationS)
 	}
 }
+
+// TestTableViewsMatchCopies: the knee analysis reading the timeline's
+// table through views (timeline.MainColumns) gives exactly the result of
+// laying the span out in its own arrays (the path of a span with gaps).
+func TestTableViewsMatchCopies(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/k6/*.csv.gz")
+	if len(files) < 3 {
+		t.Fatalf("want the testdata runs, found %v", files)
+	}
+	for _, f := range files {
+		views := analyzeFile(t, f, Options{})
+		copySeries = true
+		copies := analyzeFile(t, f, Options{})
+		copySeries = false
+		a, _ := json.Marshal(views)
+		b, _ := json.Marshal(copies)
+		if string(a) != string(b) {
+			t.Errorf("%s: the analysis through table views differs from the one on copies", f)
+		}
+		if len(views.Holds)+len(views.RampSteps) == 0 {
+			t.Errorf("%s: no levels: the comparison says little", f)
+		}
+		r, err := ingest.Open(f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := timeline.New(timeline.Options{Metric: "http_req_duration"})
+		for r.Next() {
+			c.Add(r.Sample())
+		}
+		r.Close()
+		if _, ok := c.Close(r.Stats().ResolutionNS).MainColumns(); !ok {
+			t.Errorf("%s: no table views (a gap or a gauge missing in some seconds): the comparison compares copies with copies", f)
+		}
+	}
+}

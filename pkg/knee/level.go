@@ -149,11 +149,11 @@ func (a *analysis) aggregateInto(i0, i1 int, pcts []float64, lat *sketch.Sketch)
 	l.Seconds = secs
 	var reqs, errs, dropped, iters, vus, limited, done, sent, recv float64
 	for i := i0; i < i1; i++ {
-		done += p.completed[i]
-		reqs += p.reqs[i]
-		dropped += p.dropped[i]
-		iters += p.iterations[i]
-		vus += p.vus[i]
+		done += p.completed.at(i)
+		reqs += p.reqs.at(i)
+		dropped += p.dropped.at(i)
+		iters += p.iterations.at(i)
+		vus += p.vus.at(i)
 	}
 	p.tl.Range(p.start+int64(i0), p.start+int64(i1), func(_ int64, s *timeline.Second) {
 		sent += s.BytesSent
@@ -201,9 +201,9 @@ func (a *analysis) aggregateInto(i0, i1 int, pcts []float64, lat *sketch.Sketch)
 		if p.hasVUs {
 			before := 0.0
 			if i0 > 0 {
-				before = p.vus[i0-1]
+				before = p.vus.at(i0 - 1)
 			}
-			growth = p.vus[i1-1] - before
+			growth = p.vus.at(i1-1) - before
 		}
 		started := iters + dropped + growth
 		l.Offered = F(math.Max(0, started) / secs)

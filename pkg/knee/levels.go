@@ -225,7 +225,7 @@ func (a *analysis) fixedSteps() []Level {
 	if w <= 0 {
 		w = 10
 	}
-	n := len(a.p.reqs)
+	n := a.p.n
 	var out []Level
 	for i0 := 0; i0 < n; i0 += w {
 		i1 := min(i0+w, n)
@@ -263,9 +263,9 @@ func (a *analysis) stepWidth(p piece) int {
 			continue
 		}
 		if a.hasHTTP {
-			reqs += a.p.reqs[i]
+			reqs += a.p.reqs.at(i)
 		} else {
-			reqs += a.p.iterations[i]
+			reqs += a.p.iterations.at(i)
 		}
 		secs++
 	}

@@ -10,16 +10,17 @@ import (
 type perSecond struct {
 	tl    *timeline.Timeline
 	start int64 // unix second of index 0
-	reqs  []float64
+	n     int   // seconds of the span
+	reqs  perSec
 	// completed is the completed units per second: successful responses
 	// of the request stream, WebSocket messages received (msgs), or
 	// iterations when the run has no request stream.
-	completed  []float64
+	completed  perSec
 	msgs       bool
-	iterations []float64
-	dropped    []float64
-	vus        []float64 // carried forward over seconds without a sample
-	vusMax     []float64
+	iterations perSec
+	dropped    perSec
+	vus        perSec // carried forward over seconds without a sample
+	vusMax     perSec
 	hasVUs     bool
 	// missing marks the seconds of the span without any sample (k6
 	// writes vus every second, so a stalled generator or an edited file);
@@ -27,6 +28,54 @@ type perSecond struct {
 	missing []bool
 	// The failures, 429s and bytes of a level are summed from the
 	// Timeline's own per-second table (Timeline.Range) when asked.
+}
+
+// carried returns the gauge c over n seconds, each second without a
+// sample (has false) holding the last sampled value before it (0 before
+// the first): what dense's Range pass gives.
+func carried(c timeline.Column, has timeline.Flags, n int) []float64 {
+	out := make([]float64, n)
+	last := 0.0
+	for i := range out {
+		if has.At(i) {
+			last = c.At(i)
+		}
+		out[i] = last
+	}
+	return out
+}
+
+// copySeries makes dense lay every span out in its own arrays, as it does
+// for a span with gaps (a test compares the two).
+var copySeries = false
+
+// perSec is one per-second series of the span: a view of the timeline's
+// table (timeline.MainColumns) when the span has every second, else its
+// own values laid out by dense.
+type perSec struct {
+	f    []float64
+	c    timeline.Column
+	view bool
+}
+
+// at is second i of the span.
+func (s perSec) at(i int) float64 {
+	if s.view {
+		return s.c.At(i)
+	}
+	return s.f[i]
+}
+
+// slice returns the series' n values as a slice (a copy of a view).
+func (s perSec) slice(n int) []float64 {
+	if !s.view {
+		return s.f[:n]
+	}
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = s.c.At(i)
+	}
+	return out
 }
 
 // dataIn returns the seconds of [i0, i1) that hold data.
@@ -70,7 +119,7 @@ func (p *perSecond) dataSeconds() int {
 	if len(p.tl.Spans()) > 1 {
 		return p.tl.DataSeconds()
 	}
-	return len(p.reqs)
+	return p.n
 }
 
 // dense lays out the main span of tl second by second.
@@ -82,9 +131,7 @@ func dense(tl *timeline.Timeline) *perSecond {
 	}
 	p.start = best.First
 	n := best.Len()
-	p.reqs, p.completed = make([]float64, n), make([]float64, n)
-	p.iterations, p.dropped = make([]float64, n), make([]float64, n)
-	p.vus, p.vusMax = make([]float64, n), make([]float64, n)
+	p.n = n
 	proto := tl.Protocol()
 	p.msgs = proto == outcome.WebSocket
 	if p.msgs {
@@ -92,11 +139,41 @@ func dense(tl *timeline.Timeline) *perSecond {
 		p.msgs = false
 		tl.Range(p.start, p.start+int64(n), func(_ int64, s *timeline.Second) { p.msgs = p.msgs || s.MessagesReceived > 0 })
 	}
+	if cols, ok := tl.MainColumns(); ok && !copySeries {
+		// Every second is there and the gauges need no carrying: read the
+		// timeline's table instead of copying it (six day-long float64
+		// arrays at a 24-hour run).
+		v := func(c timeline.Column) perSec { return perSec{c: c, view: true} }
+		p.reqs, p.iterations, p.dropped = v(cols.Requests), v(cols.Iterations), v(cols.Dropped)
+		p.vus, p.vusMax, p.hasVUs = v(cols.VUs), v(cols.VUsMax), cols.HasVUs
+		// A gauge sampled in some seconds only is carried over the others
+		// (k6 writes no vus in a run's last partial second, say).
+		if cols.HasVUs && !cols.EveryVUs {
+			p.vus = perSec{f: carried(cols.VUs, cols.SampledVUs, n)}
+		}
+		if cols.HasVUsMax && !cols.EveryVUsMax {
+			p.vusMax = perSec{f: carried(cols.VUsMax, cols.SampledVUsMax, n)}
+		}
+		switch {
+		case p.msgs:
+			p.completed = v(cols.MessagesReceived)
+		case proto != outcome.None:
+			p.completed = v(cols.OK)
+		default:
+			p.completed = v(cols.Iterations)
+		}
+		return p
+	}
+	reqs, completed := make([]float64, n), make([]float64, n)
+	iterations, dropped := make([]float64, n), make([]float64, n)
+	vus, vusMax := make([]float64, n), make([]float64, n)
+	f := func(x []float64) perSec { return perSec{f: x} }
+	p.reqs, p.completed, p.iterations, p.dropped, p.vus, p.vusMax = f(reqs), f(completed), f(iterations), f(dropped), f(vus), f(vusMax)
 	lastV, lastM := 0.0, 0.0
 	next := 0 // the first second not yet laid out
 	gapTo := func(to int) {
 		for i := next; i < to; i++ {
-			p.vus[i], p.vusMax[i] = lastV, lastM
+			vus[i], vusMax[i] = lastV, lastM
 			if p.missing == nil {
 				p.missing = make([]bool, n)
 			}
@@ -107,16 +184,16 @@ func dense(tl *timeline.Timeline) *perSecond {
 		i := int(sec - p.start)
 		gapTo(i)
 		next = i + 1
-		p.reqs[i] = float64(s.Requests)
+		reqs[i] = float64(s.Requests)
 		switch {
 		case p.msgs:
-			p.completed[i] = s.MessagesReceived
+			completed[i] = s.MessagesReceived
 		case proto != outcome.None:
-			p.completed[i] = float64(s.OK)
+			completed[i] = float64(s.OK)
 		default:
-			p.completed[i] = float64(s.Iterations)
+			completed[i] = float64(s.Iterations)
 		}
-		p.iterations[i], p.dropped[i] = float64(s.Iterations), float64(s.Dropped)
+		iterations[i], dropped[i] = float64(s.Iterations), float64(s.Dropped)
 		if s.HasVUs {
 			lastV = s.VUs
 			p.hasVUs = true
@@ -124,7 +201,7 @@ func dense(tl *timeline.Timeline) *perSecond {
 		if s.HasVUsMax {
 			lastM = s.VUsMax
 		}
-		p.vus[i], p.vusMax[i] = lastV, lastM
+		vus[i], vusMax[i] = lastV, lastM
 	})
 	gapTo(n)
 	return p

@@ -284,3 +284,74 @@ func (tb *table) rows(from, to int64) (i0, i1 int) {
 	i1, _ = slices.BinarySearch(tb.secs[i0:], to)
 	return i0, i0 + i1
 }
+
+// Column is a read-only view of one per-second series of the run's main
+// span (Timeline.MainColumns): At(i) is its value in second
+// Main().First + i, as the table keeps it (no copy).
+type Column struct {
+	c   *column
+	off int
+}
+
+// At returns the series' value in second i of the main span (0 where the
+// series has no value).
+func (c Column) At(i int) float64 { return c.c.at(c.off + i) }
+
+// Flags is a read-only view of a per-second flag of the main span
+// (MainColumns): At(i) is its value in second Main().First + i.
+type Flags struct {
+	b   []bool
+	off int
+}
+
+// At returns the flag in second i of the main span.
+func (f Flags) At(i int) bool { return f.b != nil && f.b[f.off+i] }
+
+// MainColumns are the per-second series of the main span that the knee
+// analysis reads many times, as views of the table.
+type MainColumns struct {
+	// Requests, OK, Iterations, Dropped and MessagesReceived are Second's
+	// counts; VUs and VUsMax its gauges (0 in a second without a sample).
+	Requests, OK, Iterations, Dropped, MessagesReceived Column
+	VUs, VUsMax                                         Column
+	// HasVUs and HasVUsMax tell whether any second of the span has a
+	// sample of the gauge, EveryVUs and EveryVUsMax whether every one has;
+	// SampledVUs and SampledVUsMax say it second by second.
+	HasVUs, HasVUsMax, EveryVUs, EveryVUsMax bool
+	SampledVUs, SampledVUsMax                Flags
+}
+
+// MainColumns returns views of the main span's per-second series, and
+// false when the span has seconds without data (an analysis then lays the
+// span out itself, with Range).
+func (t *Timeline) MainColumns() (MainColumns, bool) {
+	tb, m := t.tab, t.main
+	if m.Seconds == 0 || m.Seconds != m.Len() {
+		return MainColumns{}, false
+	}
+	i0, i1 := tb.rows(m.First, m.Last+1)
+	if i1-i0 != m.Len() {
+		return MainColumns{}, false
+	}
+	flags := func(c []bool) (some, every bool) {
+		if c == nil {
+			return false, false
+		}
+		n := 0
+		for _, v := range c[i0:i1] {
+			if v {
+				n++
+			}
+		}
+		return n > 0, n == i1-i0
+	}
+	col := func(c *column) Column { return Column{c, i0} }
+	mc := MainColumns{
+		Requests: col(&tb.reqs.c), OK: col(&tb.ok.c), Iterations: col(&tb.iterations.c), Dropped: col(&tb.dropped.c),
+		MessagesReceived: col(&tb.msgsReceived.c), VUs: col(&tb.vus.c), VUsMax: col(&tb.vusMax.c),
+	}
+	mc.SampledVUs, mc.SampledVUsMax = Flags{tb.hasVUs, i0}, Flags{tb.hasVUsMax, i0}
+	mc.HasVUs, mc.EveryVUs = flags(tb.hasVUs)
+	mc.HasVUsMax, mc.EveryVUsMax = flags(tb.hasVUsMax)
+	return mc, true
+}
