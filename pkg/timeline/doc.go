@@ -28,6 +28,11 @@
 // statuses, names and checks (each capped), not with its rows: records are
 // kept in dense 64-second blocks shared by every goroutine
 // (internal/secstore), sketches sealed a few seconds behind each reader.
+// Close decodes every second's counts once into a columnar table (each
+// column in the narrowest integer type that holds it, ~15–30 bytes a
+// second) that Range, Each and Second read, and that MainColumns lends
+// to the knee without a copy: the many walks of the analyses cost no
+// decoding.
 //
 // The analysed Trend (Options.Metric) may be left empty: the Accumulator
 // then keeps the latency of every protocol's request Trend
