@@ -298,10 +298,9 @@ func partition(y, w []float64, d0, minLen int, prune bool) []int {
 
 // sse is fit's squared error alone (no coefficients, no variances; the
 // partitioning asks sse2 for both degrees of every candidate piece), ok
-// false when the points
-// do not determine the polynomial: a pivot of the normal equations that
-// is not positive (they are positive semi-definite; Cholesky without the
-// square roots, in u/U as fit).
+// false when the points do not determine the polynomial: a pivot of the
+// normal equations that is not positive (they are positive semi-definite;
+// Cholesky without the square roots, in u/U as fit).
 func (p *polySums) sse(d int) (float64, bool) {
 	if d == 0 {
 		lo, ok, _, _ := p.sse2(0)
