@@ -193,39 +193,11 @@ type colRow struct {
 	i int
 	n int // tag columns; extra_tags is string column n, metadata n+1
 
-	keys [colKeySlots]colKeySlot // get's cache of key lookups
+	keys keyCache // get's cache of key lookups
 }
-
-// colKeySlot is an entry of colRow's cache of key lookups: idx is key's
-// column, or -1 when the file has no such tag column. The slot holds the
-// key, so the address it is found by cannot be reused for another string.
-type colKeySlot struct {
-	key string
-	idx int
-	ok  bool
-}
-
-// colKeySlots is the size of the key cache (a power of two); callers ask
-// for a handful of keys, usually string constants.
-const colKeySlots = 32
 
 // keyIndex returns the index of key among the tag columns keys, or -1.
-func (r *colRow) keyIndex(keys []string, key string) int {
-	p := uintptr(unsafe.Pointer(unsafe.StringData(key)))
-	sl := &r.keys[(uint64(p)*0x9E3779B97F4A7C15)>>(64-5)&(colKeySlots-1)]
-	if sl.ok && unsafe.StringData(sl.key) == unsafe.StringData(key) && len(sl.key) == len(key) {
-		return sl.idx
-	}
-	idx := -1
-	for i, k := range keys {
-		if k == key {
-			idx = i
-			break
-		}
-	}
-	*sl = colKeySlot{key: key, idx: idx, ok: true}
-	return idx
-}
+func (r *colRow) keyIndex(keys []string, key string) int { return r.keys.index(keys, key) }
 
 // get is Tags.Get of the row.
 func (r *colRow) get(keys []string, key string) (string, bool) {

@@ -929,20 +929,8 @@ type lazyRow struct {
 	// not yet found).
 	tail, tail2 int
 	// keys caches the column index of the keys asked for (Get).
-	keys [keySlots]keySlot
+	keys keyCache
 }
-
-// keySlot is an entry of lazyRow's cache of key lookups: idx is key's
-// column, or -1 when the header has no such column.
-type keySlot struct {
-	key string
-	idx int
-	ok  bool
-}
-
-// keySlots is the size of the key cache (a power of two); callers ask for
-// a handful of keys, usually string constants.
-const keySlots = 32
 
 func (l *lazyRow) init(cols *csvCols) {
 	l.cols = cols
@@ -1026,22 +1014,7 @@ func (l *lazyRow) get(key string) (string, bool) {
 }
 
 // keyIndex returns the index of key among the tag columns, or -1.
-func (l *lazyRow) keyIndex(key string) int {
-	p := uintptr(unsafe.Pointer(unsafe.StringData(key)))
-	sl := &l.keys[(uint64(p)*0x9E3779B97F4A7C15)>>(64-5)&(keySlots-1)]
-	if sl.ok && sl.key == key {
-		return sl.idx
-	}
-	idx := -1
-	for i, k := range l.cols.keys {
-		if k == key {
-			idx = i
-			break
-		}
-	}
-	*sl = keySlot{key: key, idx: idx, ok: true}
-	return idx
-}
+func (l *lazyRow) keyIndex(key string) int { return l.keys.index(l.cols.keys, key) }
 
 func (l *lazyRow) value(i int) string {
 	if l.memoRow[i] == l.row {

@@ -1,0 +1,40 @@
+package ingest
+
+import "unsafe"
+
+// keyCache caches, for a row type's Tags.Get, the column index of each
+// key asked for: callers ask for a handful of keys, usually string
+// constants, so a slot is found by the key's address and confirmed by its
+// value. A slot holds its key, so the address it was found by cannot be
+// reused for another string while it is cached.
+type keyCache [keySlots]keySlot
+
+// keySlot is an entry of a keyCache: idx is key's column, or -1 when there
+// is no such column.
+type keySlot struct {
+	key string
+	idx int
+	ok  bool
+}
+
+// keySlots is the size of a keyCache (a power of two).
+const keySlots = 32
+
+// index returns the index of key among keys (the row's tag columns), or
+// -1, looking keys up once per key and cache.
+func (c *keyCache) index(keys []string, key string) int {
+	p := uintptr(unsafe.Pointer(unsafe.StringData(key)))
+	sl := &c[(uint64(p)*0x9E3779B97F4A7C15)>>(64-5)&(keySlots-1)]
+	if sl.ok && sl.key == key {
+		return sl.idx
+	}
+	idx := -1
+	for i, k := range keys {
+		if k == key {
+			idx = i
+			break
+		}
+	}
+	*sl = keySlot{key: key, idx: idx, ok: true}
+	return idx
+}
