@@ -19,39 +19,22 @@ import (
 type table struct {
 	// secs are the rows' seconds; nil when they are every second from
 	// first on (n rows), as in most runs.
-	secs                         []int64
-	first                        int64
-	n                            int
-	reqs, ok, failed             col32
-	transport, timeouts, limited col32
-	iterations, dropped, metricN col32
-	vus, vusMax                  colF
-	bytesSent, bytesReceived     colF
-	msgsSent, msgsReceived       colF
+	secs  []int64
+	first int64
+	n     int
+	// Counts and gauges; a second's Failed is Requests − OK.
+	reqs, ok                     column
+	transport, timeouts, limited column
+	iterations, dropped, metricN column
+	vus, vusMax                  column
+	bytesSent, bytesReceived     column
+	msgsSent, msgsReceived       column
 	hasVUs, hasVUsMax            []bool
 	// failOff[i]..failOff[i+1] are row i's failures in fails; nil while no
 	// second has failures.
 	failOff []uint32
 	fails   []StatusCount
 }
-
-// col32 is a count column (see column).
-type col32 struct{ c column }
-
-// set stores v in row i of a column of n rows.
-func (c *col32) set(i, n int, v uint64) { c.c.set(i, n, float64(v)) }
-
-// at is row i (0 in a column never set).
-func (c *col32) at(i int) uint64 { return uint64(c.c.at(i)) }
-
-// colF is a float column (see column).
-type colF struct{ c column }
-
-// set stores v in row i of a column of n rows.
-func (c *colF) set(i, n int, v float64) { c.c.set(i, n, v) }
-
-// at is row i (0 in a column never set).
-func (c *colF) at(i int) float64 { return c.c.at(i) }
 
 // column is one value per row kept in the narrowest of uint8, uint16,
 // uint32 and float64 that holds every value set exactly: nil until a
@@ -139,20 +122,6 @@ func (c *column) at(i int) float64 {
 	return 0
 }
 
-// trim cuts the column to m rows.
-func (c *column) trim(m int) {
-	switch c.kind {
-	case 1:
-		c.u8 = c.u8[:m]
-	case 2:
-		c.u16 = c.u16[:m]
-	case 3:
-		c.u32 = c.u32[:m]
-	case 4:
-		c.f64 = c.f64[:m]
-	}
-}
-
 // buildTable decodes every second of t once into t.tab (after t.proto and
 // t.cand are chosen), and notes what FailedRateRows and UnknownOutcomes
 // tell.
@@ -172,15 +141,14 @@ func (t *Timeline) buildTable() {
 			t.unknown += uint64(r.req[pi].unknown)
 		}
 		tb.secs = append(tb.secs, sec)
-		tb.reqs.set(i, n, s.Requests)
-		tb.ok.set(i, n, s.OK)
-		tb.failed.set(i, n, s.Failed)
-		tb.transport.set(i, n, s.Transport)
-		tb.timeouts.set(i, n, s.Timeouts)
-		tb.limited.set(i, n, s.Limited)
-		tb.iterations.set(i, n, s.Iterations)
-		tb.dropped.set(i, n, s.Dropped)
-		tb.metricN.set(i, n, s.MetricSamples)
+		tb.reqs.set(i, n, float64(s.Requests))
+		tb.ok.set(i, n, float64(s.OK))
+		tb.transport.set(i, n, float64(s.Transport))
+		tb.timeouts.set(i, n, float64(s.Timeouts))
+		tb.limited.set(i, n, float64(s.Limited))
+		tb.iterations.set(i, n, float64(s.Iterations))
+		tb.dropped.set(i, n, float64(s.Dropped))
+		tb.metricN.set(i, n, float64(s.MetricSamples))
 		tb.vus.set(i, n, s.VUs)
 		tb.vusMax.set(i, n, s.VUsMax)
 		tb.bytesSent.set(i, n, s.BytesSent)
@@ -198,11 +166,9 @@ func (t *Timeline) buildTable() {
 		}
 		i++
 	})
-	if len(tb.secs) < n {
-		// A record that did not decode (t.sh.secs.Err says so): keep the
-		// columns as long as the seconds.
-		tb.trim(len(tb.secs))
-	}
+	// A record that did not decode (t.sh.secs.Err says so) leaves fewer
+	// rows than the columns were made for: the rows past tb.n are never
+	// read.
 	tb.n = len(tb.secs)
 	if tb.n > 0 && tb.secs[tb.n-1]-tb.secs[0] == int64(tb.n-1) {
 		tb.first, tb.secs = tb.secs[0], nil
@@ -210,23 +176,7 @@ func (t *Timeline) buildTable() {
 	t.tab = tb
 }
 
-// trim cuts every column to m rows.
-func (tb *table) trim(m int) {
-	for _, c := range []*column{&tb.reqs.c, &tb.ok.c, &tb.failed.c, &tb.transport.c, &tb.timeouts.c, &tb.limited.c, &tb.iterations.c, &tb.dropped.c, &tb.metricN.c,
-		&tb.vus.c, &tb.vusMax.c, &tb.bytesSent.c, &tb.bytesReceived.c, &tb.msgsSent.c, &tb.msgsReceived.c} {
-		c.trim(m)
-	}
-	for _, c := range []*[]bool{&tb.hasVUs, &tb.hasVUsMax} {
-		if *c != nil {
-			*c = (*c)[:m]
-		}
-	}
-	if tb.failOff != nil {
-		tb.failOff = tb.failOff[:m+1]
-	}
-}
-
-// setBool is col32.set for a flag column.
+// setBool is column.set for a flag column.
 func setBool(c *[]bool, i, n int, v bool) {
 	if !v {
 		return
@@ -240,15 +190,16 @@ func setBool(c *[]bool, i, n int, v bool) {
 // row sets *s to row i, its Failures a view of the table's (not to be
 // changed).
 func (tb *table) row(i int, s *Second) {
+	reqs, ok := uint64(tb.reqs.at(i)), uint64(tb.ok.at(i))
 	*s = Second{
-		Requests: tb.reqs.at(i), OK: tb.ok.at(i), Failed: tb.failed.at(i),
-		Transport: tb.transport.at(i), Timeouts: tb.timeouts.at(i), Limited: tb.limited.at(i),
-		Iterations: tb.iterations.at(i), Dropped: tb.dropped.at(i),
+		Requests: reqs, OK: ok, Failed: reqs - ok,
+		Transport: uint64(tb.transport.at(i)), Timeouts: uint64(tb.timeouts.at(i)), Limited: uint64(tb.limited.at(i)),
+		Iterations: uint64(tb.iterations.at(i)), Dropped: uint64(tb.dropped.at(i)),
 		VUs: tb.vus.at(i), VUsMax: tb.vusMax.at(i),
 		HasVUs: tb.hasVUs != nil && tb.hasVUs[i], HasVUsMax: tb.hasVUsMax != nil && tb.hasVUsMax[i],
 		BytesSent: tb.bytesSent.at(i), BytesReceived: tb.bytesReceived.at(i),
 		MessagesSent: tb.msgsSent.at(i), MessagesReceived: tb.msgsReceived.at(i),
-		MetricSamples: tb.metricN.at(i),
+		MetricSamples: uint64(tb.metricN.at(i)),
 	}
 	if tb.failOff != nil && tb.failOff[i+1] > tb.failOff[i] {
 		s.Failures = tb.fails[tb.failOff[i]:tb.failOff[i+1]:tb.failOff[i+1]]
@@ -347,8 +298,8 @@ func (t *Timeline) MainColumns() (MainColumns, bool) {
 	}
 	col := func(c *column) Column { return Column{c, i0} }
 	mc := MainColumns{
-		Requests: col(&tb.reqs.c), OK: col(&tb.ok.c), Iterations: col(&tb.iterations.c), Dropped: col(&tb.dropped.c),
-		MessagesReceived: col(&tb.msgsReceived.c), VUs: col(&tb.vus.c), VUsMax: col(&tb.vusMax.c),
+		Requests: col(&tb.reqs), OK: col(&tb.ok), Iterations: col(&tb.iterations), Dropped: col(&tb.dropped),
+		MessagesReceived: col(&tb.msgsReceived), VUs: col(&tb.vus), VUsMax: col(&tb.vusMax),
 	}
 	mc.SampledVUs, mc.SampledVUsMax = Flags{tb.hasVUs, i0}, Flags{tb.hasVUsMax, i0}
 	mc.HasVUs, mc.EveryVUs = flags(tb.hasVUs)

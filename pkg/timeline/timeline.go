@@ -110,7 +110,7 @@ func (t *Timeline) findSpans() []Span {
 	var spans []Span
 	tb := t.tab
 	for i := range tb.n {
-		sec, n := tb.sec(i), tb.metricN.at(i)
+		sec, n := tb.sec(i), uint64(tb.metricN.at(i))
 		if k := len(spans) - 1; k >= 0 && sec-spans[k].Last-1 < MaxGapS {
 			spans[k].Last = sec
 			spans[k].Seconds++
