@@ -258,15 +258,11 @@ func partition(y, w []float64, d0, minLen int, prune bool) []int {
 			if t-s < minLen || (s > 0 && (s < minLen || math.IsInf(f[s], 1))) || (prune && t >= dead[s]) {
 				continue
 			}
-			flat, ok0, ramp, ok1 := ps.sse2(d0)
-			if !ok0 {
+			c, ok, both := pieceCostBoth(&ps, d0, l)
+			if !ok {
 				continue
 			}
-			c := flat + float64(d0+2)*l
-			if ok1 {
-				c = math.Min(c, ramp+float64(d0+3)*l)
-			}
-			if prune && ok1 && t-s >= delay {
+			if prune && both && t-s >= delay {
 				costs[s], lowest = c, s
 			}
 			if v := f[s] + c; v < f[t] {
@@ -296,25 +292,15 @@ func partition(y, w []float64, d0, minLen int, prune bool) []int {
 	return starts
 }
 
-// sse is fit's squared error alone (no coefficients, no variances; the
-// partitioning asks sse2 for both degrees of every candidate piece), ok
-// false when the points do not determine the polynomial: a pivot of the
-// normal equations that is not positive (they are positive semi-definite;
-// Cholesky without the square roots, in u/U as fit).
-func (p *polySums) sse(d int) (float64, bool) {
-	if d == 0 {
-		lo, ok, _, _ := p.sse2(0)
-		return lo, ok
-	}
-	_, _, hi, ok := p.sse2(d - 1)
-	return hi, ok
-}
-
-// sse2 is sse(d) and sse(d+1) from one factorisation (LDLᵀ: the
-// explained sum of squares is Σ z_r² / D_r with L·z = b): the LDLᵀ of the
-// degree-d normal equations is the leading part of the degree-(d+1) one,
-// the same operations in the same order, so lo is bit for bit sse(d) and
-// hi sse(d+1) (okHi implies okLo).
+// sse2 is fit's squared error alone (no coefficients, no variances: the
+// partitioning asks it of every candidate piece) for degrees d (lo) and
+// d+1 (hi) from one factorisation: Cholesky without the square roots
+// (LDLᵀ; the explained sum of squares is Σ z_r² / D_r with L·z = b), in
+// u/U as fit; the degree-d equations are the leading part of the
+// degree-(d+1) ones, the same operations in the same order. ok is false
+// when the points do not determine the polynomial: a pivot of the normal
+// equations (positive semi-definite) that is not positive; okHi implies
+// okLo.
 func (p *polySums) sse2(d int) (lo float64, okLo bool, hi float64, okHi bool) {
 	n := d + 2
 	sc := math.Max(1, p.umax)
@@ -334,7 +320,7 @@ func (p *polySums) sse2(d int) (lo float64, okLo bool, hi float64, okHi bool) {
 	explained := 0.0
 	for c := 0; c < n; c++ {
 		if c == n-1 {
-			// sse(d)'s factorisation ends here: its last update of the
+			// degree d's factorisation ends here: its last update of the
 			// trailing entries (r, q < d+1) was the same.
 			lo, okLo = math.Max(0, p.yy-explained), true
 		}
@@ -358,14 +344,21 @@ func (p *polySums) sse2(d int) (lo float64, okLo bool, hi float64, okHi bool) {
 // models, each with its BIC penalty: (d0 + 2)·L for the plateau (its
 // coefficients and the change point), (d0 + 3)·L for the ramp.
 func pieceCost(ps *polySums, d0 int, l float64) (float64, bool) {
+	c, ok, _ := pieceCostBoth(ps, d0, l)
+	return c, ok
+}
+
+// pieceCostBoth is pieceCost, and whether both models are determined
+// (what the partitioning's pruning needs).
+func pieceCostBoth(ps *polySums, d0 int, l float64) (c float64, ok, both bool) {
 	flat, ok0, ramp, ok1 := ps.sse2(d0)
 	switch {
 	case ok0 && ok1:
-		return math.Min(flat+float64(d0+2)*l, ramp+float64(d0+3)*l), true
+		return math.Min(flat+float64(d0+2)*l, ramp+float64(d0+3)*l), true, true
 	case ok0:
-		return flat + float64(d0+2)*l, true
+		return flat + float64(d0+2)*l, true, false
 	}
-	return 0, false
+	return 0, false, false
 }
 
 // sums returns the polySums of points [a, b) of y with weights w.
