@@ -196,16 +196,8 @@ func (s *Sketch) mergeEncodedOwn(b []byte) error {
 	var inExact bool
 	return walkEncoded(b, &encodedVisitor{
 		header: func(mode byte, n uint64, micro int64, sum, lo, hi float64) {
-			if s.n == 0 || lo < s.min {
-				s.min = lo
-			}
-			if s.n == 0 || hi > s.max {
-				s.max = hi
-			}
 			inExact = mode != modeHist && !s.hist && uint64(len(s.exact))+n <= ExactLimit
-			s.n += n
-			s.sum += sum
-			s.addMicro(micro)
+			s.addMoments(n, micro, sum, lo, hi)
 			if !inExact && !s.hist {
 				s.toHist()
 			}
@@ -231,6 +223,45 @@ func (s *Sketch) mergeEncodedOwn(b []byte) error {
 	})
 }
 
+// encodedHeader is the start of an encoding: its mode and, unless empty,
+// the count, the micro-unit and float parts of the sum, the minimum and
+// the maximum.
+type encodedHeader struct {
+	mode   byte
+	n      uint64
+	micro  int64
+	sum    float64
+	lo, hi float64
+}
+
+// readHeader parses the header of the encoding b and returns a decoder at
+// its body; errEncoding for a header AppendEncoded cannot have written
+// (an empty sketch's encoding is its mode byte alone).
+func readHeader(b []byte) (encodedHeader, decoder, error) {
+	var h encodedHeader
+	if len(b) == 0 {
+		return h, decoder{}, errEncoding
+	}
+	d := decoder{b: b[1:]}
+	h.mode = b[0]
+	if h.mode == modeEmpty {
+		if len(d.b) != 0 {
+			return h, d, errEncoding
+		}
+		return h, d, nil
+	}
+	if h.mode > modeHist {
+		return h, d, errEncoding
+	}
+	h.n = d.uvarint()
+	h.micro = d.varint()
+	h.sum, h.lo, h.hi = d.float(), d.float(), d.float()
+	if d.err != nil || h.n == 0 || !(h.lo <= h.hi) || (h.mode != modeHist && h.n > ExactLimit) {
+		return h, d, errEncoding
+	}
+	return h, d, nil
+}
+
 // encodedVisitor receives the parts of an encoding from walkEncoded.
 type encodedVisitor struct {
 	header func(mode byte, n uint64, micro int64, sum, lo, hi float64)
@@ -243,28 +274,13 @@ type encodedVisitor struct {
 // checks it). It returns errEncoding for anything AppendEncoded cannot
 // have written; with v nil it has no effect, so callers check first.
 func walkEncoded(b []byte, v *encodedVisitor) error {
-	if len(b) == 0 {
-		return errEncoding
+	h, d, err := readHeader(b)
+	if err != nil || h.mode == modeEmpty {
+		return err
 	}
-	d := decoder{b: b[1:]}
-	mode := b[0]
-	if mode == modeEmpty {
-		if len(d.b) != 0 {
-			return errEncoding
-		}
-		return nil
-	}
-	if mode > modeHist {
-		return errEncoding
-	}
-	n := d.uvarint()
-	micro := d.varint()
-	sum, lo, hi := d.float(), d.float(), d.float()
-	if d.err != nil || n == 0 || !(lo <= hi) || (mode != modeHist && n > ExactLimit) {
-		return errEncoding
-	}
+	mode, n := h.mode, h.n
 	if v != nil {
-		v.header(mode, n, micro, sum, lo, hi)
+		v.header(mode, n, h.micro, h.sum, h.lo, h.hi)
 	}
 	switch mode {
 	case modeMicro, modeFloat:
@@ -357,35 +373,11 @@ func walkRuns(d *decoder, neg bool, v *encodedVisitor) uint64 {
 // values: s must hold no values of its own (a Sketch only ever given
 // moments). The body of b is not read, so only its header is checked.
 func (s *Sketch) mergeEncodedMoments(b []byte) error {
-	if len(b) == 0 {
-		return errEncoding
+	h, _, err := readHeader(b)
+	if err != nil || h.mode == modeEmpty {
+		return err
 	}
-	mode := b[0]
-	if mode == modeEmpty {
-		if len(b) != 1 {
-			return errEncoding
-		}
-		return nil
-	}
-	if mode > modeHist {
-		return errEncoding
-	}
-	d := decoder{b: b[1:]}
-	n := d.uvarint()
-	micro := d.varint()
-	sum, lo, hi := d.float(), d.float(), d.float()
-	if d.err != nil || n == 0 || !(lo <= hi) || (mode != modeHist && n > ExactLimit) {
-		return errEncoding
-	}
-	if s.n == 0 || lo < s.min {
-		s.min = lo
-	}
-	if s.n == 0 || hi > s.max {
-		s.max = hi
-	}
-	s.n += n
-	s.sum += sum
-	s.addMicro(micro)
+	s.addMoments(h.n, h.micro, h.sum, h.lo, h.hi)
 	return nil
 }
 
@@ -395,13 +387,20 @@ func (s *Sketch) mergeMoments(o *Sketch) {
 	if o == nil || o.n == 0 {
 		return
 	}
-	if s.n == 0 || o.min < s.min {
-		s.min = o.min
+	s.addMoments(o.n, o.microSum, o.sum, o.min, o.max)
+}
+
+// addMoments adds n values of micro-unit sum micro plus float sum sum,
+// smallest lo and largest hi, to s's count, sum, minimum and maximum: the
+// part of every merge (Merge, MergeEncoded) that is not the values.
+func (s *Sketch) addMoments(n uint64, micro int64, sum, lo, hi float64) {
+	if s.n == 0 || lo < s.min {
+		s.min = lo
 	}
-	if s.n == 0 || o.max > s.max {
-		s.max = o.max
+	if s.n == 0 || hi > s.max {
+		s.max = hi
 	}
-	s.n += o.n
-	s.sum += o.sum
-	s.addMicro(o.microSum)
+	s.n += n
+	s.sum += sum
+	s.addMicro(micro)
 }
