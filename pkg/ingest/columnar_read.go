@@ -72,7 +72,7 @@ type ColumnarReader struct {
 	base     int64 // rows of the units before the current one
 	unitRows int64 // rows of the current unit in batches so far
 	b        *colBatch
-	clean    bool // every row of b is plain
+	clean    bool // b.allPlain(): its rows skip rowCheck
 	row      int
 	done     bool
 
@@ -445,18 +445,12 @@ type unitResult struct {
 	err           error
 }
 
-// plain reports whether row i of b is one that rowCheck passes at a
-// glance (no null, a metric, a time in range, a finite value ≥ 0); the
-// others go to rowCheck.
-func (b *colBatch) plain(i int) bool {
-	v := b.values[i]
-	return b.null[i] == 0 && b.metric[i] != 0 && !b.bad[i] && v >= 0 && v <= 1.7976931348623157e308
-}
-
-// allPlain reports whether every row of b is plain, in a branch-free
-// pass over each fixed column (cheaper than plain row by row). A value is
-// taken as plain when its bits are below +Inf's (so ≥ +0, finite, not
-// NaN); -0 is not, and goes to rowCheck, which passes it.
+// allPlain reports whether rowCheck passes every row of b at a glance (no
+// null, a metric, a time in range, a finite value ≥ 0), in a branch-free
+// pass over each fixed column, so that the rows of such a batch skip
+// rowCheck. A value is taken as plain when its bits are below +Inf's (so
+// ≥ +0, finite, not NaN); -0 is not, and goes to rowCheck, which passes
+// it.
 func (b *colBatch) allPlain() bool {
 	var null uint8
 	for _, f := range b.null {
@@ -579,7 +573,7 @@ func (c *ColumnarReader) Next() bool {
 		}
 		i := c.row
 		c.row++
-		if !c.clean && !b.plain(i) {
+		if !c.clean {
 			if e := c.rowCheck(b, i); e != nil {
 				e.Line += c.base
 				c.st.record(e)
@@ -689,7 +683,7 @@ func (c *ColumnarReader) drain(sinks []func(*Sample), bsinks []batchSink) error 
 					clean := b.allPlain()
 					b.sources(c.name)
 					for i := range b.n {
-						if !clean && !b.plain(i) {
+						if !clean {
 							if e := c.rowCheck(b, i); e != nil {
 								res.record(e)
 								continue
