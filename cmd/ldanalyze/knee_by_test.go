@@ -36,9 +36,10 @@ func TestKneeByLimit(t *testing.T) {
 	if len(lines) != 3 || !strings.HasPrefix(lines[1], "1796004000,hot,140,") || !strings.HasPrefix(lines[2], "1796004000,(other),60,") {
 		t.Errorf("csv:\n%s", out)
 	}
-	// How many values were folded (more than 1: the heavy-hitters count
-	// keeps 2 tag sets) and the flag that raises the cap.
-	want := `warning: name: more than the cap of 1 distinct values: rows are kept for the 1 with the most http_req_duration samples; more than 1 other values (60 samples) are folded into "(other)" rows (more than 2 distinct, so they were chosen on the stream by a heavy-hitters count`
+	// How many values were folded (exactly 60: 61 names are within
+	// window.DefaultExactGroups, so every name is counted exactly) and the
+	// flag that raises the cap.
+	want := `warning: name: more than the cap of 1 distinct values: rows are kept for the 1 with the most http_req_duration samples; 60 other values (60 samples) are folded into "(other)" rows; --by-limit N raises the cap`
 	if !strings.Contains(errOut, want) || !strings.HasSuffix(errOut, "; --by-limit N raises the cap\n") {
 		t.Errorf("stderr %q\nwant it to hold %q and end naming --by-limit", errOut, want)
 	}

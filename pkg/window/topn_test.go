@@ -18,7 +18,7 @@ func counts(rows []Row) map[string]uint64 {
 	return m
 }
 
-// TestTopExact: up to 2 × MaxGroups distinct names nothing is estimated:
+// TestTopExact: up to the capacity (here DefaultExactGroups) distinct names nothing is estimated:
 // the 2 busiest have rows, the other samples (and failures) are summed
 // in one "(other)" row per window, placed last, and Warnings says so.
 func TestTopExact(t *testing.T) {
@@ -45,13 +45,14 @@ func TestTopExact(t *testing.T) {
 }
 
 // TestTopHeavyHitters: 2,000 names seen once each between two names that
-// take 80 % of 10,000 samples (MaxGroups 2, 4 counters): the two are kept
+// take 80 % of 10,000 samples (MaxGroups 2, ExactGroups 4: 4 counters,
+// so past the exact regime): the two are kept
 // (each has more than n ÷ 4 samples, space-saving's guarantee), every
 // sample is in some row, a kept name's rows fall short of its true count
 // by at most the figure Warnings gives, and the tag sets held stay within
 // the 4 counters and the cells within a bound however many names pass.
 func TestTopHeavyHitters(t *testing.T) {
-	a, _ := New(Options{Metric: "m", WidthNS: 10e9, By: []string{"name"}, MaxGroups: 2})
+	a, _ := New(Options{Metric: "m", WidthNS: 10e9, By: []string{"name"}, MaxGroups: 2, ExactGroups: 4})
 	const n = 10000
 	single := 0
 	maxGroups, maxCells := 0, 0

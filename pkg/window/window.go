@@ -18,24 +18,43 @@
 // # Many tag sets
 //
 // Memory is bounded whatever the number of distinct tag sets (a name tag
-// holding URLs with ids): at most 2 × Options.MaxGroups tag sets are kept
-// apart, and Close gives rows to the MaxGroups with the most samples of the
-// metric and sums every other sample in one "(other)" row per window
-// (Row.Other; Warnings says so).
+// holding URLs with ids): at most max(Options.ExactGroups, 2 ×
+// Options.MaxGroups) tag sets — the capacity, DefaultExactGroups (4096)
+// by default — are kept apart while reading, and Close gives rows to the
+// MaxGroups with the most samples of the metric and sums every other
+// sample in one "(other)" row per window (Row.Other; Warnings says so).
 //
 // The choice is made on the stream, in one pass: a second pass over the
 // input to count every tag set exactly is impossible on a pipe, and
-// counting them all is the unbounded memory this avoids. Up to 2 ×
-// MaxGroups distinct tag sets nothing is approximate: each is counted
-// exactly, the kept ones are exactly the busiest and the other rows are
-// exactly the rest. Past that the tag sets kept apart are those of a
-// space-saving heavy-hitters counter (Metwally, Agrawal and El Abbadi,
-// "Efficient computation of frequent and top-k elements in data streams",
-// ICDT 2005): a new tag set replaces the one with the smallest count and
-// starts from that count plus one. Then:
+// counting them all is the unbounded memory this avoids.
 //
-//   - every tag set with more than n ÷ (2 × MaxGroups) of the n samples is
-//     kept apart, and its count is over its true one by at most what it
+// Up to the capacity nothing is approximate and nothing depends on how the
+// samples were split: every tag set is kept apart from its first sample
+// with its exact count, so the rows of a read split over any number of
+// Aggregators (a parallel reader's workers, each seeing whichever chunks
+// it was handed) and merged in any order are the same as those of one
+// Aggregator given every sample: sketches and failure counts merge exactly
+// (package sketch's sums do not depend on order), and Close keeps the
+// MaxGroups tag sets with the most samples, ties going to the smaller tag
+// values (compared as their NUL-joined text, byte by byte). The rows are
+// then a function of the samples alone, the same for a CSV, a JSON-lines
+// or a Parquet form of the run and for any GOMAXPROCS. The capacity is a
+// count of tag sets, not of samples, because that is what costs memory
+// here: each kept tag set holds a sketch per window it has samples in.
+// Raising the capacity well past MaxGroups (the old bound was 2 ×
+// MaxGroups) is what makes the common case — a few hundred to a few
+// thousand names, each with a handful of samples — exact: memory is then
+// a few kilobytes a tag set for short runs, and the capacity's sketches
+// for a long one.
+//
+// Past the capacity the tag sets kept apart are those of a space-saving
+// heavy-hitters counter (Metwally, Agrawal and El Abbadi, "Efficient
+// computation of frequent and top-k elements in data streams", ICDT
+// 2005): a new tag set replaces the one with the smallest count (ties:
+// the smaller tag values) and starts from that count plus one. Then:
+//
+//   - every tag set with more than n ÷ capacity of the n samples is kept
+//     apart, and its count is over its true one by at most what it
 //     inherited;
 //   - a kept tag set's rows hold exactly its samples since it was last
 //     taken in, and Close ranks them by that; at most Warnings' "missed"
@@ -44,8 +63,15 @@
 //     tag sets with fewer samples than that may be kept by chance (when
 //     fewer than MaxGroups tag sets are heavy, the rest of the rows are
 //     some of the light ones);
-//   - with several readers (Merge) the borderline tag sets kept may differ
-//     from one parallel read to the next; the heavy ones do not.
+//   - which samples each Aggregator saw, and in what order, then matters:
+//     with several readers (Merge) the borderline tag sets kept, and the
+//     split of samples between their rows and the other rows, may differ
+//     from one parallel read to the next (the heavy ones, and every
+//     window's total, do not). Warnings says so. A one-pass, bounded
+//     choice of the exact top tag sets cannot exist in general (a tag set
+//     that becomes heavy late needs its early samples, which a bounded
+//     summary must have let go), so this is the price of the bound; a
+//     larger ExactGroups moves it.
 package window
 
 import (
@@ -82,6 +108,13 @@ type Options struct {
 	// doc). 0 means DefaultMaxGroups, < 0 no bound (memory then grows with
 	// the tag sets).
 	MaxGroups int
+	// ExactGroups is the number of distinct tag sets up to which the rows
+	// are exact and do not depend on how the samples were split over
+	// Aggregators (see the package doc): the tag sets kept apart while
+	// reading are max(ExactGroups, 2 × MaxGroups). 0 means
+	// DefaultExactGroups. Memory grows with it: a sketch per window per
+	// kept tag set.
+	ExactGroups int
 	// LimitHint says how a user raises MaxGroups, for the warning of
 	// tag sets folded into the other rows (e.g. "--by-limit N"); empty:
 	// not said.
@@ -93,6 +126,10 @@ var DefaultPercentiles = []float64{50, 90, 95, 99}
 
 // DefaultMaxGroups is the MaxGroups of the zero Options: 100 tag sets.
 const DefaultMaxGroups = 100
+
+// DefaultExactGroups is the ExactGroups of the zero Options: 4096 tag
+// sets.
+const DefaultExactGroups = 4096
 
 // OtherTag is the tag value of the rows that sum the tag sets not kept.
 const OtherTag = "(other)"
@@ -120,8 +157,8 @@ type Aggregator struct {
 	classify     outcome.Protocol
 	// n counts the samples of the metric.
 	n uint64
-	// capacity is the number of tag sets kept apart while reading (2 ×
-	// MaxGroups), shown those given rows at Close.
+	// capacity is the number of tag sets kept apart while reading
+	// (max(ExactGroups, 2 × MaxGroups)), shown those given rows at Close.
 	capacity, shown int
 	// minNS and maxNS bound the samples seen, so that the first and last
 	// windows' rates are per second of data, not of window width.
@@ -241,6 +278,11 @@ func New(opt Options) (*Aggregator, error) {
 	default:
 		a.capacity, a.shown = 2*opt.MaxGroups, opt.MaxGroups
 	}
+	exact := opt.ExactGroups
+	if exact <= 0 {
+		exact = DefaultExactGroups
+	}
+	a.capacity = max(a.capacity, exact)
 	a.cells = sketch.NewSeries(-1) // windows never coarsen
 	a.w = a.cells.Writer()
 	switch p := outcome.Of(opt.Metric); p {
@@ -541,8 +583,8 @@ type Row struct {
 // sketch that failed to decode (a bug, see sketch.Series.Err), or nil.
 func (a *Aggregator) Err() error { return a.one().cells.Err() }
 
-// Groups returns the number of tag sets kept apart now (at most 2 ×
-// MaxGroups; after Close at most MaxGroups).
+// Groups returns the number of tag sets kept apart now (at most max(
+// ExactGroups, 2 × MaxGroups); after Close at most MaxGroups).
 func (a *Aggregator) Groups() int { return len(a.one().tracked) }
 
 // Close returns the rows ordered by window, then tag values, the window's
@@ -752,7 +794,6 @@ func (a *Aggregator) Merge(o *Aggregator) {
 		}
 		a.any = true
 	}
-	a.evicted = a.evicted || o.evicted
 	for i, f := range o.byFound {
 		a.byFound[i] = a.byFound[i] || f
 	}
@@ -762,8 +803,9 @@ func (a *Aggregator) Merge(o *Aggregator) {
 		}
 	}
 	// A tag set missing from a full summary may have had up to its
-	// smallest count there.
+	// smallest count there (none from one that never let a tag set go).
 	aMin, oMin := a.minCount(), o.minCount()
+	a.evicted = a.evicted || o.evicted
 	for _, e := range a.tracked {
 		if oe := o.tracked[e.key]; oe != nil {
 			e.count += oe.count
@@ -817,10 +859,10 @@ func (a *Aggregator) Merge(o *Aggregator) {
 	a.fold()
 }
 
-// minCount is the smallest count of a full summary, 0 when it has room
-// (a tag set it lacks then had no sample in it).
+// minCount is the smallest count of a full summary, 0 when it has room or
+// never let a tag set go (a tag set it lacks then had no sample in it).
 func (a *Aggregator) minCount() uint64 {
-	if len(a.tracked) < a.capacity || len(a.counts) == 0 {
+	if !a.evicted || len(a.tracked) < a.capacity || len(a.counts) == 0 {
 		return 0
 	}
 	return a.counts[0].count
