@@ -1,0 +1,190 @@
+package window
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ldanalyze/ldanalyze/pkg/ingest"
+)
+
+// manyNames returns the samples of a run with 350 distinct names (more
+// than 2 × DefaultMaxGroups, fewer than DefaultExactGroups) over 6
+// windows of 10 s: name i has 1 + i%7 http_req_duration samples, so counts
+// tie in groups of 50 and the kept set turns on the tie-break; values have
+// at most 3 decimals (sums exact in any order, package sketch), and every
+// fifth request failed (an http_req_failed row with value 1, placed before
+// its duration row so that a split read can see the failure first).
+func manyNames() []*ingest.Sample {
+	var out []*ingest.Sample
+	for i := range 350 {
+		name := fmt.Sprintf("/item/%03d", i)
+		for j := range 1 + i%7 {
+			sec := int64(1796004000 + (i*7+j*11)%60)
+			if (i+j)%5 == 0 {
+				out = append(out, sample("http_req_failed", sec, 1, name, "500"))
+			} else {
+				out = append(out, sample("http_req_failed", sec, 0, name, "200"))
+			}
+			out = append(out, sample("http_req_duration", sec, float64(i*13%101)+float64(j)/8, name, "200"))
+		}
+	}
+	return out
+}
+
+// closed is the rows and warnings of a Close, as text.
+func closed(a *Aggregator) string {
+	rows := a.Close()
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%+v\n", r)
+	}
+	fmt.Fprintf(&b, "%q\n", a.Warnings())
+	return b.String()
+}
+
+// split adds samples to k Aggregators the way a parallel reader does:
+// chunks of a random size (1 to 64 samples) each handed to a random one,
+// then merges them in a random order (into a random one of them).
+func split(t *testing.T, opt Options, samples []*ingest.Sample, k int, r *rand.Rand) *Aggregator {
+	t.Helper()
+	aggs := make([]*Aggregator, k)
+	for i := range aggs {
+		a, err := New(opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		aggs[i] = a
+	}
+	for i := 0; i < len(samples); {
+		n := min(len(samples)-i, 1+r.IntN(64))
+		a := aggs[r.IntN(k)]
+		for _, s := range samples[i : i+n] {
+			a.Add(s)
+		}
+		i += n
+	}
+	r.Shuffle(k, func(i, j int) { aggs[i], aggs[j] = aggs[j], aggs[i] })
+	for _, o := range aggs[1:] {
+		aggs[0].Merge(o)
+	}
+	return aggs[0]
+}
+
+// TestPartitionIndependent: up to the capacity the rows and warnings of
+// Close are the same however the samples were split over Aggregators (1,
+// 2, 3 or 7, random chunk sizes and assignments, random merge order) and
+// in whatever order the samples came (a columnar file's order differs
+// from the CSV's): byte for byte the rows of one Aggregator given them in
+// file order.
+func TestPartitionIndependent(t *testing.T) {
+	samples := manyNames()
+	for _, opt := range []Options{
+		{Metric: "http_req_duration", WidthNS: 10e9, By: []string{"name"}},
+		{Metric: "http_req_duration", WidthNS: 10e9, By: []string{"name", "status"}, MaxGroups: 7},
+		{Metric: "http_req_duration", WidthNS: 10e9, By: []string{"name"}, MaxGroups: 3, ExactGroups: 350},
+	} {
+		one, _ := New(opt)
+		for _, s := range samples {
+			one.Add(s)
+		}
+		want := closed(one)
+		if !strings.Contains(want, "(other)") {
+			t.Fatalf("%+v: no other rows; the test needs more names than MaxGroups", opt)
+		}
+		r := rand.New(rand.NewPCG(1, 2))
+		for _, k := range []int{1, 2, 3, 7} {
+			for try := range 4 {
+				in := samples
+				if try%2 == 1 {
+					in = slices.Clone(samples)
+					r.Shuffle(len(in), func(i, j int) { in[i], in[j] = in[j], in[i] })
+				}
+				if got := closed(split(t, opt, in, k, r)); got != want {
+					t.Fatalf("%+v, %d aggregators, try %d: rows differ from one aggregator's\n%s", opt, k, try, diffLine(got, want))
+				}
+			}
+		}
+	}
+}
+
+// diffLine is the first line where got and want differ, both ways.
+func diffLine(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range min(len(g), len(w)) {
+		if g[i] != w[i] {
+			return fmt.Sprintf("line %d:\ngot  %s\nwant %s", i+1, g[i], w[i])
+		}
+	}
+	return fmt.Sprintf("got %d lines, want %d", len(g), len(w))
+}
+
+// TestTopTies is hand-checked: a, b and c have 3 samples each, d 1;
+// MaxGroups 2 keeps the two of the smallest text among the busiest (a, b)
+// whichever Aggregator saw c first, and the other row sums c's 3 and d's
+// 1. The failure of c (seen by y before any c duration) is in the other
+// row, b's in b's.
+func TestTopTies(t *testing.T) {
+	opt := Options{Metric: "m", WidthNS: 10e9, By: []string{"name"}, MaxGroups: 2}
+	x, _ := New(opt)
+	y, _ := New(opt)
+	for range 3 {
+		y.Add(sample("m", 1, 1, "c", "200"))
+	}
+	y.Add(sample("http_req_failed", 1, 1, "b", "500"))
+	y.Add(sample("http_req_failed", 1, 1, "c", "500"))
+	x.Add(sample("m", 2, 1, "d", "200"))
+	for range 3 {
+		x.Add(sample("m", 2, 2, "b", "200"))
+		y.Add(sample("m", 3, 3, "a", "200"))
+	}
+	y.Merge(x)
+	rows := y.Close()
+	var got []string
+	for _, r := range rows {
+		got = append(got, fmt.Sprintf("%s %d %d", r.Tags[0], r.Count, r.Failed))
+	}
+	if want := []string{"a 3 0", "b 3 1", "(other) 4 1"}; !slices.Equal(got, want) {
+		t.Errorf("rows %q, want %q", got, want)
+	}
+	want := `name: more than the cap of 2 distinct values: rows are kept for the 2 with the most m samples; 2 other values (4 samples) are folded into "(other)" rows`
+	if w := y.Warnings(); len(w) != 1 || w[0] != want {
+		t.Errorf("warnings %q\nwant %q", w, want)
+	}
+}
+
+// TestPastCapacityTotals: past the capacity (ExactGroups 8 for 350
+// names) the kept set is a heavy-hitters estimate that may depend on the
+// split, but every window's total count and failures are exact in any
+// split, and Warnings says the choice was an estimate.
+func TestPastCapacityTotals(t *testing.T) {
+	samples := manyNames()
+	opt := Options{Metric: "http_req_duration", WidthNS: 10e9, By: []string{"name"}, MaxGroups: 3, ExactGroups: 8}
+	totals := func(a *Aggregator) string {
+		type tot struct{ n, failed uint64 }
+		m := map[int64]tot{}
+		for _, r := range a.Close() {
+			t := m[r.StartNS]
+			t.n += r.Count
+			t.failed += r.Failed
+			m[r.StartNS] = t
+		}
+		return fmt.Sprint(m)
+	}
+	one, _ := New(opt)
+	for _, s := range samples {
+		one.Add(s)
+	}
+	want := totals(one)
+	if w := one.Warnings(); len(w) != 1 || !strings.Contains(w[0], "heavy-hitters count") {
+		t.Fatalf("warnings %q, want the heavy-hitters caveat", w)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, k := range []int{2, 3, 7} {
+		if got := totals(split(t, opt, samples, k, r)); got != want {
+			t.Errorf("%d aggregators: window totals %s, want %s", k, got, want)
+		}
+	}
+}
