@@ -188,3 +188,22 @@ func TestPastCapacityTotals(t *testing.T) {
 		}
 	}
 }
+
+// TestPendingFull: with room for 2 pending tag sets (ExactGroups 2,
+// MaxGroups 1), the failure of z, read after those of x and y and before
+// any m sample of z, goes to the other row although z has rows, and
+// Warnings says so.
+func TestPendingFull(t *testing.T) {
+	a, _ := New(Options{Metric: "m", WidthNS: 10e9, By: []string{"name"}, MaxGroups: 1, ExactGroups: 2})
+	for _, name := range []string{"x", "y", "z"} {
+		a.Add(sample("http_req_failed", 1, 1, name, "500"))
+	}
+	a.Add(sample("m", 1, 1, "z", "200"))
+	rows := a.Close()
+	if len(rows) != 2 || rows[0].Tags[0] != "z" || rows[0].Failed != 0 || !rows[1].Other || rows[1].Failed != 3 {
+		t.Fatalf("rows %+v, want z with no failure and (other) with 3", rows)
+	}
+	if w := a.Warnings(); len(w) != 1 || !strings.Contains(w[0], "more than 2 distinct values had failures before any m sample") {
+		t.Errorf("warnings %q", w)
+	}
+}

@@ -38,7 +38,12 @@
 // MaxGroups tag sets with the most samples, ties going to the smaller tag
 // values (compared as their NUL-joined text, byte by byte). The rows are
 // then a function of the samples alone, the same for a CSV, a JSON-lines
-// or a Parquet form of the run and for any GOMAXPROCS. The capacity is a
+// or a Parquet form of the run and for any GOMAXPROCS. One exception,
+// said in Warnings: a failure (http_req_failed = 1) read before any
+// sample of the metric with its tag set waits under that tag set, but
+// only for up to capacity such tag sets at once (failures of tag sets
+// the metric never has, e.g. a custom Trend's run with many failed
+// URLs, can fill them); past that it goes to the other rows. The capacity is a
 // count of tag sets, not of samples, because that is what costs memory
 // here: each kept tag set holds a sketch per window it has samples in.
 // Raising the capacity well past MaxGroups (the old bound was 2 ×
@@ -198,8 +203,10 @@ type Aggregator struct {
 	dropped                 map[int]bool
 	droppedCells, liveCells int
 	// evicted is set once a tag set was dropped for another: from then on
-	// the counts are a heavy-hitters estimate, not exact.
-	evicted bool
+	// the counts are a heavy-hitters estimate, not exact. pendLost is set
+	// once a failure went to the other rows because capacity tag sets were
+	// pending (see pending): its tag set may have rows.
+	evicted, pendLost bool
 	// missed is the largest inherited count of a shown tag set, otherN
 	// the samples in the other rows and hasOther whether there are any,
 	// all set by Close.
@@ -398,6 +405,7 @@ func (a *Aggregator) pend(w int64, s *ingest.Sample) {
 	if _, ok := a.pendingTags[k]; !ok {
 		if len(a.pendingTags) >= a.capacity {
 			a.failed[key{w, otherID}]++
+			a.pendLost = true
 			return
 		}
 		a.pendingTags[k] = struct{}{}
@@ -758,8 +766,12 @@ func (a *Aggregator) Warnings() []string {
 		strings.Join(a.opt.By, ","), a.shown, a.shown, a.opt.Metric, folded, a.otherN, OtherTag)
 
 	if a.evicted {
-		msg += fmt.Sprintf(" (more than %d distinct, so they were chosen on the stream by a heavy-hitters count: a kept value's rows may miss up to %d of its samples, which are in %q, and values with fewer samples than that may be kept by chance)",
-			a.capacity, a.missed, OtherTag)
+		msg += fmt.Sprintf(" (more than %d distinct, so they were chosen on the stream by a heavy-hitters count: a kept value's rows may miss up to %d of its samples, which are in %q, values with fewer samples than that may be kept by chance, and which values are kept and how their samples split between their rows and %q may differ from one parallel read to the next; each window's total is exact)",
+			a.capacity, a.missed, OtherTag, OtherTag)
+	}
+	if a.pendLost {
+		msg += fmt.Sprintf("; more than %d distinct values had failures before any %s sample where they were read, so some failures are counted in %q though their value has rows, which ones depending on the parallel read",
+			a.capacity, a.opt.Metric, OtherTag)
 	}
 	if a.opt.LimitHint != "" {
 		msg += "; " + a.opt.LimitHint + " raises the cap"
@@ -806,6 +818,7 @@ func (a *Aggregator) Merge(o *Aggregator) {
 	// smallest count there (none from one that never let a tag set go).
 	aMin, oMin := a.minCount(), o.minCount()
 	a.evicted = a.evicted || o.evicted
+	a.pendLost = a.pendLost || o.pendLost
 	for _, e := range a.tracked {
 		if oe := o.tracked[e.key]; oe != nil {
 			e.count += oe.count
@@ -849,6 +862,7 @@ func (a *Aggregator) Merge(o *Aggregator) {
 		if _, ok := a.pendingTags[pk.tags]; !ok {
 			if len(a.pendingTags) >= a.capacity && a.tracked[pk.tags] == nil {
 				a.failed[key{pk.window, otherID}] += n
+				a.pendLost = true
 				continue
 			}
 			a.pendingTags[pk.tags] = struct{}{}
