@@ -207,3 +207,42 @@ func TestPendingFull(t *testing.T) {
 		t.Errorf("warnings %q", w)
 	}
 }
+
+// TestCellBudget: the exact regime ends where the run's distinct (window,
+// name) cells of the metric pass ExactCells, whatever the split: at a
+// budget of exactly that many cells every split gives one Aggregator's
+// rows with no heavy-hitters caveat; one cell fewer, every split gives the
+// caveat (and exact window totals).
+func TestCellBudget(t *testing.T) {
+	samples := manyNames()
+	cells := map[[2]any]bool{}
+	for _, s := range samples {
+		if s.Metric == "http_req_duration" {
+			name, _ := s.Tags.Get("name")
+			cells[[2]any{s.TimeNS / 10e9, name}] = true
+		}
+	}
+	opt := Options{Metric: "http_req_duration", WidthNS: 10e9, By: []string{"name"}, MaxGroups: 5, ExactCells: len(cells)}
+	one, _ := New(opt)
+	for _, s := range samples {
+		one.Add(s)
+	}
+	want := closed(one)
+	if strings.Contains(want, "heavy-hitters") {
+		t.Fatalf("at a budget of the %d cells: %s", len(cells), want[strings.LastIndex(want, "\n[")+1:])
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, k := range []int{2, 3, 7} {
+		if got := closed(split(t, opt, samples, k, r)); got != want {
+			t.Fatalf("%d aggregators at the budget: %s", k, diffLine(got, want))
+		}
+	}
+	opt.ExactCells--
+	for _, k := range []int{1, 2, 3, 7} {
+		a := split(t, opt, samples, k, r)
+		a.Close()
+		if w := a.Warnings(); len(w) != 1 || !strings.Contains(w[0], "heavy-hitters count of 10 counters") {
+			t.Errorf("%d aggregators one cell past the budget: warnings %q", k, w)
+		}
+	}
+}

@@ -18,41 +18,57 @@
 // # Many tag sets
 //
 // Memory is bounded whatever the number of distinct tag sets (a name tag
-// holding URLs with ids): at most max(Options.ExactGroups, 2 ×
-// Options.MaxGroups) tag sets — the capacity, DefaultExactGroups (4096)
-// by default — are kept apart while reading, and Close gives rows to the
-// MaxGroups with the most samples of the metric and sums every other
+// holding URLs with ids), and Close gives rows to the Options.MaxGroups
+// tag sets with the most samples of the metric and sums every other
 // sample in one "(other)" row per window (Row.Other; Warnings says so).
 //
 // The choice is made on the stream, in one pass: a second pass over the
 // input to count every tag set exactly is impossible on a pipe, and
-// counting them all is the unbounded memory this avoids.
+// counting them all is the unbounded memory this avoids. There are two
+// regimes.
 //
-// Up to the capacity nothing is approximate and nothing depends on how the
-// samples were split: every tag set is kept apart from its first sample
-// with its exact count, so the rows of a read split over any number of
-// Aggregators (a parallel reader's workers, each seeing whichever chunks
-// it was handed) and merged in any order are the same as those of one
+// The exact regime holds while the run has at most max(ExactGroups, 2 ×
+// MaxGroups) distinct tag sets (DefaultExactGroups, 4096, by default) and
+// at most ExactCells (window, tag set) cells with samples of the metric
+// (DefaultExactCells, 65,536: each cell is a sketch, so this is what
+// bounds memory). In it nothing is approximate and nothing depends on how
+// the samples were split: every tag set is kept apart from its first
+// sample with its exact count, so the rows of a read split over any
+// number of Aggregators (a parallel reader's workers, each seeing
+// whichever chunks it was handed) and merged in any order are those of one
 // Aggregator given every sample: sketches and failure counts merge exactly
 // (package sketch's sums do not depend on order), and Close keeps the
 // MaxGroups tag sets with the most samples, ties going to the smaller tag
 // values (compared as their NUL-joined text, byte by byte). The rows are
 // then a function of the samples alone, the same for a CSV, a JSON-lines
-// or a Parquet form of the run and for any GOMAXPROCS. One exception,
-// said in Warnings: a failure (http_req_failed = 1) read before any
-// sample of the metric with its tag set waits under that tag set, but
-// only for up to capacity such tag sets at once (failures of tag sets
-// the metric never has, e.g. a custom Trend's run with many failed
-// URLs, can fill them); past that it goes to the other rows. The capacity is a
-// count of tag sets, not of samples, because that is what costs memory
-// here: each kept tag set holds a sketch per window it has samples in.
-// Raising the capacity well past MaxGroups (the old bound was 2 ×
-// MaxGroups) is what makes the common case — a few hundred to a few
-// thousand names, each with a handful of samples — exact: memory is then
-// a few kilobytes a tag set for short runs, and the capacity's sketches
-// for a long one.
+// or a Parquet form of the run and for any GOMAXPROCS. Whether a run is in
+// the regime is itself a function of its samples: a worker sees a subset
+// of the run's tag sets and cells, so it leaves the regime only if the
+// run does, and Merge leaves it when the union passes a bound, so the
+// last Merge does when the run does.
 //
-// Past the capacity the tag sets kept apart are those of a space-saving
+// Why exact counts up to a bound rather than a per-worker summary that
+// does not depend on chunk assignment: the rows of a kept tag set need its
+// samples from the first, and no bounded one-pass summary can know at a
+// tag set's first sample whether it will end in the top MaxGroups; a
+// summary whose choice is a function of the tag sets alone (say the ones
+// of smallest hash) is order-free but loses the busy ones. Counting
+// exactly while the run is small enough costs a sketch per cell, which is
+// what ExactCells bounds; a run of a few hundred to a few thousand names
+// of a handful of samples each (the case that used to vary) stays well
+// inside it.
+//
+// One exception in the exact regime, said in Warnings: a failure
+// (http_req_failed = 1) read before any sample of the metric with its tag
+// set waits under that tag set, but only for up to the capacity such tag
+// sets at once (failures of tag sets the metric never has, e.g. a custom
+// Trend's run with many failed URLs, can fill them); past that it goes to
+// the other rows.
+//
+// Past either bound the exact regime ends: the capacity falls to 2 ×
+// MaxGroups (the tag sets with the smallest counts are let go, their cells
+// joining the other rows, so memory is then what it was before the bounds
+// were widened), and the tag sets kept apart are those of a space-saving
 // heavy-hitters counter (Metwally, Agrawal and El Abbadi, "Efficient
 // computation of frequent and top-k elements in data streams", ICDT
 // 2005): a new tag set replaces the one with the smallest count (ties:
@@ -75,8 +91,8 @@
 //     window's total, do not). Warnings says so. A one-pass, bounded
 //     choice of the exact top tag sets cannot exist in general (a tag set
 //     that becomes heavy late needs its early samples, which a bounded
-//     summary must have let go), so this is the price of the bound; a
-//     larger ExactGroups moves it.
+//     summary must have let go), so this is the price of the bound;
+//     larger ExactGroups and ExactCells move it.
 package window
 
 import (
@@ -120,6 +136,10 @@ type Options struct {
 	// DefaultExactGroups. Memory grows with it: a sketch per window per
 	// kept tag set.
 	ExactGroups int
+	// ExactCells bounds the exact regime's memory: the (window, tag set)
+	// cells holding samples of the metric, each a sketch, kept before the
+	// regime ends (see the package doc). 0 means DefaultExactCells.
+	ExactCells int
 	// LimitHint says how a user raises MaxGroups, for the warning of
 	// tag sets folded into the other rows (e.g. "--by-limit N"); empty:
 	// not said.
@@ -135,6 +155,12 @@ const DefaultMaxGroups = 100
 // DefaultExactGroups is the ExactGroups of the zero Options: 4096 tag
 // sets.
 const DefaultExactGroups = 4096
+
+// DefaultExactCells is the ExactCells of the zero Options: 65,536
+// cells, at worst about 45 MB of sketches per Aggregator (≈ 700 bytes a
+// cell measured on a run of 4,000 names × 120 windows), so per reader
+// worker of a parallel read.
+const DefaultExactCells = 1 << 16
 
 // OtherTag is the tag value of the rows that sum the tag sets not kept.
 const OtherTag = "(other)"
@@ -162,9 +188,17 @@ type Aggregator struct {
 	classify     outcome.Protocol
 	// n counts the samples of the metric.
 	n uint64
-	// capacity is the number of tag sets kept apart while reading
-	// (max(ExactGroups, 2 × MaxGroups)), shown those given rows at Close.
-	capacity, shown int
+	// capacity is the number of tag sets kept apart while reading:
+	// max(ExactGroups, 2 × MaxGroups) in the exact regime, floorCap (2 ×
+	// MaxGroups) after it; shown those given rows at Close.
+	capacity, floorCap, shown int
+	// exactCap is the exact regime's capacity, for Warnings.
+	exactCap int
+	// cellSet holds, in the exact regime, the (window, group) cells of
+	// the metric's samples, at most cellBudget (Options.ExactCells); nil
+	// after it.
+	cellSet    map[key]struct{}
+	cellBudget int
 	// minNS and maxNS bound the samples seen, so that the first and last
 	// windows' rates are per second of data, not of window width.
 	minNS, maxNS int64
@@ -233,7 +267,11 @@ type entry struct {
 	// come nearly in time order, so this is close), for fold.
 	lastWindow int64
 	cells      int
-	hi         int // index in the heap
+	// inSet and setWindow say that the cell of setWindow is in
+	// Aggregator.cellSet (a shortcut: samples come nearly in time order).
+	inSet     bool
+	setWindow int64
+	hi        int // index in the heap
 }
 
 type key struct {
@@ -289,7 +327,14 @@ func New(opt Options) (*Aggregator, error) {
 	if exact <= 0 {
 		exact = DefaultExactGroups
 	}
+	a.floorCap = a.capacity
 	a.capacity = max(a.capacity, exact)
+	a.exactCap = a.capacity
+	a.cellBudget = opt.ExactCells
+	if a.cellBudget <= 0 {
+		a.cellBudget = DefaultExactCells
+	}
+	a.cellSet = map[key]struct{}{}
 	a.cells = sketch.NewSeries(-1) // windows never coarsen
 	a.w = a.cells.Writer()
 	switch p := outcome.Of(opt.Metric); p {
@@ -362,6 +407,16 @@ func (a *Aggregator) Add(s *ingest.Sample) {
 		if e.cells == 0 || e.lastWindow != w {
 			e.cells++
 			e.lastWindow = w
+		}
+		if !failed && a.cellSet != nil && (!e.inSet || e.setWindow != w) {
+			e.inSet, e.setWindow = true, w
+			a.cellSet[key{w, e.id}] = struct{}{}
+			if len(a.cellSet) > a.cellBudget {
+				a.leaveExact()
+				if a.byID[g] == nil { // let go: the sample joins the other rows
+					g = otherID
+				}
+			}
 		}
 	}
 	if failed {
@@ -481,6 +536,9 @@ func (a *Aggregator) entry(s *ingest.Sample, hit bool) *entry {
 		e.tags = slices.Clone(a.vals)
 	}
 	a.noteTags(s, e.tags)
+	if len(a.tracked) >= a.capacity && a.cellSet != nil {
+		a.leaveExact()
+	}
 	if len(a.tracked) >= a.capacity {
 		// Space-saving: the tag set with the smallest count makes room,
 		// and the new one inherits its count.
@@ -494,6 +552,19 @@ func (a *Aggregator) entry(s *ingest.Sample, hit bool) *entry {
 	}
 	a.add(e)
 	return e
+}
+
+// leaveExact ends the exact regime (package doc): from now on a.capacity
+// is 2 × MaxGroups, and the tag sets with the smallest counts (ties: the
+// smaller tag values) are let go down to it.
+func (a *Aggregator) leaveExact() {
+	a.evicted = true
+	a.cellSet = nil
+	a.capacity = a.floorCap
+	for len(a.tracked) > a.capacity {
+		a.drop(a.counts[0])
+	}
+	a.fold()
 }
 
 // add keeps e apart under a new id.
@@ -766,12 +837,12 @@ func (a *Aggregator) Warnings() []string {
 		strings.Join(a.opt.By, ","), a.shown, a.shown, a.opt.Metric, folded, a.otherN, OtherTag)
 
 	if a.evicted {
-		msg += fmt.Sprintf(" (more than %d distinct, so they were chosen on the stream by a heavy-hitters count: a kept value's rows may miss up to %d of its samples, which are in %q, values with fewer samples than that may be kept by chance, and which values are kept and how their samples split between their rows and %q may differ from one parallel read to the next; each window's total is exact)",
-			a.capacity, a.missed, OtherTag, OtherTag)
+		msg += fmt.Sprintf(" (more than %d distinct, or more than %d windows × values with samples, so they were chosen on the stream by a heavy-hitters count of %d counters: a kept value's rows may miss up to %d of its samples, which are in %q, values with fewer samples than that may be kept by chance, and which values are kept and how their samples split between their rows and %q may differ from one parallel read to the next; each window's total is exact)",
+			a.exactCap, a.cellBudget, a.capacity, a.missed, OtherTag, OtherTag)
 	}
 	if a.pendLost {
 		msg += fmt.Sprintf("; more than %d distinct values had failures before any %s sample where they were read, so some failures are counted in %q though their value has rows, which ones depending on the parallel read",
-			a.capacity, a.opt.Metric, OtherTag)
+			a.exactCap, a.opt.Metric, OtherTag)
 	}
 	if a.opt.LimitHint != "" {
 		msg += "; " + a.opt.LimitHint + " raises the cap"
@@ -840,8 +911,11 @@ func (a *Aggregator) Merge(o *Aggregator) {
 		ids[oe.id] = e.id
 	}
 	heap.Init(&a.counts)
+	if a.evicted || len(a.tracked) > a.capacity {
+		// Either side or the union is past the exact regime.
+		a.evicted, a.cellSet, a.capacity = true, nil, a.floorCap
+	}
 	for len(a.tracked) > a.capacity {
-		a.evicted = true
 		a.drop(a.counts[0])
 	}
 	// o's tag sets go to theirs in a (those a just dropped fold into the
@@ -868,6 +942,14 @@ func (a *Aggregator) Merge(o *Aggregator) {
 			a.pendingTags[pk.tags] = struct{}{}
 		}
 		a.pending[pk] += n
+	}
+	if a.cellSet != nil {
+		for k := range o.cellSet {
+			a.cellSet[key{k.window, ids[k.group]}] = struct{}{}
+		}
+		if len(a.cellSet) > a.cellBudget {
+			a.leaveExact()
+		}
 	}
 	a.settle(false)
 	a.fold()
