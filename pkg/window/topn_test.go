@@ -123,9 +123,10 @@ func TestTopMerge(t *testing.T) {
 	}
 }
 
-// TestUnbounded: MaxGroups < 0 keeps every tag set, with no warning.
+// TestUnbounded: MaxGroups < 0 keeps every tag set, with no warning,
+// whatever ExactCells says.
 func TestUnbounded(t *testing.T) {
-	a, _ := New(Options{Metric: "m", WidthNS: 10e9, By: []string{"name"}, MaxGroups: -1})
+	a, _ := New(Options{Metric: "m", WidthNS: 10e9, By: []string{"name"}, MaxGroups: -1, ExactCells: 10})
 	for i := range 1000 {
 		a.Add(sample("m", 0, 1, fmt.Sprint(i), "200"))
 	}

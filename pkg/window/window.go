@@ -138,7 +138,8 @@ type Options struct {
 	ExactGroups int
 	// ExactCells bounds the exact regime's memory: the (window, tag set)
 	// cells holding samples of the metric, each a sketch, kept before the
-	// regime ends (see the package doc). 0 means DefaultExactCells.
+	// regime ends (see the package doc). 0 means DefaultExactCells; no
+	// bound when MaxGroups < 0 (every tag set is kept then).
 	ExactCells int
 	// LimitHint says how a user raises MaxGroups, for the warning of
 	// tag sets folded into the other rows (e.g. "--by-limit N"); empty:
@@ -334,7 +335,9 @@ func New(opt Options) (*Aggregator, error) {
 	if a.cellBudget <= 0 {
 		a.cellBudget = DefaultExactCells
 	}
-	a.cellSet = map[key]struct{}{}
+	if opt.MaxGroups >= 0 { // unbounded: every tag set is kept, no regime to leave
+		a.cellSet = map[key]struct{}{}
+	}
 	a.cells = sketch.NewSeries(-1) // windows never coarsen
 	a.w = a.cells.Writer()
 	switch p := outcome.Of(opt.Metric); p {
