@@ -40,3 +40,25 @@ func TestSegmentsNoisyLongStaircase(t *testing.T) {
 		}
 	}
 }
+
+// TestSegmentsMissingSecond: one second without data (a k6 output hiccup)
+// in the noisy staircase, inside a hold or at a change, gives the same 10
+// holds: the second is missing, not a count (offeredSeries carries the
+// second before into it, as here).
+func TestSegmentsMissingSecond(t *testing.T) {
+	const levels, holdS = 10, 1500
+	for _, gap := range []int{7000, 7500, 40} {
+		x := poissonStair(1, levels, holdS, 20)
+		miss := make([]bool, len(x))
+		miss[gap] = true
+		x[gap] = x[gap-1]
+		got := shapes(stages(segments(x, miss, 3, true), x, 5))
+		var want []shape
+		for k := range levels {
+			want = append(want, shape{false, k * holdS, (k + 1) * holdS})
+		}
+		if !sameShape(got, want, holdS/20) {
+			t.Errorf("second %d missing: %d pieces %v, want the %d holds", gap, len(got), got, levels)
+		}
+	}
+}

@@ -546,8 +546,8 @@ const (
 // sums and of single seconds (second differences leave a ramp out; white
 // noise gives 6Bσ² against 6σ², a shift 20σ_e² against 20σ_e²), the noise
 // is white when q > √B, the geometric middle of B and 1. Runs shorter
-// than whiteMinBins bins, or with missing seconds in a bin, are left to
-// the shift model (false).
+// than whiteMinBins bins are left to the shift model (false); missing
+// seconds, and the bins that hold them, are left out of the differences.
 //
 // dispersion is then the counts' noise variance per unit of their median
 // level (1 for Poisson counts): the median of the squared second
@@ -558,28 +558,43 @@ func whiteCounts(x []float64, missing []bool) (white bool, dispersion float64) {
 		return false, 0
 	}
 	sum := make([]float64, m)
+	var gap []bool // gap[j]: bin j holds a missing second
 	for j := range m {
 		for i := j * whiteBin; i < (j+1)*whiteBin; i++ {
 			if missing != nil && missing[i] {
-				return false, 0
+				if gap == nil {
+					gap = make([]bool, m)
+				}
+				gap[j] = true
 			}
 			sum[j] += x[i]
 		}
 	}
-	d2 := func(v []float64) float64 {
+	// d2 is the median squared second difference of v over the triples
+	// without a missing point (a missing second is left out, not read as
+	// a count).
+	d2 := func(v []float64, miss []bool) float64 {
 		d := make([]float64, 0, len(v))
 		for i := 2; i < len(v); i++ {
+			if miss != nil && (miss[i] || miss[i-1] || miss[i-2]) {
+				continue
+			}
 			e := v[i] - 2*v[i-1] + v[i-2]
 			d = append(d, e*e)
 		}
 		slices.Sort(d)
 		return median(d)
 	}
-	one, bin := d2(x), d2(sum)
+	one, bin := d2(x, missing), d2(sum, gap)
 	if !(one > 0) || !(bin/one > math.Sqrt(whiteBin)) {
 		return false, 0
 	}
-	lv := slices.Clone(x)
+	lv := make([]float64, 0, len(x))
+	for i, v := range x {
+		if missing == nil || !missing[i] {
+			lv = append(lv, v)
+		}
+	}
 	slices.Sort(lv)
 	if med := median(lv); med > 0 {
 		dispersion = one / 0.4549 / 6 / med
