@@ -160,7 +160,9 @@ type Knee struct {
 	Method       string `json:"method"`
 	// Low and High bound the knee in offered units: the last level with
 	// headroom and the first without (narrowed by the hinge fit when it
-	// bends between them). Not reached: Low is the highest load tested and
+	// bends between them; when it bends past the first level without, High
+	// is the first level above the bend without headroom, else the bend
+	// itself). Not reached: Low is the highest load tested and
 	// High is NaN (the knee is above it).
 	Low  F `json:"low"`
 	High F `json:"high"`

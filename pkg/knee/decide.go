@@ -19,6 +19,37 @@ type baseline struct {
 	fail, reqs float64
 	// perVU is the closed model's requests per second per VU at low load.
 	perVU float64
+	// perVUAt is perVU of each low-load level with at least one VU, at
+	// its VUs: a level is judged against the levels below it (perVUBelow).
+	perVUAt []vuRate
+}
+
+// vuRate is one low-load level's closed-model throughput per VU
+// (requests per second per VU) at its mean VUs.
+type vuRate struct{ vus, perVU float64 }
+
+// perVUBelow is the median requests per second per VU of the low-load
+// levels at fewer VUs than vus, NaN when there are none: a closed model's
+// throughput is "linear in VUs" only as measured below a level (the vus
+// gauge counts VUs that start or idle, so the throughput of the lowest
+// levels is affine in it, X ≈ b·(N − N₀), and its per-VU rate rises with
+// N; a level cannot fall short of a rate measured only above it, or of
+// its own).
+func (b baseline) perVUBelow(vus float64) float64 {
+	var per []float64
+	for _, r := range b.perVUAt {
+		if r.vus < vus {
+			per = append(per, r.perVU)
+		}
+	}
+	if len(per) == 0 {
+		return math.NaN()
+	}
+	if len(per) == len(b.perVUAt) {
+		return b.perVU
+	}
+	slices.Sort(per)
+	return median(per)
 }
 
 // Sample sizes the statistics need.
@@ -81,6 +112,7 @@ func (a *analysis) baselineOf(levels []Level) baseline {
 		b.reqs += l.nReqs
 		if l.VUs.Valid() && l.VUs >= 1 {
 			per = append(per, l.nUnits/l.Seconds/float64(l.VUs))
+			b.perVUAt = append(b.perVUAt, vuRate{float64(l.VUs), per[len(per)-1]})
 		}
 	}
 	if len(per) > 0 {
@@ -98,7 +130,8 @@ func (a *analysis) baselineOf(levels []Level) baseline {
 //     1 − Follow and by more than zLimit standard deviations of a Poisson
 //     count (a level of 11 requests cannot show 5 % loss); in a closed
 //     model the offered requests are the low-load requests per VU times
-//     the VUs, with Follow − 0.05;
+//     the VUs, with Follow − 0.05, the requests per VU measured at the
+//     low-load levels below the level's VUs (baseline.perVUBelow);
 //   - latency flat: p95 within LatencyFactor of the low-load p95 (the
 //     median over the lowest-load levels with enough samples);
 //   - errors flat: the error rate grew over the low-load rate by more
@@ -134,8 +167,8 @@ func (a *analysis) judge(levels []Level, base baseline) {
 				follows = false
 				why = append(why, fmt.Sprintf("completed %.0f%% of offered", 100*l.nReqs/l.nOffered))
 			}
-		} else if a.model == Closed && !math.IsNaN(base.perVU) && l.VUs.Valid() && l.VUs > 0 {
-			lin := base.perVU * float64(l.VUs) * l.Seconds
+		} else if perVU := base.perVUBelow(float64(l.VUs)); a.model == Closed && !math.IsNaN(perVU) && l.VUs.Valid() && l.VUs > 0 {
+			lin := perVU * float64(l.VUs) * l.Seconds
 			short := lin - l.nUnits
 			if short > (1-(a.opt.Follow-0.05))*lin && short > zLimit*math.Sqrt(lin+1) {
 				follows = false
@@ -467,6 +500,21 @@ func (a *analysis) knee(levels []Level) *Knee {
 	k.Offered, k.CompletedRPS, k.P95MS = F(tau), F(x), F(p95)
 	k.Low = F(math.Min(float64(k.Low), tau))
 	k.High = F(math.Max(float64(k.High), tau))
+	if tau >= float64(s[f].Offered) {
+		// The bend is past the first level without headroom (its
+		// shortfall was the climb of the hinge's first segment flattening,
+		// not yet the knee): the level after the knee is the first above
+		// the bend that lacks headroom, none when every level above it
+		// has some (the range then ends at the bend).
+		k.Next = ""
+		for _, l := range s[f+1:] {
+			if float64(l.Offered) > tau && lacksHeadroom(&l) {
+				k.High = l.Offered
+				k.Next = fmt.Sprintf("at %.4g %s: %s", float64(l.Offered), unit, l.Reason)
+				break
+			}
+		}
+	}
 	k.Method = "hinge fit of completed vs offered over the levels up to the highest load"
 	return k
 }

@@ -381,6 +381,15 @@ func segments(x []float64, missing []bool, minLen int, cumulative bool) []piece 
 	}
 	d0 := 0
 	y := slices.Clone(x)
+	disp := 0.0 // the counts' variance per unit of their level, when white
+	if cumulative {
+		if white, v := whiteCounts(x, missing); white {
+			// Counts of independent arrivals (Poisson-like): their running
+			// sum is a random walk, which no line or parabola fits, so the
+			// counts themselves are fitted, as a level.
+			cumulative, disp = false, v
+		}
+	}
 	if cumulative {
 		d0 = 1
 		var sum float64
@@ -398,7 +407,9 @@ func segments(x []float64, missing []bool, minLen int, cumulative bool) []piece 
 		// A count's rounding, and 2 % of the level (of a second's worth
 		// of it, for a cumulative count).
 		f := 0.5 + 0.02*level[i]
-		floor[i] = f * f
+		// Independent counts: their variance grows with their level
+		// (= the level for Poisson counts), at the dispersion measured.
+		floor[i] = math.Max(f*f, disp*level[i])
 	}
 	// The points searched: every b-th second (a cumulative count is taken
 	// at the bin's end; a level is averaged over the bin).
@@ -513,6 +524,82 @@ func describe(y, w, x []float64, a, b, d0 int, l float64) piece {
 		p.slope, p.slopeSE = 2*coef[2], 2*math.Sqrt(vars[2])
 	}
 	return p
+}
+
+// whiteBin is the bin width, in seconds, at which whiteCounts compares
+// the counts' noise with that of single seconds; whiteMinBins the bins it
+// needs.
+const (
+	whiteBin     = 16
+	whiteMinBins = 32
+)
+
+// whiteCounts reports whether the noise of the per-second counts x is
+// independent from second to second (arrivals of a Poisson-like process,
+// variance = mean) rather than a measurement error that moves counts
+// between neighbouring seconds (k6's iterations counted at their end).
+// The two differ in how the noise of a sum of B seconds grows: for
+// independent counts of variance σ² its variance is B·σ², for a shifted
+// count x_i = c_i + e_i − e_{i−1} the sum telescopes to e_end − e_start
+// and its variance does not grow. So with q the ratio of the robust
+// variances (median of squares) of the second differences of B-second
+// sums and of single seconds (second differences leave a ramp out; white
+// noise gives 6Bσ² against 6σ², a shift 20σ_e² against 20σ_e²), the noise
+// is white when q > √B, the geometric middle of B and 1. Runs shorter
+// than whiteMinBins bins are left to the shift model (false); missing
+// seconds, and the bins that hold them, are left out of the differences.
+//
+// dispersion is then the counts' noise variance per unit of their median
+// level (1 for Poisson counts): the median of the squared second
+// differences is 0.4549·6σ² for normal noise (0.4549 the median of χ²₁).
+func whiteCounts(x []float64, missing []bool) (white bool, dispersion float64) {
+	m := len(x) / whiteBin
+	if m < whiteMinBins {
+		return false, 0
+	}
+	sum := make([]float64, m)
+	var gap []bool // gap[j]: bin j holds a missing second
+	for j := range m {
+		for i := j * whiteBin; i < (j+1)*whiteBin; i++ {
+			if missing != nil && missing[i] {
+				if gap == nil {
+					gap = make([]bool, m)
+				}
+				gap[j] = true
+			}
+			sum[j] += x[i]
+		}
+	}
+	// d2 is the median squared second difference of v over the triples
+	// without a missing point (a missing second is left out, not read as
+	// a count).
+	d2 := func(v []float64, miss []bool) float64 {
+		d := make([]float64, 0, len(v))
+		for i := 2; i < len(v); i++ {
+			if miss != nil && (miss[i] || miss[i-1] || miss[i-2]) {
+				continue
+			}
+			e := v[i] - 2*v[i-1] + v[i-2]
+			d = append(d, e*e)
+		}
+		slices.Sort(d)
+		return median(d)
+	}
+	one, bin := d2(x, missing), d2(sum, gap)
+	if !(one > 0) || !(bin/one > math.Sqrt(whiteBin)) {
+		return false, 0
+	}
+	lv := make([]float64, 0, len(x))
+	for i, v := range x {
+		if missing == nil || !missing[i] {
+			lv = append(lv, v)
+		}
+	}
+	slices.Sort(lv)
+	if med := median(lv); med > 0 {
+		dispersion = one / 0.4549 / 6 / med
+	}
+	return true, dispersion
 }
 
 // runningMedian is the median of x over a window of ±k points.
