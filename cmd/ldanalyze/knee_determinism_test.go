@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ldanalyze/ldanalyze/internal/textdiff"
 )
 
 // TestKneeByDeterministic: with more than 2 × --by-limit distinct names
@@ -74,22 +76,11 @@ func TestKneeByDeterministic(t *testing.T) {
 				continue
 			}
 			if out != want {
-				t.Errorf("%s: table differs from %s's:\n%s", at, from, firstDiff(out, want))
+				t.Errorf("%s: table differs from %s's:\n%s", at, from, textdiff.First(out, want))
 			}
 			if errOut != wantErr {
 				t.Errorf("%s: stderr %q, %s's %q", at, errOut, from, wantErr)
 			}
 		}
 	}
-}
-
-// firstDiff is the first line where got and want differ.
-func firstDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := range min(len(g), len(w)) {
-		if g[i] != w[i] {
-			return fmt.Sprintf("line %d:\ngot  %s\nwant %s", i+1, g[i], w[i])
-		}
-	}
-	return fmt.Sprintf("got %d lines, want %d", len(g), len(w))
 }

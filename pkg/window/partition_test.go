@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ldanalyze/ldanalyze/internal/textdiff"
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 )
 
@@ -103,22 +104,11 @@ func TestPartitionIndependent(t *testing.T) {
 					r.Shuffle(len(in), func(i, j int) { in[i], in[j] = in[j], in[i] })
 				}
 				if got := closed(split(t, opt, in, k, r)); got != want {
-					t.Fatalf("%+v, %d aggregators, try %d: rows differ from one aggregator's\n%s", opt, k, try, diffLine(got, want))
+					t.Fatalf("%+v, %d aggregators, try %d: rows differ from one aggregator's\n%s", opt, k, try, textdiff.First(got, want))
 				}
 			}
 		}
 	}
-}
-
-// diffLine is the first line where got and want differ, both ways.
-func diffLine(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := range min(len(g), len(w)) {
-		if g[i] != w[i] {
-			return fmt.Sprintf("line %d:\ngot  %s\nwant %s", i+1, g[i], w[i])
-		}
-	}
-	return fmt.Sprintf("got %d lines, want %d", len(g), len(w))
 }
 
 // TestTopTies is hand-checked: a, b and c have 3 samples each, d 1;
@@ -234,7 +224,7 @@ func TestCellBudget(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, k := range []int{2, 3, 7} {
 		if got := closed(split(t, opt, samples, k, r)); got != want {
-			t.Fatalf("%d aggregators at the budget: %s", k, diffLine(got, want))
+			t.Fatalf("%d aggregators at the budget: %s", k, textdiff.First(got, want))
 		}
 	}
 	opt.ExactCells--
