@@ -236,3 +236,27 @@ func TestCellBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestWarningNothingMissed: past the cell budget, but with every kept tag
+// set counted from its first sample (none was let go), the warning says
+// the kept rows are whole instead of "may miss up to 0 of its samples".
+func TestWarningNothingMissed(t *testing.T) {
+	opt := Options{Metric: "m", WidthNS: 1e9, By: []string{"name"}, MaxGroups: 2, ExactGroups: 4, ExactCells: 3}
+	a, err := New(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for sec := range int64(5) {
+		a.Add(sample("m", sec, 1, "a", "200"))
+		a.Add(sample("m", sec, 2, "b", "200"))
+	}
+	a.Add(sample("m", 4, 3, "c", "200"))
+	c := counts(a.Close())
+	if c["a"] != 5 || c["b"] != 5 || c[OtherTag] != 1 {
+		t.Fatalf("counts %v, want a 5, b 5, (other) 1", c)
+	}
+	w := a.Warnings()
+	if len(w) != 1 || !strings.Contains(w[0], "heavy-hitters count") || !strings.Contains(w[0], "every kept value's rows hold all its samples") || strings.Contains(w[0], "miss up to") {
+		t.Fatalf("warnings %q", w)
+	}
+}

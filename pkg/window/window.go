@@ -840,8 +840,15 @@ func (a *Aggregator) Warnings() []string {
 		strings.Join(a.opt.By, ","), a.shown, a.shown, a.opt.Metric, folded, a.otherN, OtherTag)
 
 	if a.evicted {
-		msg += fmt.Sprintf(" (more than %d distinct, or more than %d windows × values with samples, so they were chosen on the stream by a heavy-hitters count of %d counters: a kept value's rows may miss up to %d of its samples, which are in %q, values with fewer samples than that may be kept by chance, and which values are kept and how their samples split between their rows and %q may differ from one parallel read to the next; each window's total is exact)",
-			a.exactCap, a.cellBudget, a.capacity, a.missed, OtherTag, OtherTag)
+		// A kept value may have missed samples only when some value was
+		// let go while it was counted; with none missed the rows of the
+		// kept values are whole and only the choice is approximate.
+		missed := "every kept value's rows hold all its samples"
+		if a.missed > 0 {
+			missed = fmt.Sprintf("a kept value's rows may miss up to %d of its samples, which are in %q, values with fewer samples than that may be kept by chance", a.missed, OtherTag)
+		}
+		msg += fmt.Sprintf(" (more than %d distinct, or more than %d windows × values with samples, so they were chosen on the stream by a heavy-hitters count of %d counters: %s, and which values are kept and how their samples split between their rows and %q may differ from one parallel read to the next; each window's total is exact)",
+			a.exactCap, a.cellBudget, a.capacity, missed, OtherTag)
 	}
 	if a.pendLost {
 		msg += fmt.Sprintf("; more than %d distinct values had failures before any %s sample where they were read, so some failures are counted in %q though their value has rows, which ones depending on the parallel read",
