@@ -143,8 +143,17 @@ func (a *Accumulator) sec(ns int64) *second {
 	return s
 }
 
-// count is a counter sample's count: its value rounded, at least 1.
-func count(v float64) uint32 { return uint32(math.Max(1, math.Min(math.Round(v), math.MaxUint32))) }
+// count is a counter sample's count: its value rounded to a whole
+// number, 0 for a value that is not positive (or NaN), at most
+// math.MaxUint32. k6 writes 1 per request, iteration and dropped
+// iteration; a row of value 0 (a producer that writes a zero delta) is
+// no request, and one of value 3 three of them.
+func count(v float64) uint32 {
+	if !(v > 0) {
+		return 0
+	}
+	return uint32(math.Min(math.Round(v), math.MaxUint32))
+}
 
 // metricOp is what Add does with the samples of a metric that is neither
 // a latency candidate's nor a request stream's.

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/csv"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -353,5 +354,25 @@ func TestNameMix(t *testing.T) {
 	}
 	if _, _, found := tl.ScenarioSpan("nope"); found {
 		t.Error("a scenario that is not in the run has a span")
+	}
+}
+
+// TestCounterValues: a counter row counts its value rounded (k6 writes
+// 1), so a row of 0 is no request or iteration and a row of 3 is three;
+// NaN and negative values count nothing. Hand-checked sums.
+func TestCounterValues(t *testing.T) {
+	a := New(Options{})
+	ok := ingest.NewTags([]string{"status", "expected_response"}, []string{"200", "true"}, "", "")
+	const ns = 1_700_000_000e9
+	for _, v := range []float64{1, 0, 3, 2.6, -1, math.NaN(), 0.4} {
+		a.Add(&ingest.Sample{Metric: "http_reqs", TimeNS: ns, Value: v, Tags: ok})
+		a.Add(&ingest.Sample{Metric: "iterations", TimeNS: ns, Value: v})
+		a.Add(&ingest.Sample{Metric: "dropped_iterations", TimeNS: ns, Value: v})
+	}
+	a.Add(&ingest.Sample{Metric: "http_req_duration", TimeNS: ns, Value: 12, Tags: ok})
+	reqs, okN, failed, iters, dropped := sumSeconds(a.Close(1e9))
+	// 1 + 0 + 3 + 3 + 0 + 0 + 0 = 7 of each.
+	if reqs != 7 || okN != 7 || failed != 0 || iters != 7 || dropped != 7 {
+		t.Errorf("requests %d ok %d failed %d iterations %d dropped %d, want 7 7 0 7 7", reqs, okN, failed, iters, dropped)
 	}
 }
