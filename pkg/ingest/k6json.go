@@ -454,9 +454,11 @@ type jsonWorker struct {
 	layouts map[string]*wLayout // by layoutKey
 	prev    *wLayout            // the last line's layout
 	// prevTags is the last tags object scanned in this chunk (up to 4 KiB),
-	// prevOffs the offsets of its values in it, prevTagsL its layout.
+	// prevVals its values (slices of it), prevTagsL its layout. A tags
+	// object byte-identical to it has the same values: prevVals, which
+	// point into an earlier line of the same chunk, serve it unchanged.
 	prevTags  []byte
-	prevOffs  [][2]int32
+	prevVals  [][]byte
 	prevTagsL *wLayout
 	empty     *wLayout // no tags
 	lkey      []byte
@@ -467,6 +469,7 @@ type jsonWorker struct {
 
 	pf             pointFields
 	tk, tv, mk, mv [][]byte
+	tvBuf          [][]byte // w.tv's own buffer (w.tv may be prevVals)
 	sortKeys       []string
 
 	// Drain mode: the sink, the worker's own sample and tag view.
@@ -937,7 +940,9 @@ func (w *jsonWorker) scanData(b []byte, i int) (int, bool) {
 // comparison, and a value equal to the last one at its position too.
 func (w *jsonWorker) scanTags(b []byte, i int) (int, bool) {
 	pf := &w.pf
-	w.tk, w.tv = w.tk[:0], w.tv[:0]
+	// w.tv may be prevVals (the last line was a repeat): the scan appends
+	// to its own buffer, tvBuf, so that prevVals stays whole.
+	w.tk, w.tv = w.tk[:0], w.tvBuf[:0]
 	if i+4 <= len(b) && string(b[i:i+4]) == "null" {
 		pf.wl = w.empty
 		return i + 4, true
@@ -953,10 +958,8 @@ func (w *jsonWorker) scanTags(b []byte, i int) (int, bool) {
 	start := i - 1
 	if t := w.prevTags; len(t) > 0 && start+len(t) <= len(b) && string(b[start:start+len(t)]) == string(t) {
 		// The same object as the last one scanned (the points of one
-		// request share their tags): same layout, same value offsets.
-		for _, o := range w.prevOffs {
-			w.tv = append(w.tv, b[start+int(o[0]):start+int(o[1])])
-		}
+		// request share their tags): same layout, same values.
+		w.tv = w.prevVals
 		pf.wl = w.prevTagsL
 		return start + len(t), true
 	}
@@ -1026,6 +1029,7 @@ func (w *jsonWorker) scanTags(b []byte, i int) (int, bool) {
 		}
 		i = skipWS(b, i+1)
 	}
+	w.tvBuf = w.tv
 	if hit && len(w.tk) == len(keys) {
 		pf.wl = guess
 	} else if pf.wl = w.layoutOf(w.tk); pf.wl == nil {
@@ -1033,11 +1037,7 @@ func (w *jsonWorker) scanTags(b []byte, i int) (int, bool) {
 	}
 	if i-start <= 4096 {
 		w.prevTags = b[start:i] // in the chunk being parsed: parse resets it
-		w.prevOffs = w.prevOffs[:0]
-		for _, v := range w.tv {
-			s := int32(cap(b[start:]) - cap(v))
-			w.prevOffs = append(w.prevOffs, [2]int32{s, s + int32(len(v))})
-		}
+		w.prevVals = append(w.prevVals[:0], w.tv...)
 		w.prevTagsL = pf.wl
 	} else {
 		w.prevTags = nil

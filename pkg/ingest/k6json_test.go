@@ -500,6 +500,16 @@ func FuzzJSON(f *testing.F) {
 	f.Add([]byte(`{"metric":"m","type":"Point","data":{"time":"2024-08-05T15:24:42.6728867+07:00","value":-0.5e-3,"tags":{"a":"é"},"metadata":{"vu":"1"}}}`))
 	f.Add([]byte("{\"metric\":\"m\",\"type\":\"Point\",\"data\":{\"time\":\"2026-11-30T02:04:18Z\",\"value\":1}}\n{\"metric\""))
 	f.Add([]byte(`{"metric":"http_req_duration","type":"Point","data":{"time":"9999-11-30T02:04:18Z","value":-1,"tags":{"a":"1","a":"2"}}}`))
+	// A repeated tags object (scanTags' repeat path) around one with a
+	// duplicate key (encoding/json decides), one with a value changed and
+	// one with a line the fast scan rejects: each repeat keeps its values.
+	{
+		a := `{"metric":"http_reqs","type":"Point","data":{"time":"2026-11-30T02:04:18Z","value":1,"tags":{"name":"a","status":"200"}}}`
+		dup := `{"metric":"http_reqs","type":"Point","data":{"time":"2026-11-30T02:04:18Z","value":1,"tags":{"name":"a","name":"b","status":"500"}}}`
+		chg := `{"metric":"http_reqs","type":"Point","data":{"time":"2026-11-30T02:04:18Z","value":1,"tags":{"name":"a","status":"503"}}}`
+		bad := `{"metric":"http_reqs","type":"Point","data":{"time":"2026-11-30T02:04:18Z","value":1,"tags":{"name":"a","status":"200"`
+		f.Add([]byte(strings.Join([]string{a, a, dup, a, chg, chg, a, bad, a, a}, "\n")))
+	}
 	for _, name := range []string{"k6-jsonl-v0.32-trello-cypress.json", "k6-jsonl-2024-ticket-reserve.json", "k6-jsonl-2024-load-template.json"} {
 		if data, err := os.ReadFile(filepath.Join(corpusPublic, name)); err == nil {
 			// A few lines from the middle of each file: Metric and Point
