@@ -1109,6 +1109,9 @@ func scanStringMap(b []byte, i int, ks, vs [][]byte) ([][]byte, [][]byte, int, b
 }
 
 func skipWS(b []byte, i int) int {
+	if i < len(b) && b[i] > ' ' {
+		return i // k6 writes no whitespace: one compare
+	}
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
 		i++
 	}

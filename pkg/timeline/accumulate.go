@@ -152,7 +152,7 @@ func count(v float64) uint32 {
 	if !(v > 0) {
 		return 0
 	}
-	return uint32(math.Min(math.Round(v), math.MaxUint32))
+	return uint32(min(math.Round(v), math.MaxUint32))
 }
 
 // metricOp is what Add does with the samples of a metric that is neither
