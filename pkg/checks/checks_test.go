@@ -555,3 +555,22 @@ func TestPastKnee(t *testing.T) {
 		t.Errorf("grpc errors: %s: %s", c.Status, c.Message)
 	}
 }
+
+// TestNegativeVUs: vus samples below zero are damage the input check
+// counts (3 here) and warns of; a clean run's input check stays ok
+// (timeline's TestNegativeVUs checks they are left out of the gauge).
+func TestNegativeVUs(t *testing.T) {
+	r := openRun(20, 60)
+	for _, s := range []int{10, 20, 30} {
+		r.add("vus", s, -7)
+	}
+	rep := r.evaluate(t, Options{Input: Input{Rows: int64(len(r.samples)), Set: true}})
+	in := get(t, rep, IDInput)
+	if in.Status != Warn || ev(t, in, "negative_vus_samples") != 3 || !strings.Contains(in.Message, "3 vus/vus_max samples are negative") {
+		t.Errorf("input check: %s %q %v", in.Status, in.Message, in.Evidence)
+	}
+	clean := openRun(20, 60).evaluate(t, Options{Input: Input{Rows: 1, Set: true}})
+	if c := get(t, clean, IDInput); c.Status != OK {
+		t.Errorf("clean run: input %s %q", c.Status, c.Message)
+	}
+}

@@ -22,7 +22,8 @@ type Input struct {
 // input judges the files the run came from: a compressed file that ended
 // early (a k6 that was killed, a copy cut short) lost the end of the run,
 // so its last levels, its ceiling and "not reached" may be the cut's; and
-// skipped lines lost samples. Both warn, with the counts.
+// skipped lines lost samples; negative VU gauge samples are damage too.
+// Each warns, with the counts.
 func (e *eval) input() Check {
 	ch := Check{ID: IDInput}
 	in := e.opt.Input
@@ -43,6 +44,10 @@ func (e *eval) input() Check {
 	}
 	if in.Skipped > 0 {
 		why = append(why, fmt.Sprintf("%d malformed lines were skipped (%s of the lines read): their samples are not in the figures", in.Skipped, fmtPct(float64(in.Skipped)/float64(in.Rows+in.Skipped))))
+	}
+	if n := e.tl.NegativeVUs(); n > 0 {
+		ch.Evidence.add("negative_vus_samples", float64(n))
+		why = append(why, fmt.Sprintf("%d vus/vus_max samples are negative, which a VU count cannot be (a damaged file, or not k6's gauge): they are left out of the VU figures", n))
 	}
 	if len(why) == 0 {
 		ch.Status = OK

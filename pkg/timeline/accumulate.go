@@ -262,10 +262,16 @@ func (a *Accumulator) Add(s *ingest.Sample) {
 		t.iterDur.Add(s.Value)
 	case opDropped:
 		sc.dropped += count(s.Value)
-	case opVus:
-		sc.vus.Add(a.sh.sources.Of(s.Source), s.Value)
-	case opVusMax:
-		sc.vusMax.Add(a.sh.sources.Of(s.Source), s.Value)
+	case opVus, opVusMax:
+		if s.Value < 0 {
+			t.badVUs++
+			return
+		}
+		g := &sc.vus
+		if k.op == opVusMax {
+			g = &sc.vusMax
+		}
+		g.Add(a.sh.sources.Of(s.Source), s.Value)
 	case opDataSent:
 		sc.bytesSent += s.Value
 	case opDataReceived:

@@ -499,6 +499,12 @@ func (t *Timeline) HistNames() []string { return t.sh.names.Names() }
 // HistOver: see HistNames.
 func (t *Timeline) HistOver() uint64 { return t.tot.histOver }
 
+// NegativeVUs counts the vus and vus_max samples below zero, which a VU
+// count cannot be (a damaged file or another producer): they are left out
+// of Second.VUs and Second.VUsMax, and a second with only such samples has
+// no VU gauge.
+func (t *Timeline) NegativeVUs() uint64 { return t.tot.badVUs }
+
 // NameHist returns the histogram of the successful latencies of request
 // name number i (HistNames) in the seconds [from, to).
 func (t *Timeline) NameHist(i int, from, to int64) Hist {

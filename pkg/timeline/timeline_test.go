@@ -376,3 +376,20 @@ func TestCounterValues(t *testing.T) {
 		t.Errorf("requests %d ok %d failed %d iterations %d dropped %d, want 7 7 0 7 7", reqs, okN, failed, iters, dropped)
 	}
 }
+
+// TestNegativeVUs: a vus sample below zero is counted (NegativeVUs) and
+// left out of the second's gauge: the second with vus 4 and −7 reads 4,
+// a second with only −2 has no gauge.
+func TestNegativeVUs(t *testing.T) {
+	a := New(Options{})
+	const ns = 1_700_000_000e9
+	a.Add(&ingest.Sample{Metric: "vus", TimeNS: ns, Value: 4, Source: "a"})
+	a.Add(&ingest.Sample{Metric: "vus", TimeNS: ns, Value: -7, Source: "a"})
+	a.Add(&ingest.Sample{Metric: "vus_max", TimeNS: ns + 1e9, Value: -2, Source: "a"})
+	tl := a.Close(1e9)
+	s0, _ := tl.Second(1_700_000_000)
+	s1, _ := tl.Second(1_700_000_001)
+	if tl.NegativeVUs() != 2 || !s0.HasVUs || s0.VUs != 4 || s1.HasVUsMax {
+		t.Errorf("negative %d; second 0 vus %v (%v); second 1 has vus_max %v", tl.NegativeVUs(), s0.VUs, s0.HasVUs, s1.HasVUsMax)
+	}
+}

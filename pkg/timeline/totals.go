@@ -95,6 +95,9 @@ type totals struct {
 	scenSpan  [][2]int64
 	perSource map[srcKey]*sourceSpan
 	histOver  uint64
+	// badVUs counts vus and vus_max samples below zero (a VU count
+	// cannot be): left out of the per-second gauges.
+	badVUs uint64
 }
 
 type srcKey struct {
@@ -121,6 +124,7 @@ func (t *totals) merge(o *totals) {
 		t.any = true
 	}
 	t.rows += o.rows
+	t.badVUs += o.badVUs
 	for i := range t.trends {
 		t.trends[i].merge(&o.trends[i])
 	}
