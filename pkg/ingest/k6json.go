@@ -466,6 +466,12 @@ type jsonWorker struct {
 	lastTS     []byte
 	lastNS     int64
 	lastDigits int
+	// minute is the first 17 bytes ("YYYY-MM-DDTHH:MM:") of the last time
+	// parsed, minuteBase their rfc3339Minute: the times of a run share
+	// them for a minute at a time.
+	minute     [17]byte
+	minuteBase int64
+	minuteOK   bool
 
 	pf             pointFields
 	tk, tv, mk, mv [][]byte
@@ -512,6 +518,9 @@ type pointFields struct {
 	tags, tagsEnd     int // span of the tags value; tags < 0: none
 	meta, metaEnd     int // span of the metadata object; meta < 0: none
 	wl                *wLayout
+	// sameTS: the time string is the last one checked (w.lastTS), whose
+	// ns and digits w.lastNS and w.lastDigits hold.
+	sameTS bool
 }
 
 // The parts of a Point line as k6 writes it (json.go's sampleEnvelope):
@@ -594,7 +603,7 @@ func (w *jsonWorker) pointDone() {
 // time, so the previous one is compared first.
 func (w *jsonWorker) scanTime(b []byte, i int) (int, bool) {
 	if t := w.lastTS; len(t) > 0 && i+len(t)+2 <= len(b) && b[i] == '"' && b[i+1+len(t)] == '"' && string(b[i+1:i+1+len(t)]) == string(t) {
-		w.pf.time = b[i+1 : i+1+len(t)]
+		w.pf.time, w.pf.sameTS = b[i+1:i+1+len(t)], true
 		return i + len(t) + 2, true
 	}
 	var ok bool
@@ -646,7 +655,7 @@ func (w *jsonWorker) line(b *jsonBatch, ln []byte, off int, lineNo int64) {
 	if w.scanK6(ln) || w.scanPoint(ln) {
 		pf := &w.pf
 		name := pf.name
-		if serr := w.check(ln, lineNo, name, pf.time, pf.timeCol, pf.value, pf.valueCol, pf.valueEnd); serr != nil {
+		if serr := w.check(ln, lineNo, name, pf.time, pf.sameTS, pf.timeCol, pf.value, pf.valueCol, pf.valueEnd); serr != nil {
 			b.errs = append(b.errs, serr)
 			return
 		}
@@ -680,9 +689,9 @@ func (w *jsonWorker) line(b *jsonBatch, ln []byte, off int, lineNo int64) {
 
 // check validates a point's time and value and makes the time current
 // (w.lastNS, w.lastDigits; cached: the points of one request share it).
-func (w *jsonWorker) check(ln []byte, lineNo int64, metric string, ts []byte, timeCol int, v float64, valueCol, valueEnd int) *SyntaxError {
-	if len(w.lastTS) == 0 || !bytes.Equal(ts, w.lastTS) {
-		ns, digits, err := parseJSONTime(ts)
+func (w *jsonWorker) check(ln []byte, lineNo int64, metric string, ts []byte, sameTS bool, timeCol int, v float64, valueCol, valueEnd int) *SyntaxError {
+	if !sameTS && (len(w.lastTS) == 0 || !bytes.Equal(ts, w.lastTS)) {
+		ns, digits, err := w.parseTime(ts)
 		if err != nil {
 			return &SyntaxError{File: w.j.name, Line: lineNo, Column: timeCol + 1, Msg: err.Error()}
 		}
@@ -1331,7 +1340,7 @@ func (w *jsonWorker) slowLine(b *jsonBatch, line []byte, lineNo int64) {
 	pf := pointFields{metric: []byte(env.Metric), mid: -1}
 	name := w.metricName(&pf)
 	vcol := valueColumn(line, "value") - 1
-	if serr := w.check(line, lineNo, name, []byte(*d.Time), valueColumn(line, "time")-1, *d.Value, vcol, -1); serr != nil {
+	if serr := w.check(line, lineNo, name, []byte(*d.Time), false, valueColumn(line, "time")-1, *d.Value, vcol, -1); serr != nil {
 		b.errs = append(b.errs, serr)
 		return
 	}
@@ -1507,32 +1516,59 @@ func parseJSONTime(b []byte) (ns int64, digits int, err error) {
 	return t.UnixNano(), digits, nil
 }
 
+// parseTime is parseJSONTime with the worker's minute cache: a time in
+// the same minute as the last one parsed has only its seconds, fraction
+// and zone parsed.
+func (w *jsonWorker) parseTime(b []byte) (ns int64, digits int, err error) {
+	if w.minuteOK && len(b) >= 20 && string(b[:17]) == string(w.minute[:]) {
+		if ns, digits, ok := rfc3339Rest(b, w.minuteBase); ok && ns >= MinTimeNS && ns <= MaxTimeNS {
+			return ns, digits, nil
+		}
+	} else if base, ok := rfc3339Minute(b); ok {
+		copy(w.minute[:], b[:17])
+		w.minuteBase, w.minuteOK = base, true
+	}
+	return parseJSONTime(b)
+}
+
 // fastRFC3339 parses exactly YYYY-MM-DDTHH:MM:SS[.F{1,9}](Z|±HH:MM) with
 // valid ranges and a year in 1678–2261; ok is false for anything else.
 func fastRFC3339(b []byte) (ns int64, digits int, ok bool) {
+	base, ok := rfc3339Minute(b)
+	if !ok {
+		return 0, 0, false
+	}
+	return rfc3339Rest(b, base)
+}
+
+// rfc3339Minute parses the first 17 bytes of a fastRFC3339 time,
+// "YYYY-MM-DDTHH:MM:", into the seconds from the epoch to that minute in
+// the time's own zone; ok is false when they are not a valid date and
+// time of day (or b is shorter than 20 bytes).
+func rfc3339Minute(b []byte) (base int64, ok bool) {
 	if len(b) < 20 || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
-		return 0, 0, false
+		return 0, false
 	}
-	num := func(s []byte) (int64, bool) {
-		var v int64
-		for _, ch := range s {
-			if ch < '0' || ch > '9' {
-				return 0, false
-			}
-			v = v*10 + int64(ch-'0')
-		}
-		return v, true
+	year, ok1 := digitsValue(b[0:4])
+	month, ok2 := digitsValue(b[5:7])
+	day, ok3 := digitsValue(b[8:10])
+	hour, ok4 := digitsValue(b[11:13])
+	minute, ok5 := digitsValue(b[14:16])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5) {
+		return 0, false
 	}
-	year, ok1 := num(b[0:4])
-	month, ok2 := num(b[5:7])
-	day, ok3 := num(b[8:10])
-	hour, ok4 := num(b[11:13])
-	minute, ok5 := num(b[14:16])
-	sec, ok6 := num(b[17:19])
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) {
-		return 0, 0, false
+	if year < 1678 || year > 2261 || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || minute > 59 {
+		return 0, false
 	}
-	if year < 1678 || year > 2261 || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || minute > 59 || sec > 59 {
+	return daysFromCivil(year, month, day)*86400 + hour*3600 + minute*60, true
+}
+
+// rfc3339Rest parses the rest of a fastRFC3339 time b from byte 17, the
+// seconds, fraction and zone, given base, rfc3339Minute of b[:17]: the
+// time in ns since the epoch and the fraction's digits.
+func rfc3339Rest(b []byte, base int64) (ns int64, digits int, ok bool) {
+	sec, okS := digitsValue(b[17:19])
+	if !okS || sec > 59 {
 		return 0, 0, false
 	}
 	i := 19
@@ -1563,8 +1599,8 @@ func fastRFC3339(b []byte) (ns int64, digits int, ok bool) {
 		if len(b)-i != 6 || b[i+3] != ':' {
 			return 0, 0, false
 		}
-		oh, okh := num(b[i+1 : i+3])
-		om, okm := num(b[i+4 : i+6])
+		oh, okh := digitsValue(b[i+1 : i+3])
+		om, okm := digitsValue(b[i+4 : i+6])
 		if !okh || !okm || oh > 23 || om > 59 {
 			return 0, 0, false
 		}
@@ -1579,8 +1615,19 @@ func fastRFC3339(b []byte) (ns int64, digits int, ok bool) {
 	if i != len(b) {
 		return 0, 0, false
 	}
-	secs := daysFromCivil(year, month, day)*86400 + hour*3600 + minute*60 + sec - off
-	return secs*1e9 + frac, digits, true
+	return (base+sec-off)*1e9 + frac, digits, true
+}
+
+// digitsValue is the decimal value of s, ok when s is all ASCII digits.
+func digitsValue(s []byte) (int64, bool) {
+	var v int64
+	for _, ch := range s {
+		if ch < '0' || ch > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(ch-'0')
+	}
+	return v, true
 }
 
 func daysIn(month, year int64) int64 {

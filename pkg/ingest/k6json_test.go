@@ -409,6 +409,31 @@ func TestParseJSONTime(t *testing.T) {
 	}
 }
 
+// TestParseTimeMinuteCache: the worker's minute cache gives what
+// parseJSONTime gives for every time of a sequence that stays in a minute,
+// crosses minutes, hours, a leap day and a year, changes zone, and has
+// seconds or fractions that are invalid after a valid minute (the cache
+// must not accept them). Hand-checked: 2024-02-29T23:59:59.5-01:00 is
+// 1709254799.5 s.
+func TestParseTimeMinuteCache(t *testing.T) {
+	w := &jsonWorker{}
+	for _, s := range []string{
+		"2024-02-29T23:59:58.25Z", "2024-02-29T23:59:59.5Z", "2024-02-29T23:59:59.5-01:00", "2024-02-29T23:59:60Z",
+		"2024-02-29T23:59:5xZ", "2024-02-29T23:59:59.Z", "2024-02-29T23:59:59.1234567890Z", "2024-02-29T23:59:59",
+		"2024-03-01T00:00:00Z", "2024-03-01T00:00:01+05:30", "2024-03-01T00:00:02.000000001Z", "2024-12-31T23:59:59.999Z",
+		"2025-01-01T00:00:00Z", "2025-01-01T00:00:00Z", "2025-01-01T00:01:00.1Z", "2025-01-01T00:01:00.2+24:00", "1970-01-01T00:00:00.5+01:00",
+	} {
+		ns, d, err := w.parseTime([]byte(s))
+		wns, wd, werr := parseJSONTime([]byte(s))
+		if ns != wns || d != wd || (err == nil) != (werr == nil) {
+			t.Errorf("%s: %d %d %v, want %d %d %v", s, ns, d, err, wns, wd, werr)
+		}
+	}
+	if ns, _, err := w.parseTime([]byte("2024-02-29T23:59:59.5-01:00")); err != nil || ns != 1709254799_500000000 {
+		t.Errorf("leap day −01:00: %d %v", ns, err)
+	}
+}
+
 // refPoint decodes one line as the reference does: encoding/json for the
 // shape, time.Parse for the time, and the rules every reader applies (a
 // time in 1970–2200, k6's built-in durations not negative). ok is false for
