@@ -183,7 +183,9 @@ type Ceiling struct {
 	// by the utilisation law (ServedMixRPS keeps the served figure).
 	CompletedRPS F `json:"completed_rps"`
 	// Low and High bound CompletedRPS: a 95 % t interval of the mean of
-	// the per-second goodput pooled over the plateau levels.
+	// the per-second goodput pooled over the plateau levels, widened to
+	// the exact Poisson interval of their count when they hold fewer than
+	// 3 seconds (never one second's value alone).
 	Low  F `json:"low"`
 	High F `json:"high"`
 	// Offered is the offered load at the median plateau level.

@@ -624,6 +624,27 @@ func (a *analysis) sheds(l *Level) bool {
 	return l.ErrorRate.Valid() && float64(l.ErrorRate)-a.baseErr > a.opt.ErrorLimit
 }
 
+// minIntervalS is the fewest seconds of goodput whose spread alone gives
+// the ceiling's interval (a t interval on two degrees of freedom); fewer
+// also get the counting interval.
+const minIntervalS = 3
+
+// countInterval is the exact 95 % interval of the rate of a Poisson count
+// of total events over secs seconds, per second (Garwood 1936: the
+// χ² quantiles χ²(0.025; 2k)/2 and χ²(0.975; 2k + 2)/2 for k events;
+// the lower bound is 0 for k = 0). A fractional total (a goodput scaled
+// to the offered mix) is taken as it is.
+func countInterval(total, secs float64) (lo, hi float64) {
+	if !(secs > 0) || !(total >= 0) {
+		return math.NaN(), math.NaN()
+	}
+	if total > 0 {
+		lo = distuv.ChiSquared{K: 2 * total}.Quantile(0.025) / 2
+	}
+	hi = distuv.ChiSquared{K: 2*total + 2}.Quantile(0.975) / 2
+	return lo / secs, hi / secs
+}
+
 // ceiling is the goodput plateau the system reached once it stopped
 // following the offered load, over the levels past the knee (the first
 // confirmed level without headroom, see firstLacking, and those offered
@@ -642,7 +663,8 @@ func (a *analysis) sheds(l *Level) bool {
 //     failing, reported beside the ceiling, not as it).
 //
 // The ceiling is the middle one (of two, the higher: a rate a level served),
-// with a 95 % t interval of the mean per-second goodput pooled over them.
+// with a 95 % t interval of the mean per-second goodput pooled over them
+// (under minIntervalS seconds, at least its counting interval).
 // When every level had headroom it is the highest goodput seen, marked not
 // reached; when the load generator set the limit (levels with the
 // Generator verdict and none without headroom), limited_by says so.
@@ -787,11 +809,19 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 	for _, v := range xs {
 		ss += (v - mean) * (v - mean)
 	}
-	c.Low, c.High = c.CompletedRPS, c.CompletedRPS
+	// The t interval; under minIntervalS seconds pooled, at least the
+	// counting interval of their goodput (countInterval): one or two
+	// seconds have no spread to speak of (one has none: the interval was
+	// that second's value alone), yet their count carries counting noise.
+	lo, hi := math.Inf(1), math.Inf(-1)
+	if n < minIntervalS {
+		lo, hi = countInterval(mean*n, n)
+	}
 	if n >= 2 {
 		half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975) * math.Sqrt(ss/(n-1)) / math.Sqrt(n)
-		c.Low, c.High = F(math.Max(0, math.Min(med, mean-half))), F(math.Max(med, mean+half))
+		lo, hi = math.Min(lo, mean-half), math.Max(hi, mean+half)
 	}
+	c.Low, c.High = F(math.Max(0, math.Min(med, lo))), F(math.Max(med, hi))
 	switch {
 	case unreached:
 		c.Note = fmt.Sprintf("goodput was still rising at the highest load without shedding (%.0f → %.0f %s over the last two levels): the ceiling is at least this; push the load further to find it",

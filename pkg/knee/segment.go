@@ -526,13 +526,27 @@ func describe(y, w, x []float64, a, b, d0 int, l float64) piece {
 	return p
 }
 
-// whiteBin is the bin width, in seconds, at which whiteCounts compares
-// the counts' noise with that of single seconds; whiteMinBins the bins it
-// needs.
+// whiteBin is the widest bin, in seconds, at which whiteCounts compares
+// the counts' noise with that of single seconds, whiteMinBin the
+// narrowest; whiteMinBins the bins it needs.
 const (
 	whiteBin     = 16
+	whiteMinBin  = 8
 	whiteMinBins = 32
 )
+
+// whiteBinFor is the bin width whiteCounts uses on n seconds: the widest
+// of whiteBin, whiteBin/2, … whiteMinBin that gives whiteMinBins bins
+// (the wider the bin, the further apart the two noises' ratios, B against
+// 1), or 0 when even whiteMinBin does not (n < 256 s).
+func whiteBinFor(n int) int {
+	for b := whiteBin; b >= whiteMinBin; b /= 2 {
+		if n/b >= whiteMinBins {
+			return b
+		}
+	}
+	return 0
+}
 
 // whiteCounts reports whether the noise of the per-second counts x is
 // independent from second to second (arrivals of a Poisson-like process,
@@ -545,22 +559,28 @@ const (
 // variances (median of squares) of the second differences of B-second
 // sums and of single seconds (second differences leave a ramp out; white
 // noise gives 6Bσ² against 6σ², a shift 20σ_e² against 20σ_e²), the noise
-// is white when q > √B, the geometric middle of B and 1. Runs shorter
-// than whiteMinBins bins are left to the shift model (false); missing
-// seconds, and the bins that hold them, are left out of the differences.
+// is white when q > √B, the geometric middle of B and 1. B is the widest
+// bin (whiteBinFor) that still gives whiteMinBins bins, so that a run of
+// four minutes or more is tested too (at B = 8 the ratios are 8 against
+// 1; a narrower bin needs holds much longer than 3B to keep the steps out
+// of most triples of bins: the 10-s holds of testdata/k6/breakpoint.csv.gz
+// read as white at B = 4). Shorter runs are left to the shift model
+// (false); missing seconds, and the bins that hold them, are left out of
+// the differences.
 //
 // dispersion is then the counts' noise variance per unit of their median
 // level (1 for Poisson counts): the median of the squared second
 // differences is 0.4549·6σ² for normal noise (0.4549 the median of χ²₁).
 func whiteCounts(x []float64, missing []bool) (white bool, dispersion float64) {
-	m := len(x) / whiteBin
-	if m < whiteMinBins {
+	bw := whiteBinFor(len(x))
+	if bw == 0 {
 		return false, 0
 	}
+	m := len(x) / bw
 	sum := make([]float64, m)
 	var gap []bool // gap[j]: bin j holds a missing second
 	for j := range m {
-		for i := j * whiteBin; i < (j+1)*whiteBin; i++ {
+		for i := j * bw; i < (j+1)*bw; i++ {
 			if missing != nil && missing[i] {
 				if gap == nil {
 					gap = make([]bool, m)
@@ -586,7 +606,7 @@ func whiteCounts(x []float64, missing []bool) (white bool, dispersion float64) {
 		return median(d)
 	}
 	one, bin := d2(x, missing), d2(sum, gap)
-	if !(one > 0) || !(bin/one > math.Sqrt(whiteBin)) {
+	if !(one > 0) || !(bin/one > math.Sqrt(float64(bw))) {
 		return false, 0
 	}
 	lv := make([]float64, 0, len(x))
