@@ -66,7 +66,7 @@ type polySums struct {
 }
 
 func (p *polySums) add(u, y, w float64) {
-	p.umax = math.Max(p.umax, u)
+	p.umax = max(p.umax, u)
 	uk := 1.0
 	for k := 0; k < 5; k++ {
 		p.w[k] += w * uk
@@ -87,7 +87,7 @@ func (p *polySums) fit(d int) (sse float64, coef, vars [3]float64, ok bool) {
 	// Solve in u/U, U the stretch's length, where the normal equations are
 	// well conditioned (their entries in u grow as U^k), and scale back:
 	// Σ w·(u/U)^k = Σ w·u^k / U^k.
-	sc := math.Max(1, p.umax)
+	sc := max(1, p.umax)
 	var pow [5]float64
 	pow[0] = 1
 	for k := 1; k < 5; k++ {
@@ -141,7 +141,7 @@ func (p *polySums) fit(d int) (sse float64, coef, vars [3]float64, ok bool) {
 	if vars[0] < 0 || (n > 1 && vars[n-1] < 0) {
 		return 0, coef, vars, false
 	}
-	return math.Max(0, sse), coef, vars, true
+	return max(0, sse), coef, vars, true
 }
 
 // noiseVariance returns the noise variance of each point of y (points at
@@ -193,7 +193,7 @@ func noiseVariance(y []float64, missing []bool, k int, floor []float64) []float6
 			slices.Sort(buf)
 			s = quantileSorted(buf, 0.25) / 0.3186 / math.Sqrt(binom)
 		}
-		out[i] = math.Max(s*s, floor[i])
+		out[i] = max(s*s, floor[i])
 	}
 	return out
 }
@@ -303,7 +303,7 @@ func partition(y, w []float64, d0, minLen int, prune bool) []int {
 // okLo.
 func (p *polySums) sse2(d int) (lo float64, okLo bool, hi float64, okHi bool) {
 	n := d + 2
-	sc := math.Max(1, p.umax)
+	sc := max(1, p.umax)
 	var pow [5]float64
 	pow[0] = 1
 	for k := 1; k < 5; k++ {
@@ -322,10 +322,10 @@ func (p *polySums) sse2(d int) (lo float64, okLo bool, hi float64, okHi bool) {
 		if c == n-1 {
 			// degree d's factorisation ends here: its last update of the
 			// trailing entries (r, q < d+1) was the same.
-			lo, okLo = math.Max(0, p.yy-explained), true
+			lo, okLo = max(0, p.yy-explained), true
 		}
 		piv := a[c][c]
-		if !(piv > 1e-300*math.Max(1, math.Abs(a[0][0]))) {
+		if !(piv > 1e-300*max(1, math.Abs(a[0][0]))) {
 			return lo, okLo, 0, false
 		}
 		explained += b[c] * b[c] / piv
@@ -337,7 +337,7 @@ func (p *polySums) sse2(d int) (lo float64, okLo bool, hi float64, okHi bool) {
 			b[r] -= f * b[c]
 		}
 	}
-	return lo, okLo, math.Max(0, p.yy-explained), true
+	return lo, okLo, max(0, p.yy-explained), true
 }
 
 // pieceCost is a piece's squared error under the better of its two
@@ -354,7 +354,7 @@ func pieceCostBoth(ps *polySums, d0 int, l float64) (c float64, ok, both bool) {
 	flat, ok0, ramp, ok1 := ps.sse2(d0)
 	switch {
 	case ok0 && ok1:
-		return math.Min(flat+float64(d0+2)*l, ramp+float64(d0+3)*l), true, true
+		return min(flat+float64(d0+2)*l, ramp+float64(d0+3)*l), true, true
 	case ok0:
 		return flat + float64(d0+2)*l, true, false
 	}
@@ -409,7 +409,7 @@ func segments(x []float64, missing []bool, minLen int, cumulative bool) []piece 
 		f := 0.5 + 0.02*level[i]
 		// Independent counts: their variance grows with their level
 		// (= the level for Poisson counts), at the dispersion measured.
-		floor[i] = math.Max(f*f, disp*level[i])
+		floor[i] = max(f*f, disp*level[i])
 	}
 	// The points searched: every b-th second (a cumulative count is taken
 	// at the bin's end; a level is averaged over the bin).
