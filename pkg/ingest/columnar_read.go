@@ -100,6 +100,7 @@ type colBatch struct {
 	meta   []string  // the metadata column
 	metaJ  int       // the index of the metadata column
 	have   []bool
+	tagsIn bool // every tag column and extra_tags decoded (seriesHash)
 	oneSrc bool // every row's Sample.Source is src (see sources)
 	src    string
 	tab    *strTable
@@ -117,7 +118,7 @@ const (
 // reset sizes b for n rows of nstr string columns (the last is metadata),
 // all empty and not null.
 func (b *colBatch) reset(n, nstr int, start int64, tab *strTable) {
-	b.n, b.start, b.err, b.tab, b.oneSrc = n, start, nil, tab, false
+	b.n, b.start, b.err, b.tab, b.oneSrc, b.tagsIn = n, start, nil, tab, false, false
 	if cap(b.null) < n {
 		b.null, b.bad, b.times, b.values = make([]uint8, n), make([]bool, n), make([]int64, n), make([]float64, n)
 		b.metric, b.source = make([]int32, n), make([]int32, n)
@@ -228,18 +229,25 @@ func (r *colRow) metadata() string   { return r.b.str(r.n+1, r.i) }
 func (r *colRow) seriesHash(seed maphash.Seed) uint64 {
 	b, tab, i := r.b, r.b.tab, r.i
 	tab.useSeed(seed)
-	h := uint64(0x243F6A8885A308D3)
-	for j := range r.n {
-		if !b.have[j] {
+	if !b.tagsIn {
+		// Every tag column and extra_tags, once per batch, so that the
+		// loop below checks no column's flag per row.
+		for j := range r.n + 1 {
 			b.need(j)
 		}
-		id := b.ids[j][i]
-		if int(id) >= len(tab.hashes) {
-			tab.hashTo(id)
-		}
-		h = mixSeries(h ^ tab.hashes[id])
+		b.tagsIn = true
 	}
-	if x := b.id(r.n, i); x != 0 {
+	h := uint64(0x243F6A8885A308D3)
+	hashes := tab.hashes
+	for _, col := range b.ids[:r.n] {
+		id := col[i]
+		if int(id) >= len(hashes) {
+			tab.hashTo(id)
+			hashes = tab.hashes
+		}
+		h = mixSeries(h ^ hashes[id])
+	}
+	if x := b.ids[r.n][i]; x != 0 {
 		h += tab.pairsHash(seed, x)
 	}
 	return h
