@@ -146,13 +146,6 @@ func (b *colBatch) str(j, i int) string {
 	return b.tab.strs[b.ids[j][i]]
 }
 
-// id returns the table id of string column j (not metadata) at row i,
-// decoding the column for the batch on first use.
-func (b *colBatch) id(j, i int) int32 {
-	b.need(j)
-	return b.ids[j][i]
-}
-
 // need decodes string column j for the batch unless it is decoded.
 func (b *colBatch) need(j int) {
 	if !b.have[j] {
