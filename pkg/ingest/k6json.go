@@ -1520,15 +1520,19 @@ func parseJSONTime(b []byte) (ns int64, digits int, err error) {
 // the same minute as the last one parsed has only its seconds, fraction
 // and zone parsed.
 func (w *jsonWorker) parseTime(b []byte) (ns int64, digits int, err error) {
-	if w.minuteOK && len(b) >= 20 && string(b[:17]) == string(w.minute[:]) {
-		if ns, digits, ok := rfc3339Rest(b, w.minuteBase); ok && ns >= MinTimeNS && ns <= MaxTimeNS {
+	base, ok := w.minuteBase, w.minuteOK && len(b) >= 20 && string(b[:17]) == string(w.minute[:])
+	if !ok {
+		if base, ok = rfc3339Minute(b); ok {
+			copy(w.minute[:], b[:17])
+			w.minuteBase, w.minuteOK = base, true
+		}
+	}
+	if ok {
+		if ns, digits, ok := rfc3339Rest(b, base); ok && ns >= MinTimeNS && ns <= MaxTimeNS {
 			return ns, digits, nil
 		}
-	} else if base, ok := rfc3339Minute(b); ok {
-		copy(w.minute[:], b[:17])
-		w.minuteBase, w.minuteOK = base, true
 	}
-	return parseJSONTime(b)
+	return parseJSONTime(b) // not the fast form, or out of range: its error
 }
 
 // fastRFC3339 parses exactly YYYY-MM-DDTHH:MM:SS[.F{1,9}](Z|±HH:MM) with
