@@ -155,7 +155,28 @@ func decompress(r io.Reader, name string) (io.Reader, io.Closer, error) {
 		}
 		return &damageReader{r: zr, name: name}, closeFunc(func() error { zr.Close(); return nil }), nil
 	}
-	return br, nil, nil
+	return &peekedReader{br: br, r: r}, nil, nil
+}
+
+// peekedReader reads what a bufio.Reader peeked, then the stream under it
+// directly: a plain input is then copied once, into the reader's chunks,
+// instead of twice (the 256 KiB buffer's reads are smaller than a chunk
+// less its carried line, so bufio would copy every byte through itself).
+type peekedReader struct {
+	br *bufio.Reader // nil once its buffer is drained
+	r  io.Reader
+}
+
+func (p *peekedReader) Read(b []byte) (int, error) {
+	if p.br != nil {
+		if p.br.Buffered() > 0 {
+			return p.br.Read(b)
+		}
+		// Drained: what ended the peek, if anything (io.EOF, a read
+		// error), the stream returns again.
+		p.br = nil
+	}
+	return p.r.Read(b)
 }
 
 // sniff tells the format from the first bytes.
