@@ -74,6 +74,10 @@ type jsonLayout struct {
 	pos    []int16    // per column below len(pos): the key's position, or -1
 	recent [][]string // per key: recent values, most recent first
 	extra  bool       // some key is past the column cap
+	// keyHash is maphash.String(hashSeed, key) per key, for seriesHash;
+	// nil until asked.
+	keyHash  []uint64
+	hashSeed maphash.Seed
 
 	// The converter's fragment builder that reads samples of this layout,
 	// and the slot of each key in it.
@@ -283,24 +287,24 @@ func (r *jsonRow) each(fn func(k, v string, metadata bool)) {
 	eachPair(r.metadata(), func(k, v string) { fn(k, v, true) })
 }
 
-// seriesHash hashes the non-empty tags regardless of their order.
+// seriesHash hashes the non-empty tags regardless of their order: the sum
+// of a mix of each key's hash (kept in the layout) and its value's.
 func (r *jsonRow) seriesHash(seed maphash.Seed) uint64 {
 	if !r.scanned {
 		r.fill()
 	}
-	var sum uint64
-	var h maphash.Hash
-	h.SetSeed(seed)
-	for p, k := range r.layout.keys {
-		v := r.vals[p]
-		if len(v) == 0 {
-			continue
+	l := r.layout
+	if l.keyHash == nil || l.hashSeed != seed {
+		l.keyHash, l.hashSeed = make([]uint64, len(l.keys)), seed
+		for p, k := range l.keys {
+			l.keyHash[p] = maphash.String(seed, k)
 		}
-		h.Reset()
-		h.WriteString(k)
-		h.WriteByte(0)
-		h.Write(v)
-		sum += h.Sum64() * 0x9E3779B97F4A7C15
+	}
+	var sum uint64
+	for p, kh := range l.keyHash {
+		if v := r.vals[p]; len(v) > 0 {
+			sum += mixSeries(kh ^ maphash.Bytes(seed, v)*0x9E3779B97F4A7C15)
+		}
 	}
 	return sum
 }

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -493,7 +494,16 @@ type wLayout struct {
 	last  [][]byte
 	stamp int64
 	bidx  int32
+	// obj is a copy of the last tags object of this layout that scanTags
+	// took apart (up to maxObj bytes), objVals its values (slices of obj):
+	// an object byte-identical to it has these values, in any chunk.
+	obj     []byte
+	objVals [][]byte
 }
+
+// maxObj is the longest tags object that scanTags remembers whole
+// (jsonWorker.prevTags, wLayout.obj).
+const maxObj = 4096
 
 func newJSONWorker(j *K6JSONReader) *jsonWorker {
 	w := &jsonWorker{j: j, names: newInterner(), mIDs: map[string]int32{}, layouts: map[string]*wLayout{}, lastID: -1}
@@ -976,6 +986,20 @@ func (w *jsonWorker) scanTags(b []byte, i int) (int, bool) {
 	if pf.mid >= 0 && w.mLayout[pf.mid] != nil {
 		guess = w.mLayout[pf.mid]
 	}
+	if guess != nil {
+		if t := guess.obj; len(t) > 0 && start+len(t) <= len(b) && string(b[start:start+len(t)]) == string(t) {
+			// The same object as the last one of the metric's layout
+			// (a metric's points repeat their tags request after
+			// request).
+			end := start + len(t)
+			w.tv = guess.objVals
+			pf.wl = guess
+			w.prevTags = b[start:end]
+			w.prevVals = append(w.prevVals[:0], w.tv...)
+			w.prevTagsL = guess
+			return end, true
+		}
+	}
 	var keys []string
 	if guess != nil {
 		keys = guess.l.keys
@@ -1044,14 +1068,37 @@ func (w *jsonWorker) scanTags(b []byte, i int) (int, bool) {
 	} else if pf.wl = w.layoutOf(w.tk); pf.wl == nil {
 		return i, false // a duplicate key: encoding/json decides
 	}
-	if i-start <= 4096 {
+	if i-start <= maxObj {
 		w.prevTags = b[start:i] // in the chunk being parsed: parse resets it
 		w.prevVals = append(w.prevVals[:0], w.tv...)
 		w.prevTagsL = pf.wl
+		pf.wl.remember(b[start:i], w.tv)
 	} else {
 		w.prevTags = nil
 	}
 	return i, true
+}
+
+// remember copies obj, a tags object of the layout whose values vals are,
+// into wl.obj, with its values as slices of the copy; when a value is not
+// a slice of obj (a string with escapes, decoded), the layout remembers no
+// object.
+func (wl *wLayout) remember(obj []byte, vals [][]byte) {
+	wl.obj = append(wl.obj[:0], obj...)
+	wl.objVals = wl.objVals[:0]
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(obj)))
+	for _, v := range vals {
+		if len(v) == 0 {
+			wl.objVals = append(wl.objVals, nil)
+			continue
+		}
+		off := uintptr(unsafe.Pointer(unsafe.SliceData(v))) - base
+		if off >= uintptr(len(obj)) || off+uintptr(len(v)) > uintptr(len(obj)) {
+			wl.obj = wl.obj[:0]
+			return
+		}
+		wl.objVals = append(wl.objVals, wl.obj[off:off+uintptr(len(v)):off+uintptr(len(v))])
+	}
 }
 
 // layoutOf returns the worker's layout of keys, making it on first use;
@@ -1136,7 +1183,16 @@ func scanString(b []byte, i int) ([]byte, int, bool) {
 	}
 	start := i + 1
 	ascii := true
-	for k := start; k < len(b); k++ {
+	k := start
+	// Eight bytes at a time while none is a quote, a backslash, a control
+	// character or non-ASCII (a word with one goes byte by byte).
+	for ; k+8 <= len(b); k += 8 {
+		x := binary.LittleEndian.Uint64(b[k:])
+		if specialBytes(x) != 0 {
+			break
+		}
+	}
+	for ; k < len(b); k++ {
 		ch := b[k]
 		switch {
 		case ch == '"':
@@ -1152,6 +1208,18 @@ func scanString(b []byte, i int) ([]byte, int, bool) {
 		}
 	}
 	return nil, i, false
+}
+
+// specialBytes is non-zero when a byte of the eight in x (little-endian)
+// is '"', '\\', below 0x20 or 0x80 and above: the bytes a JSON string scan
+// must look at. (A zero-byte test (v−0x01…)&^v&0x80… is exact for the
+// lowest flagged byte; bytes of 0x80 and above are flagged by their top
+// bit.)
+func specialBytes(x uint64) uint64 {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	q := x ^ (lo * '"')
+	bs := x ^ (lo * '\\')
+	return ((q-lo)&^q | (bs-lo)&^bs | (x - lo*0x20) | x) & hi
 }
 
 // scanNumber scans a JSON number (RFC 8259 grammar) and returns its value

@@ -3,10 +3,12 @@ package ingest
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -721,5 +723,38 @@ func TestK6JSONQuietWrongValues(t *testing.T) {
 	got, r := readAllJSON(t, point("clock_skew_ms", "2026-11-30T02:04:18Z", "-3.25")+"\n"+point("http_req_duration", "2200-12-31T23:59:59.999999999Z", "-0")+"\n")
 	if len(got) != 2 || r.Stats().Skipped != 0 || got[0].Value != -3.25 {
 		t.Errorf("custom negative Trend and -0: %+v, errors %v", got, r.Stats().Errors)
+	}
+}
+
+// TestSpecialBytes checks the word test of scanString against the byte
+// rule, for every byte value at every position of a word of otherwise
+// plain letters, and for random words.
+func TestSpecialBytes(t *testing.T) {
+	special := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80 }
+	word := func(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
+	for pos := range 8 {
+		for c := range 256 {
+			b := []byte("abcdefgh")
+			b[pos] = byte(c)
+			if got := specialBytes(word(b)) != 0; got != special(byte(c)) {
+				t.Fatalf("byte %#x at %d: specialBytes says %v", c, pos, got)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 100000 {
+		var b [8]byte
+		want := false
+		for i := range b {
+			// Mostly printable ASCII, so that clean words are common.
+			b[i] = byte(0x20 + rng.IntN(0x5f))
+			if rng.IntN(16) == 0 {
+				b[i] = byte(rng.IntN(256))
+			}
+			want = want || special(b[i])
+		}
+		if got := specialBytes(word(b[:])) != 0; got != want {
+			t.Fatalf("%q: specialBytes says %v", b, got)
+		}
 	}
 }
