@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -755,6 +756,58 @@ func TestSpecialBytes(t *testing.T) {
 		}
 		if got := specialBytes(word(b[:])) != 0; got != want {
 			t.Fatalf("%q: specialBytes says %v", b, got)
+		}
+	}
+}
+
+// TestScanNumber checks scanNumber against strconv.ParseFloat (which
+// encoding/json uses) on numbers of every length up to 24 digits, with
+// and without a fraction, sign and exponent, each followed by a '}' that
+// ends the scan.
+func TestScanNumber(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	digits := func(n int, lead bool) string {
+		var sb strings.Builder
+		for i := range n {
+			d := rng.IntN(10)
+			if i == 0 && lead && d == 0 {
+				d = 1 + rng.IntN(9)
+			}
+			sb.WriteByte(byte('0' + d))
+		}
+		return sb.String()
+	}
+	var cases []string
+	for range 20000 {
+		s := digits(1+rng.IntN(12), true)
+		if rng.IntN(8) == 0 {
+			s = "0"
+		}
+		if rng.IntN(2) == 0 {
+			s += "." + digits(1+rng.IntN(12), false)
+		}
+		if rng.IntN(8) == 0 {
+			s = "-" + s
+		}
+		if rng.IntN(16) == 0 {
+			s += "e" + []string{"", "+", "-"}[rng.IntN(3)] + digits(1+rng.IntN(2), false)
+		}
+		cases = append(cases, s)
+	}
+	cases = append(cases, "12345678", "123456789012345678901234", "0.12345678", "0.1234567812345678", "99999999.99999999")
+	for _, s := range cases {
+		want, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		got, end, ok := scanNumber([]byte(s+"}"), 0)
+		if !ok || end != len(s) || got != want {
+			t.Fatalf("scanNumber(%q) = %v, %d, %v; want %v, %d, true", s, got, end, ok, want, len(s))
+		}
+	}
+	for _, bad := range []string{"", "-", "01", ".5", "1.", "1e", "1e+", "+1", "-.5"} {
+		if _, end, ok := scanNumber([]byte(bad+"}"), 0); ok && end == len(bad) {
+			t.Errorf("scanNumber(%q) accepted", bad)
 		}
 	}
 }
