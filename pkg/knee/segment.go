@@ -176,26 +176,51 @@ func noiseVariance(y []float64, missing []bool, k int, floor []float64) []float6
 		d[i], ok[i] = math.Abs(v), true
 	}
 	out := make([]float64, m)
+	// buf is the sorted window of point i: the differences d[j] with
+	// ok[j], j within noiseWindow of i; moving to i+1 drops d[i−W] and
+	// inserts d[i+1+W] (the same multiset, and so the same sorted values,
+	// as sorting each window afresh).
 	buf := make([]float64, 0, 2*noiseWindow+1)
+	for j := range min(m, noiseWindow) {
+		if ok[j] {
+			buf = sortedInsert(buf, d[j])
+		}
+	}
 	for i := range y {
+		if j := i - noiseWindow - 1; j >= 0 && ok[j] {
+			buf = sortedRemove(buf, d[j])
+		}
+		if j := i + noiseWindow; j < m && ok[j] {
+			buf = sortedInsert(buf, d[j])
+		}
 		if missing != nil && missing[i] {
 			out[i] = math.Inf(1)
 			continue
 		}
-		buf = buf[:0]
-		for j := max(0, i-noiseWindow); j <= min(m-1, i+noiseWindow); j++ {
-			if ok[j] {
-				buf = append(buf, d[j])
-			}
-		}
 		s := 0.0
 		if len(buf) >= 3 {
-			slices.Sort(buf)
 			s = quantileSorted(buf, 0.25) / 0.3186 / math.Sqrt(binom)
 		}
 		out[i] = max(s*s, floor[i])
 	}
 	return out
+}
+
+// sortedInsert inserts v into the ascending s (slices.Sort's order: NaN
+// first).
+func sortedInsert(s []float64, v float64) []float64 {
+	i, _ := slices.BinarySearch(s, v)
+	return slices.Insert(s, i, v)
+}
+
+// sortedRemove removes one value equal to v (by slices.Sort's order) from
+// the ascending s, which holds it.
+func sortedRemove(s []float64, v float64) []float64 {
+	i, found := slices.BinarySearch(s, v)
+	if !found {
+		return s // cannot happen: v was inserted
+	}
+	return slices.Delete(s, i, i+1)
 }
 
 // noiseWindow is the half-width, in points, of the window a point's noise

@@ -103,3 +103,78 @@ func TestPruningKeepsOptimum(t *testing.T) {
 		t.Fatalf("only %d of 300 trials had a change point: the test does not exercise pruning", pruned)
 	}
 }
+
+// TestNoiseVarianceSlidingWindow: noiseVariance's sliding sorted window
+// gives exactly what sorting each point's window afresh gives, with and
+// without missing points, for the three difference orders.
+func TestNoiseVarianceSlidingWindow(t *testing.T) {
+	ref := func(y []float64, missing []bool, k int, floor []float64) []float64 {
+		m := len(y)
+		d := make([]float64, m)
+		ok := make([]bool, m)
+		binom := map[int]float64{1: 2, 2: 6, 3: 20}[k]
+		for i := k; i < m; i++ {
+			bad := false
+			for j := i - k; j <= i; j++ {
+				bad = bad || (missing != nil && missing[j])
+			}
+			if bad {
+				continue
+			}
+			var v float64
+			switch k {
+			case 1:
+				v = y[i] - y[i-1]
+			case 2:
+				v = y[i] - 2*y[i-1] + y[i-2]
+			default:
+				v = y[i] - 3*y[i-1] + 3*y[i-2] - y[i-3]
+			}
+			d[i], ok[i] = math.Abs(v), true
+		}
+		out := make([]float64, m)
+		for i := range y {
+			if missing != nil && missing[i] {
+				out[i] = math.Inf(1)
+				continue
+			}
+			var buf []float64
+			for j := max(0, i-noiseWindow); j <= min(m-1, i+noiseWindow); j++ {
+				if ok[j] {
+					buf = append(buf, d[j])
+				}
+			}
+			s := 0.0
+			if len(buf) >= 3 {
+				slices.Sort(buf)
+				s = quantileSorted(buf, 0.25) / 0.3186 / math.Sqrt(binom)
+			}
+			out[i] = max(s*s, floor[i])
+		}
+		return out
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 300 {
+		m := rng.IntN(120)
+		y := make([]float64, m)
+		floor := make([]float64, m)
+		var missing []bool
+		if trial%2 == 1 {
+			missing = make([]bool, m)
+		}
+		for i := range y {
+			// Integer counts: equal differences are common.
+			y[i] = float64(rng.IntN(20) + i)
+			floor[i] = rng.Float64()
+			if missing != nil && rng.IntN(6) == 0 {
+				missing[i] = true
+			}
+		}
+		for k := 1; k <= 3; k++ {
+			got, want := noiseVariance(y, missing, k, floor), ref(y, missing, k, floor)
+			if !slices.Equal(got, want) {
+				t.Fatalf("trial %d, k %d: got %v, want %v", trial, k, got, want)
+			}
+		}
+	}
+}
