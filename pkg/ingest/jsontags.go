@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // jsonKeys is the tag columns of one JSON file, shared by its workers and
@@ -78,6 +79,12 @@ type jsonLayout struct {
 	// nil until asked.
 	keyHash  []uint64
 	hashSeed maphash.Seed
+	// found caches get's key positions (−1: not a key of the layout) by
+	// the address and length of the key asked for: a consumer asks with
+	// the same string constants, sample after sample. (A cached address
+	// keeps its string alive, and strings do not change, so an address
+	// and length stand for the same bytes while cached.)
+	found [8]foundKey
 
 	// The converter's fragment builder that reads samples of this layout,
 	// and the slot of each key in it.
@@ -174,13 +181,24 @@ func (r *jsonRow) value(p int) string {
 	return v
 }
 
+// foundKey is a cached key position of a layout (jsonLayout.found).
+type foundKey struct {
+	key *byte
+	n   int
+	pos int
+}
+
 // get returns the value of key and whether the sample has it non-empty.
 func (r *jsonRow) get(key string) (string, bool) {
-	for p, k := range r.layout.keys {
-		if k == key {
-			v := r.value(p)
-			return v, v != ""
-		}
+	l := r.layout
+	kp := unsafe.StringData(key)
+	f := &l.found[(uintptr(unsafe.Pointer(kp))>>3)&7]
+	if f.key != kp || f.n != len(key) || kp == nil {
+		*f = foundKey{key: kp, n: len(key), pos: slices.Index(l.keys, key)}
+	}
+	if f.pos >= 0 {
+		v := r.value(f.pos)
+		return v, v != ""
 	}
 	if v, ok := lookupPairs(r.extraTags(), key); ok {
 		return v, true
