@@ -43,6 +43,10 @@ type Series struct {
 	buf     []byte
 	// err is the first slot that failed to decode (see Err).
 	err error
+	// regrouping is set while a Writer merges the slots of the previous
+	// width outside the lock (coarsen); slots then holds only the values
+	// sealed since, at the new width.
+	regrouping bool
 }
 
 // Err returns the first failure to decode a sealed slot, or nil. The
@@ -108,9 +112,20 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// seal merges sk, the values of second sec and group g, into the Series.
-// The caller holds s.mu.
-func (s *Series) seal(sec int64, g int32, sk *Sketch) { s.sealEnc(sec, g, sk, nil) }
+// seal merges sk, the values of second sec and group g, into the Series,
+// coarsening it when the slots overflow. The caller holds s.mu.
+func (s *Series) seal(sec int64, g int32, sk *Sketch) {
+	s.sealEnc(sec, g, sk, nil)
+	for !s.regrouping && !s.fits() {
+		s.regroup(s.width * 2)
+	}
+}
+
+// fits reports whether the slots are within the slot limit (or the width
+// can grow no more).
+func (s *Series) fits() bool {
+	return s.maxSlots <= 0 || len(s.slots) <= s.maxSlots || s.width >= 1<<40
+}
 
 // sealEnc is seal with sk's encoding already made (nil: made here), used
 // when sk starts a slot: the Writers encode their sketches before they
@@ -128,9 +143,6 @@ func (s *Series) sealEnc(sec int64, g int32, sk *Sketch, enc []byte) {
 		}
 		sl = &seriesSlot{enc: enc}
 		s.slots[k] = sl
-		for s.maxSlots > 0 && len(s.slots) > s.maxSlots && s.width < 1<<40 {
-			s.regroup(s.width * 2)
-		}
 	} else if sk.n < pendingLimit {
 		if sl.pending == nil {
 			sl.pending = &Sketch{}
@@ -174,22 +186,70 @@ func (s *Series) mergeSlot(sl *seriesSlot, sc *Sketch) {
 // regroup rebuilds the slots at width w, a multiple of the current width.
 func (s *Series) regroup(w int64) {
 	f := w / s.width
-	old := s.slots
-	s.slots = make(map[seriesKey]*seriesSlot, len(old)/int(f)+1)
-	s.width = w
+	slots, err := regroupSlots(s.slots, f)
+	s.slots, s.width = slots, w
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+}
+
+// regroupSlots returns the slots of old merged f to a slot (f a power of
+// two), each one encoded anew, and the first failure to decode one. It
+// touches nothing of a Series, so it runs outside the lock (coarsen).
+func regroupSlots(old map[seriesKey]*seriesSlot, f int64) (map[seriesKey]*seriesSlot, error) {
 	merged := map[seriesKey][]*seriesSlot{}
 	for k, sl := range old {
 		nk := seriesKey{floorDiv(k.slot, f), k.group}
 		merged[nk] = append(merged[nk], sl)
 	}
+	out := make(map[seriesKey]*seriesSlot, len(merged))
+	var sc Sketch
+	var buf []byte
+	var first error
 	for k, parts := range merged {
-		sc := &s.scratch
 		sc.Reset()
 		for _, p := range parts {
-			s.mergeSlot(p, sc)
+			if err := sc.mergeEncodedOwn(p.enc); err != nil && first == nil {
+				first = fmt.Errorf("sketch: series slot: %w", err)
+			}
+			sc.Merge(p.pending)
 		}
-		enc := s.encode(sc)
-		s.slots[k] = &seriesSlot{enc: enc}
+		buf = sc.AppendEncoded(buf[:0])
+		out[k] = &seriesSlot{enc: slices.Clone(buf)}
+	}
+	return out, first
+}
+
+// coarsen doubles the width until the slots fit, as regroup does, but
+// merges the slots of the old width with the lock released, so that the
+// other Writers seal meanwhile (into slots of the new width, merged in
+// after). The caller holds s.mu; coarsen returns with it held. When
+// another Writer is coarsening already, it does nothing: that one checks
+// the limit again once its slots are merged in.
+func (s *Series) coarsen() {
+	for !s.regrouping && !s.fits() {
+		old := s.slots
+		s.slots = make(map[seriesKey]*seriesSlot, len(old)/2+1)
+		s.width *= 2
+		s.regrouping = true
+		s.mu.Unlock()
+		merged, err := regroupSlots(old, 2)
+		s.mu.Lock()
+		for k, sl := range merged {
+			if cur := s.slots[k]; cur != nil {
+				// Values sealed while the old slots were merged.
+				sc := &s.scratch
+				sc.Reset()
+				s.mergeSlot(sl, sc)
+				s.mergeSlot(cur, sc)
+				sl = &seriesSlot{enc: s.encode(sc)}
+			}
+			s.slots[k] = sl
+		}
+		if err != nil && s.err == nil {
+			s.err = err
+		}
+		s.regrouping = false
 	}
 }
 
@@ -378,6 +438,7 @@ func (s *Series) Writer() *Writer {
 			for i, k := range keys {
 				s.sealEnc(k.sec, k.group, sks[i], encs[i])
 			}
+			s.coarsen()
 			w.width = s.width
 			s.mu.Unlock()
 			for _, sk := range sks {

@@ -393,3 +393,50 @@ func TestSeriesMomentsMatchRange(t *testing.T) {
 		}
 	}
 }
+
+// TestSeriesCoarsensWhileOthersWrite: Writers on several goroutines, each
+// given a share of the run's chunks, seal while one of them merges the old
+// slots outside the lock (coarsen): the width and every range are those of
+// one Writer given all the values in order.
+func TestSeriesCoarsensWhileOthersWrite(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	vals := run(rng)
+	const maxSlots = 16
+	one := NewSeries(maxSlots)
+	w1 := one.Writer()
+	for _, x := range vals {
+		w1.Add(x.sec, int(x.sec%3), x.v)
+	}
+	w1.Flush()
+	for trial := range 8 {
+		s := NewSeries(maxSlots)
+		const writers, chunk = 4, 500
+		var wg sync.WaitGroup
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				wr := s.Writer()
+				for c := w * chunk; c < len(vals); c += writers * chunk {
+					for _, x := range vals[c:min(c+chunk, len(vals))] {
+						wr.Add(x.sec, int(x.sec%3), x.v)
+					}
+				}
+				wr.Flush()
+			}()
+		}
+		wg.Wait()
+		if s.Width() != one.Width() || s.Width() < 16 {
+			t.Fatalf("trial %d: width %d, want %d (and at least 16)", trial, s.Width(), one.Width())
+		}
+		if err := s.Err(); err != nil {
+			t.Fatal(err)
+		}
+		for g := range 3 {
+			same(t, "whole run", s.Range(g, 0, 2_000_000_000), one.Range(g, 0, 2_000_000_000))
+			for from := int64(1_699_999_700); from < 1_700_000_700; from += 64 {
+				same(t, "range", s.Range(g, from, from+100), one.Range(g, from, from+100))
+			}
+		}
+	}
+}
