@@ -811,3 +811,71 @@ func TestScanNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestK6JSONRepeatedTails: lines whose tags repeat the line before's or a
+// layout's last (scanTags' shortcuts), mixed with lines of another shape
+// between two equal tags objects (scanPoint, encoding/json, no tags, null
+// tags, a tags object too long to remember), read the same through Next
+// and through Drain as through encoding/json's reading of each line alone.
+func TestK6JSONRepeatedTails(t *testing.T) {
+	long := strings.Repeat("x", 5000)
+	pt := func(metric string, v int, tail string) string {
+		return fmt.Sprintf(`{"metric":%q,"type":"Point","data":{"time":"2026-11-30T02:04:18.5Z","value":%d%s}}`, metric, v, tail)
+	}
+	a := `,"tags":{"name":"a","status":"200"}`
+	b := `,"tags":{"name":"b","status":"500"}`
+	lines := []string{
+		pt("m1", 1, a), pt("m2", 2, a), pt("m3", 3, a),
+		// another shape with other tags between two equal tails
+		` {"metric":"m4","type":"Point","data":{"time":"2026-11-30T02:04:18.5Z","value":4,"tags":{"name":"b","status":"500"}}}`,
+		pt("m5", 5, a),
+		pt("m6", 6, b), pt("m7", 7, a+`,"metadata":{"vu":"1"}`), pt("m8", 8, a+`,"metadata":{"vu":"1"}`),
+		pt("m9", 9, ""), pt("m10", 10, ""), pt("m11", 11, a),
+		pt("m12", 12, `,"tags":null`), pt("m13", 13, `,"tags":null`), pt("m14", 14, a),
+		pt("m15", 15, `,"tags":{"name":"`+long+`"}`), pt("m16", 16, `,"tags":{"name":"`+long+`"}`), pt("m17", 17, a),
+		pt("m18", 18, `,"tags":{"name":"say \"hi\""}`), pt("m19", 19, a), pt("m20", 20, a),
+	}
+	src := strings.Join(lines, "\n") + "\n"
+	var want []string
+	for _, ln := range lines {
+		var e struct {
+			Metric string
+			Data   struct {
+				Value    float64
+				Tags     map[string]string
+				Metadata map[string]string
+			}
+		}
+		if err := json.Unmarshal([]byte(ln), &e); err != nil {
+			t.Fatal(err)
+		}
+		var pairs []string
+		for k, v := range e.Data.Tags {
+			if v != "" {
+				pairs = append(pairs, k+"="+v)
+			}
+		}
+		for k, v := range e.Data.Metadata {
+			pairs = append(pairs, "@"+k+"="+v)
+		}
+		slices.Sort(pairs)
+		want = append(want, fmt.Sprintf("%s %g %s", e.Metric, e.Data.Value, strings.Join(pairs, "&")))
+	}
+	flat := func(s *Sample) string { return fmt.Sprintf("%s %g %s", s.Metric, s.Value, tagString(s)) }
+	var next []string
+	r := NewK6JSONReader(strings.NewReader(src), "t.json")
+	for r.Next() {
+		next = append(next, flat(r.Sample()))
+	}
+	var drained []string
+	d := NewK6JSONReader(strings.NewReader(src), "t.json")
+	if err := d.Drain([]func(*Sample){func(s *Sample) { drained = append(drained, flat(s)) }}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(next, want) {
+		t.Errorf("Next:\n got %q\nwant %q", next, want)
+	}
+	if !slices.Equal(drained, want) {
+		t.Errorf("Drain:\n got %q\nwant %q", drained, want)
+	}
+}
