@@ -834,6 +834,10 @@ func TestK6JSONRepeatedTails(t *testing.T) {
 		pt("m12", 12, `,"tags":null`), pt("m13", 13, `,"tags":null`), pt("m14", 14, a),
 		pt("m15", 15, `,"tags":{"name":"`+long+`"}`), pt("m16", 16, `,"tags":{"name":"`+long+`"}`), pt("m17", 17, a),
 		pt("m18", 18, `,"tags":{"name":"say \"hi\""}`), pt("m19", 19, a), pt("m20", 20, a),
+		// another layout between two equal objects: the metric's layout's
+		// last object (wLayout.obj), then the same with the other values
+		pt("m1", 21, a), pt("c", 22, `,"tags":{"check":"ok"}`), pt("m1", 23, a), pt("c", 24, `,"tags":{"check":"ok"}`), pt("m1", 25, b),
+		pt("c", 26, `,"tags":{"check":"ok"}`), pt("m1", 27, a),
 	}
 	src := strings.Join(lines, "\n") + "\n"
 	var want []string
