@@ -453,16 +453,7 @@ type unitResult struct {
 // ≥ +0, finite, not NaN); -0 is not, and goes to rowCheck, which passes
 // it.
 func (b *colBatch) allPlain() bool {
-	var null uint8
-	for _, f := range b.null {
-		null |= f
-	}
-	bad := 0
-	for _, x := range b.bad {
-		if x {
-			bad++
-		}
-	}
+	flags := orBytes(b.null) | orBytes(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b.bad))), len(b.bad)))
 	minMetric := int32(1)
 	for _, m := range b.metric {
 		minMetric = min(minMetric, m)
@@ -471,7 +462,23 @@ func (b *colBatch) allPlain() bool {
 	for _, v := range b.values {
 		maxBits = max(maxBits, math.Float64bits(v))
 	}
-	return null == 0 && bad == 0 && minMetric > 0 && maxBits < 0x7FF0000000000000
+	return flags == 0 && minMetric > 0 && maxBits < 0x7FF0000000000000
+}
+
+// orBytes returns the bitwise or of the bytes of p, 8 at a time.
+func orBytes(p []byte) byte {
+	var w uint64
+	for len(p) >= 8 {
+		w |= binary.LittleEndian.Uint64(p)
+		p = p[8:]
+	}
+	for _, x := range p {
+		w |= uint64(x)
+	}
+	w |= w >> 32
+	w |= w >> 16
+	w |= w >> 8
+	return byte(w)
 }
 
 // rowCheck returns the syntax error of row i of b, or nil.
