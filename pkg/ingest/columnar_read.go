@@ -604,10 +604,16 @@ func (c *ColumnarReader) fill(s *Sample, r *colRow, b *colBatch, i int) {
 		s.Source = b.src
 		return
 	}
-	s.Source = c.name
+	s.Source = c.source(b, i)
+}
+
+// source is Sample.Source of row i of b: its source_file, else the
+// columnar file's name.
+func (c *ColumnarReader) source(b *colBatch, i int) string {
 	if src := b.tab.strs[b.source[i]]; src != "" {
-		s.Source = src
+		return src
 	}
+	return c.name
 }
 
 // sources sets b.oneSrc and b.src when every row of b has the same
@@ -671,7 +677,7 @@ func (c *ColumnarReader) drain(sinks []func(*Sample), bsinks []batchSink) error 
 			cur := c.newCursor()
 			defer cur.close()
 			b := &colBatch{dec: cur}
-			r := colRow{n: len(c.keys)}
+			r := colRow{n: len(c.keys), b: b}
 			s := Sample{Source: c.name, Tags: Tags{keys: c.keys, lazyC: &r}}
 			sink := sinks[w]
 			for !failed.Load() {
@@ -690,6 +696,11 @@ func (c *ColumnarReader) drain(sinks []func(*Sample), bsinks []batchSink) error 
 					}
 					clean := b.allPlain()
 					b.sources(c.name)
+					if b.oneSrc {
+						s.Source = b.src
+					}
+					// fill, but with r.b (always b) and a batch's one
+					// Source set once: sinks do not change the sample.
 					for i := range b.n {
 						if !clean {
 							if e := c.rowCheck(b, i); e != nil {
@@ -697,7 +708,11 @@ func (c *ColumnarReader) drain(sinks []func(*Sample), bsinks []batchSink) error 
 								continue
 							}
 						}
-						c.fill(&s, &r, b, i)
+						s.Metric = b.tab.strs[b.metric[i]]
+						s.TimeNS, s.Value, r.i = b.times[i], b.values[i], i
+						if !b.oneSrc {
+							s.Source = c.source(b, i)
+						}
 						sink(&s)
 						res.rows++
 					}
