@@ -195,7 +195,11 @@ func (r *colRow) keyIndex(keys []string, key string) int { return r.keys.index(k
 
 // get is Tags.Get of the row.
 func (r *colRow) get(keys []string, key string) (string, bool) {
-	if i := r.keyIndex(keys, key); i >= 0 {
+	i, ok := r.keys.hit(key)
+	if !ok {
+		i = r.keyIndex(keys, key)
+	}
+	if i >= 0 {
 		b := r.b // a tag column: ids, not the metadata strings
 		if !b.have[i] {
 			b.need(i)
