@@ -34,8 +34,8 @@ func (c *keyCache) hit(key string) (int, bool) {
 func (c *keyCache) index(keys []string, key string) int {
 	p := uintptr(unsafe.Pointer(unsafe.StringData(key)))
 	sl := &c[(uint64(p)*0x9E3779B97F4A7C15)>>(64-5)&(keySlots-1)]
-	if sl.ok && (unsafe.StringData(sl.key) == unsafe.StringData(key) && len(sl.key) == len(key) || sl.key == key) {
-		return sl.idx // the same bytes (a constant) at a glance, else compared
+	if sl.ok && sl.key == key {
+		return sl.idx
 	}
 	idx := -1
 	for i, k := range keys {
