@@ -195,7 +195,11 @@ func (r *colRow) keyIndex(keys []string, key string) int { return r.keys.index(k
 
 // get is Tags.Get of the row.
 func (r *colRow) get(keys []string, key string) (string, bool) {
-	if i := r.keyIndex(keys, key); i >= 0 {
+	i, ok := r.keys.hit(key)
+	if !ok {
+		i = r.keyIndex(keys, key)
+	}
+	if i >= 0 {
 		b := r.b // a tag column: ids, not the metadata strings
 		if !b.have[i] {
 			b.need(i)
@@ -453,16 +457,7 @@ type unitResult struct {
 // ≥ +0, finite, not NaN); -0 is not, and goes to rowCheck, which passes
 // it.
 func (b *colBatch) allPlain() bool {
-	var null uint8
-	for _, f := range b.null {
-		null |= f
-	}
-	bad := 0
-	for _, x := range b.bad {
-		if x {
-			bad++
-		}
-	}
+	flags := orBytes(b.null) | orBytes(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b.bad))), len(b.bad)))
 	minMetric := int32(1)
 	for _, m := range b.metric {
 		minMetric = min(minMetric, m)
@@ -471,7 +466,23 @@ func (b *colBatch) allPlain() bool {
 	for _, v := range b.values {
 		maxBits = max(maxBits, math.Float64bits(v))
 	}
-	return null == 0 && bad == 0 && minMetric > 0 && maxBits < 0x7FF0000000000000
+	return flags == 0 && minMetric > 0 && maxBits < 0x7FF0000000000000
+}
+
+// orBytes returns the bitwise or of the bytes of p, 8 at a time.
+func orBytes(p []byte) byte {
+	var w uint64
+	for len(p) >= 8 {
+		w |= binary.LittleEndian.Uint64(p)
+		p = p[8:]
+	}
+	for _, x := range p {
+		w |= uint64(x)
+	}
+	w |= w >> 32
+	w |= w >> 16
+	w |= w >> 8
+	return byte(w)
 }
 
 // rowCheck returns the syntax error of row i of b, or nil.
@@ -597,10 +608,16 @@ func (c *ColumnarReader) fill(s *Sample, r *colRow, b *colBatch, i int) {
 		s.Source = b.src
 		return
 	}
-	s.Source = c.name
+	s.Source = c.source(b, i)
+}
+
+// source is Sample.Source of row i of b: its source_file, else the
+// columnar file's name.
+func (c *ColumnarReader) source(b *colBatch, i int) string {
 	if src := b.tab.strs[b.source[i]]; src != "" {
-		s.Source = src
+		return src
 	}
+	return c.name
 }
 
 // sources sets b.oneSrc and b.src when every row of b has the same
@@ -664,7 +681,7 @@ func (c *ColumnarReader) drain(sinks []func(*Sample), bsinks []batchSink) error 
 			cur := c.newCursor()
 			defer cur.close()
 			b := &colBatch{dec: cur}
-			r := colRow{n: len(c.keys)}
+			r := colRow{n: len(c.keys), b: b}
 			s := Sample{Source: c.name, Tags: Tags{keys: c.keys, lazyC: &r}}
 			sink := sinks[w]
 			for !failed.Load() {
@@ -683,6 +700,11 @@ func (c *ColumnarReader) drain(sinks []func(*Sample), bsinks []batchSink) error 
 					}
 					clean := b.allPlain()
 					b.sources(c.name)
+					if b.oneSrc {
+						s.Source = b.src
+					}
+					// fill, but with r.b (always b) and a batch's one
+					// Source set once: sinks do not change the sample.
 					for i := range b.n {
 						if !clean {
 							if e := c.rowCheck(b, i); e != nil {
@@ -690,7 +712,11 @@ func (c *ColumnarReader) drain(sinks []func(*Sample), bsinks []batchSink) error 
 								continue
 							}
 						}
-						c.fill(&s, &r, b, i)
+						s.Metric = b.tab.strs[b.metric[i]]
+						s.TimeNS, s.Value, r.i = b.times[i], b.values[i], i
+						if !b.oneSrc {
+							s.Source = c.source(b, i)
+						}
 						sink(&s)
 						res.rows++
 					}

@@ -20,6 +20,15 @@ type keySlot struct {
 // keySlots is the size of a keyCache (a power of two).
 const keySlots = 32
 
+// hit returns the index cached for key when its slot holds key by
+// address (a constant asked for again): small enough to inline into a
+// Get, which calls index otherwise.
+func (c *keyCache) hit(key string) (int, bool) {
+	p := unsafe.StringData(key)
+	sl := &c[(uint64(uintptr(unsafe.Pointer(p)))*0x9E3779B97F4A7C15)>>(64-5)]
+	return sl.idx, unsafe.StringData(sl.key) == p && len(sl.key) == len(key) && sl.ok
+}
+
 // index returns the index of key among keys (the row's tag columns), or
 // -1, looking keys up once per key and cache.
 func (c *keyCache) index(keys []string, key string) int {
