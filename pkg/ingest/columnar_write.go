@@ -433,17 +433,23 @@ func (fb *fragBuilder) csvRow(l *lazyRow, row int) (extra, meta []byte, ok bool)
 		return nil, nil, false
 	}
 	line, pos := l.line, 0
-	for range 3 {
-		for pos < len(line) && line[pos] != ',' {
+	if len(l.starts) >= 4 {
+		pos = l.starts[3] // the reader found the first three commas (set3)
+	} else {
+		for range 3 {
+			for pos < len(line) && line[pos] != ',' {
+				pos++
+			}
 			pos++
 		}
-		pos++
 	}
-	c2 := bytes.LastIndexByte(line, ',')
+	c1, c2 := l.tail, l.tail2
 	if c2 < 0 {
-		return nil, nil, false
+		if c2 = bytes.LastIndexByte(line, ','); c2 < 0 {
+			return nil, nil, false
+		}
+		c1 = bytes.LastIndexByte(line[:c2], ',')
 	}
-	c1 := bytes.LastIndexByte(line[:c2], ',')
 	if c1 < pos-1 {
 		return nil, nil, false
 	}
@@ -664,6 +670,7 @@ type columnarWriter struct {
 	rowsIn, rowsOut int64
 	builders        int // fragment builders made so far (their ids)
 	scratch         []colScratch
+	rowDst          [][]int32 // rowFill's destination columns, reused
 	metaVals        []parquet.ByteArray
 
 	pw *file.Writer // Parquet
@@ -1055,10 +1062,8 @@ func (cw *columnarWriter) putRows(f *fragment, at, k int) error {
 		cols = append(cols, c)
 	}
 	for c := range cw.ids {
-		col := cw.ids[c]
-		for range k {
-			col = append(col, 0)
-		}
+		col := slices.Grow(cw.ids[c], k)[:start+k]
+		clear(col[start:])
 		cw.ids[c] = col
 	}
 	rm := cw.remap(f)
@@ -1072,16 +1077,8 @@ func (cw *columnarWriter) putRows(f *fragment, at, k int) error {
 	}
 	fill(colMetric, f.metric)
 	fill(colSource, f.source)
-	for j, c := range rowCols {
-		if c < 0 {
-			continue
-		}
-		dst := cw.ids[c][start : start+k]
-		for i := range k {
-			if id := f.rowIDs[(at+i)*f.rowW+j]; id != 0 {
-				dst[i] = cw.mapID(rm, c, f, id)
-			}
-		}
+	if len(rowCols) > 0 {
+		cw.rowFill(rm, f, rowCols, at, start, k)
 	}
 	for s, c := range cols {
 		if c >= 0 {
@@ -1111,6 +1108,49 @@ func (cw *columnarWriter) putRows(f *fragment, at, k int) error {
 	}
 	cw.n += k
 	return nil
+}
+
+// rowFill maps the row-major tag ids of rows [at, at+k) of f into the
+// batch from row start: slot j of a row goes to string column rowCols[j]
+// (none when negative). It walks the ids in memory order, and a row whose
+// ids are the previous row's (the samples of one request) copies the
+// previous row's dictionary indices.
+func (cw *columnarWriter) rowFill(rm []remapCol, f *fragment, rowCols []int, at, start, k int) {
+	w := f.rowW
+	dsts := cw.rowDst[:0]
+	for _, c := range rowCols {
+		var dst []int32
+		if c >= 0 {
+			dst = cw.ids[c][start : start+k]
+		}
+		dsts = append(dsts, dst)
+	}
+	cw.rowDst = dsts
+	ids := f.rowIDs[at*w : (at+k)*w]
+	var prev []int32
+	for i := range k {
+		row := ids[i*w : (i+1)*w]
+		if i > 0 && slices.Equal(row, prev) {
+			for _, dst := range dsts {
+				if dst != nil {
+					dst[i] = dst[i-1]
+				}
+			}
+			continue
+		}
+		prev = row
+		for j, id := range row {
+			if id == 0 || dsts[j] == nil {
+				continue
+			}
+			c := rowCols[j]
+			if col := rm[c]; int(id) < len(col) && uint32(col[id]>>32) == cw.stamp {
+				dsts[j][i] = int32(uint32(col[id]))
+			} else {
+				dsts[j][i] = cw.mapID(rm, c, f, id)
+			}
+		}
+	}
 }
 
 // flush writes the batch (fixing the schema at the first).
