@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"runtime"
 	"slices"
 	"strconv"
@@ -1426,6 +1427,27 @@ type colScratch struct {
 	valid []byte
 }
 
+// defLevels8 holds, for each validity byte, the definition levels of its
+// eight rows (0 or 1, as int16s) in the machine's byte order.
+var defLevels8 = func() (t [256][2]uint64) {
+	var d [8]int16
+	for m := range t {
+		for j := range d {
+			d[j] = int16(m >> j & 1)
+		}
+		t[m] = *(*[2]uint64)(unsafe.Pointer(&d))
+	}
+	return t
+}()
+
+// b2i is 1 for true, 0 for false (compiled without a branch).
+func b2i(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // indices turns string column c of the batch, in place, into an int32
 // array of dictionary indices (nulls marked invalid), and for an optional
 // column fills defs (at least as long as the batch) with the definition
@@ -1438,28 +1460,53 @@ func (cw *columnarWriter) indices(c int, optional bool, name string, defs []int1
 		sc.valid = make([]byte, (n+7)/8)
 	}
 	valid := sc.valid[:(n+7)/8]
-	clear(valid)
 	if optional && defs != nil {
 		defs = defs[:n]
 	} else {
 		defs = nil
 	}
-	nulls := 0
-	for i, id := range idx {
-		if id > 0 {
-			idx[i] = id - 1
-			valid[i>>3] |= 1 << (i & 7)
+	// Eight rows at a time, without branches: a row's bit is 1 when it
+	// has a value (its id is positive); that is also its definition level
+	// and what its id drops by.
+	set, b := 0, 0
+	for ; b+8 <= n; b += 8 {
+		x := (*[8]int32)(idx[b : b+8])
+		v0, v1, v2, v3 := b2i(x[0] > 0), b2i(x[1] > 0), b2i(x[2] > 0), b2i(x[3] > 0)
+		v4, v5, v6, v7 := b2i(x[4] > 0), b2i(x[5] > 0), b2i(x[6] > 0), b2i(x[7] > 0)
+		x[0] -= v0
+		x[1] -= v1
+		x[2] -= v2
+		x[3] -= v3
+		x[4] -= v4
+		x[5] -= v5
+		x[6] -= v6
+		x[7] -= v7
+		m := byte(v0 | v1<<1 | v2<<2 | v3<<3 | v4<<4 | v5<<5 | v6<<6 | v7<<7)
+		valid[b>>3] = m
+		set += bits.OnesCount8(m)
+		if defs != nil {
+			*(*[2]uint64)(unsafe.Pointer(&defs[b])) = defLevels8[m]
+		}
+	}
+	if b < n {
+		var m byte
+		for j := b; j < n; j++ {
+			v := b2i(idx[j] > 0)
+			idx[j] -= v
+			m |= byte(v) << (j - b)
 			if defs != nil {
-				defs[i] = 1
+				defs[j] = int16(v)
 			}
-		} else {
-			if !optional {
+		}
+		valid[b>>3] = m
+		set += bits.OnesCount8(m)
+	}
+	nulls := n - set
+	if nulls > 0 && !optional {
+		for i := range n {
+			if valid[i>>3]&(1<<(i&7)) == 0 {
 				return nil, nil, fmt.Errorf("column %s: row %d is null", name, cw.rowsOut+int64(i)+1)
 			}
-			if defs != nil {
-				defs[i] = 0
-			}
-			nulls++
 		}
 	}
 	data := array.NewData(arrow.PrimitiveTypes.Int32, n,
