@@ -429,7 +429,7 @@ func (fb *fragBuilder) csvRow(l *lazyRow, row int) (extra, meta []byte, ok bool)
 	if f.rowW == 0 {
 		f.rowW = w
 		f.rowSlots = append(f.rowSlots[:0], fb.mapping...)
-	} else if !slices.Equal(f.rowSlots, fb.mapping) {
+	} else if !int32sEqual(f.rowSlots, fb.mapping) {
 		fb.toColumns()
 		return nil, nil, false
 	}
@@ -482,6 +482,13 @@ func (fb *fragBuilder) csvRow(l *lazyRow, row int) (extra, meta []byte, ok bool)
 		}
 	}
 	return line[c1+1 : c2], line[c2+1:], true
+}
+
+// int32sEqual is slices.Equal for int32s, as one comparison of their
+// bytes (a vectorised memequal rather than a loop over the elements).
+func int32sEqual(a, b []int32) bool {
+	return len(a) == len(b) && string(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(a))), 4*len(a))) ==
+		string(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b))), 4*len(b)))
 }
 
 // toColumns moves the fragment's row-major tags into its columns, for the
@@ -1131,7 +1138,7 @@ func (cw *columnarWriter) rowFill(rm []remapCol, f *fragment, rowCols []int, at,
 	var prev []int32
 	for i := range k {
 		row := ids[i*w : (i+1)*w]
-		if i > 0 && slices.Equal(row, prev) {
+		if i > 0 && int32sEqual(row, prev) {
 			for _, dst := range dsts {
 				if dst != nil {
 					dst[i] = dst[i-1]
