@@ -1120,9 +1120,9 @@ func (cw *columnarWriter) putRows(f *fragment, at, k int) error {
 
 // rowFill maps the row-major tag ids of rows [at, at+k) of f into the
 // batch from row start: slot j of a row goes to string column rowCols[j]
-// (none when negative). It walks the ids in memory order, and a row whose
-// ids are the previous row's (the samples of one request) copies the
-// previous row's dictionary indices.
+// (none when negative). It walks the ids in memory order, and rows whose
+// ids repeat the row before them (the samples of one request) get its
+// dictionary indices, a run at a time.
 func (cw *columnarWriter) rowFill(rm []remapCol, f *fragment, rowCols []int, at, start, k int) {
 	w := f.rowW
 	dsts := cw.rowDst[:0]
@@ -1135,18 +1135,8 @@ func (cw *columnarWriter) rowFill(rm []remapCol, f *fragment, rowCols []int, at,
 	}
 	cw.rowDst = dsts
 	ids := f.rowIDs[at*w : (at+k)*w]
-	var prev []int32
-	for i := range k {
+	for i := 0; i < k; {
 		row := ids[i*w : (i+1)*w]
-		if i > 0 && int32sEqual(row, prev) {
-			for _, dst := range dsts {
-				if dst != nil {
-					dst[i] = dst[i-1]
-				}
-			}
-			continue
-		}
-		prev = row
 		for j, id := range row {
 			if id == 0 || dsts[j] == nil {
 				continue
@@ -1158,6 +1148,23 @@ func (cw *columnarWriter) rowFill(rm []remapCol, f *fragment, rowCols []int, at,
 				dsts[j][i] = cw.mapID(rm, c, f, id)
 			}
 		}
+		// Rows i+1 to e-1 repeat row i: each column's run is filled in
+		// one go.
+		e := i + 1
+		for e < k && int32sEqual(ids[e*w:(e+1)*w], row) {
+			e++
+		}
+		if e > i+1 {
+			for _, dst := range dsts {
+				if dst != nil {
+					v, run := dst[i], dst[i+1:e]
+					for r := range run {
+						run[r] = v
+					}
+				}
+			}
+		}
+		i = e
 	}
 }
 
