@@ -1036,14 +1036,21 @@ func (cw *columnarWriter) put(f *fragment) error {
 // putRows appends rows [at, at+k) of f to the batch.
 func (cw *columnarWriter) putRows(f *fragment, at, k int) error {
 	start := cw.n
-	for i := at; i < at+k; i++ {
-		t := f.times[i]
-		if t%cw.unitNS != 0 {
-			src := f.tab[f.source[i]]
-			return fmt.Errorf("%s: sample %d has time %d ns, finer than the %s unit chosen from the first %d rows; convert again with the time unit ns", src, cw.rowsOut+int64(cw.n)+int64(i-at)+1, t, cw.unitName(), cw.opts.BatchRows)
+	// Times repeat (the samples of one second, of one request): a time
+	// like the row before's is not divided again.
+	times := slices.Grow(cw.times, k)
+	lastT, lastV := int64(0), int64(0)
+	for i, t := range f.times[at : at+k] {
+		if t != lastT || i == 0 {
+			if t%cw.unitNS != 0 {
+				src := f.tab[f.source[at+i]]
+				return fmt.Errorf("%s: sample %d has time %d ns, finer than the %s unit chosen from the first %d rows; convert again with the time unit ns", src, cw.rowsOut+int64(cw.n)+int64(i)+1, t, cw.unitName(), cw.opts.BatchRows)
+			}
+			lastT, lastV = t, t/cw.storeNS
 		}
-		cw.times = append(cw.times, t/cw.storeNS)
+		times = append(times, lastV)
 	}
+	cw.times = times
 	cw.values = append(cw.values, f.values[at:at+k]...)
 	cw.meta = append(cw.meta, f.meta[at:at+k]...)
 	// Columns of the fragment's tags (new ones are made now, so that the
@@ -1078,7 +1085,12 @@ func (cw *columnarWriter) putRows(f *fragment, at, k int) error {
 	fill := func(c int, src []int32) {
 		dst := cw.ids[c][start : start+k]
 		for i, id := range src[at : at+k] {
-			if id != 0 {
+			if id == 0 {
+				continue
+			}
+			if col := rm[c]; int(id) < len(col) && uint32(col[id]>>32) == cw.stamp {
+				dst[i] = int32(uint32(col[id]))
+			} else {
 				dst[i] = cw.mapID(rm, c, f, id)
 			}
 		}
