@@ -1255,6 +1255,9 @@ func (cw *columnarWriter) setupParquet() error {
 		parquet.WithCompressionLevel(1), // zstd's fastest: the file is ~10 % larger, the write much quicker
 		parquet.WithDictionaryDefault(false),
 		parquet.WithDataPageSize(64 << 10),
+		// A batch of dictionary indices is written in one call (its
+		// pages never reach the page size: see pageBatch).
+		parquet.WithBatchSize(int64(max(cw.opts.BatchRows, 1))),
 		parquet.WithMaxRowGroupLength(int64(max(cw.opts.BatchRows, 1<<16))),
 		parquet.WithAllocator(cw.mem),
 	}
@@ -1329,6 +1332,13 @@ func (cw *columnarWriter) setupParquet() error {
 	return nil
 }
 
+// pageBatch is the number of rows of a plain (non-dictionary) column
+// written per call: the writer checks the page size after each call, so
+// this is the granularity of its pages' ends (arrow-go's default batch).
+// Dictionary indices go in one call per row group: at a few bits a row,
+// a row group's never fill a page.
+const pageBatch = 1024
+
 // arrowSchemaKey is the Parquet metadata key of the Arrow schema.
 const arrowSchemaKey = "ARROW:schema"
 
@@ -1356,12 +1366,16 @@ func (cw *columnarWriter) flushParquet() (err error) {
 		case i == 0:
 			return cw.writeDict(col, colMetric, false, defs)
 		case i == 1:
-			if _, err := col.(*file.Int64ColumnChunkWriter).WriteBatch(cw.times, nil, nil); err != nil {
-				return fmt.Errorf("column %s: %w", ColTime, err)
+			for b := 0; b < len(cw.times); b += pageBatch {
+				if _, err := col.(*file.Int64ColumnChunkWriter).WriteBatch(cw.times[b:min(b+pageBatch, len(cw.times))], nil, nil); err != nil {
+					return fmt.Errorf("column %s: %w", ColTime, err)
+				}
 			}
 		case i == 2:
-			if _, err := col.(*file.Float64ColumnChunkWriter).WriteBatch(cw.values, nil, nil); err != nil {
-				return fmt.Errorf("column %s: %w", ColValue, err)
+			for b := 0; b < len(cw.values); b += pageBatch {
+				if _, err := col.(*file.Float64ColumnChunkWriter).WriteBatch(cw.values[b:min(b+pageBatch, len(cw.values))], nil, nil); err != nil {
+					return fmt.Errorf("column %s: %w", ColValue, err)
+				}
 			}
 		case i < 3+t:
 			return cw.writeDict(col, cw.tagPos[i-3], true, defs)
@@ -1377,7 +1391,13 @@ func (cw *columnarWriter) flushParquet() (err error) {
 					vals = append(vals, parquet.ByteArray(unsafe.Slice(unsafe.StringData(m), len(m))))
 				}
 			}
-			_, err := col.(*file.ByteArrayColumnChunkWriter).WriteBatch(vals, defs, nil)
+			var err error
+			for b, v := 0, 0; b < len(defs) && err == nil; b += pageBatch {
+				d := defs[b:min(b+pageBatch, len(defs))]
+				var nv int64
+				nv, err = col.(*file.ByteArrayColumnChunkWriter).WriteBatch(vals[v:], d, nil)
+				v += int(nv)
+			}
 			clear(vals)
 			cw.metaVals = vals[:0]
 			if err != nil {
