@@ -228,6 +228,7 @@ type fragment struct {
 	rowW     int
 	rowSlots []int32
 	rowIDs   []int32
+	rowRep   []bool // per row of rowIDs: its ids are the row before's
 	res      resolution
 }
 
@@ -239,7 +240,7 @@ func (f *fragment) release() {
 	}
 	clear(f.meta)
 	*f = fragment{metric: f.metric[:0], source: f.source[:0], extra: f.extra[:0], times: f.times[:0],
-		values: f.values[:0], meta: f.meta[:0], tags: f.tags[:0], rowSlots: f.rowSlots[:0], rowIDs: f.rowIDs[:0]}
+		values: f.values[:0], meta: f.meta[:0], tags: f.tags[:0], rowSlots: f.rowSlots[:0], rowIDs: f.rowIDs[:0], rowRep: f.rowRep[:0]}
 	fragPool.Put(f)
 }
 
@@ -322,6 +323,9 @@ func (fb *fragBuilder) finish(res resolution) *fragment {
 	if f.rowW > 0 {
 		for len(f.rowIDs) < f.n*f.rowW {
 			f.rowIDs = append(f.rowIDs, 0)
+		}
+		for len(f.rowRep) < f.n {
+			f.rowRep = append(f.rowRep, false)
 		}
 	}
 	for i, col := range f.tags {
@@ -458,13 +462,18 @@ func (fb *fragBuilder) csvRow(l *lazyRow, row int) (extra, meta []byte, ok bool)
 	for len(f.rowIDs) < row*w {
 		f.rowIDs = append(f.rowIDs, 0) // rows of other readers
 	}
+	for len(f.rowRep) < row {
+		f.rowRep = append(f.rowRep, false)
+	}
 	base := len(f.rowIDs)
 	f.rowIDs = slices.Grow(f.rowIDs, w)[:base+w]
 	ids := f.rowIDs[base:]
 	if row > 0 && len(fb.lastSpan) > 0 && base >= w && string(span) == string(fb.lastSpan) {
 		copy(ids, f.rowIDs[base-w:base])
+		f.rowRep = append(f.rowRep, true)
 	} else {
 		clear(ids)
+		f.rowRep = append(f.rowRep, false)
 		p := 0
 		for i, slot := range fb.mapping {
 			e := p
@@ -504,7 +513,7 @@ func (fb *fragBuilder) toColumns() {
 			}
 		}
 	}
-	f.rowW, f.rowIDs = -1, f.rowIDs[:0]
+	f.rowW, f.rowIDs, f.rowRep = -1, f.rowIDs[:0], f.rowRep[:0]
 }
 
 // add appends one sample to the current fragment.
@@ -1133,8 +1142,8 @@ func (cw *columnarWriter) putRows(f *fragment, at, k int) error {
 // rowFill maps the row-major tag ids of rows [at, at+k) of f into the
 // batch from row start: slot j of a row goes to string column rowCols[j]
 // (none when negative). It walks the ids in memory order, and rows whose
-// ids repeat the row before them (the samples of one request) get its
-// dictionary indices, a run at a time.
+// ids repeat the row before them (the samples of one request, marked in
+// rowRep by csvRow) get its dictionary indices, a run at a time.
 func (cw *columnarWriter) rowFill(rm []remapCol, f *fragment, rowCols []int, at, start, k int) {
 	w := f.rowW
 	dsts := cw.rowDst[:0]
@@ -1147,6 +1156,7 @@ func (cw *columnarWriter) rowFill(rm []remapCol, f *fragment, rowCols []int, at,
 	}
 	cw.rowDst = dsts
 	ids := f.rowIDs[at*w : (at+k)*w]
+	rep := f.rowRep[at : at+k]
 	for i := 0; i < k; {
 		row := ids[i*w : (i+1)*w]
 		for j, id := range row {
@@ -1163,7 +1173,7 @@ func (cw *columnarWriter) rowFill(rm []remapCol, f *fragment, rowCols []int, at,
 		// Rows i+1 to e-1 repeat row i: each column's run is filled in
 		// one go.
 		e := i + 1
-		for e < k && int32sEqual(ids[e*w:(e+1)*w], row) {
+		for e < k && rep[e] {
 			e++
 		}
 		if e > i+1 {
