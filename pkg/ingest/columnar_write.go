@@ -688,6 +688,7 @@ type columnarWriter struct {
 	builders        int // fragment builders made so far (their ids)
 	scratch         []colScratch
 	rowDst          [][]int32 // rowFill's destination columns, reused
+	defBufs         [][]int16 // flushParquet's definition levels, per worker
 	metaVals        []parquet.ByteArray
 
 	pw *file.Writer // Parquet
@@ -1423,7 +1424,15 @@ func (cw *columnarWriter) flushParquet() (err error) {
 	errs := make([]error, ncols)
 	var next atomic.Int32
 	var wg sync.WaitGroup
-	for range min(ncols, max(1, runtime.GOMAXPROCS(0))) {
+	workers := min(ncols, max(1, runtime.GOMAXPROCS(0)))
+	for len(cw.defBufs) < workers {
+		cw.defBufs = append(cw.defBufs, nil)
+	}
+	for wk := range workers {
+		if cap(cw.defBufs[wk]) < cw.n {
+			cw.defBufs[wk] = make([]int16, cw.n)
+		}
+		defs := cw.defBufs[wk][:cw.n]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -1432,7 +1441,6 @@ func (cw *columnarWriter) flushParquet() (err error) {
 					errs[0] = fmt.Errorf("parquet writer: %v", r)
 				}
 			}()
-			defs := make([]int16, cw.n)
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= ncols {
