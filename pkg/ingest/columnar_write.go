@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"runtime"
 	"slices"
 	"strconv"
@@ -227,6 +228,7 @@ type fragment struct {
 	rowW     int
 	rowSlots []int32
 	rowIDs   []int32
+	rowRep   []bool // per row of rowIDs: its ids are the row before's
 	res      resolution
 }
 
@@ -238,7 +240,7 @@ func (f *fragment) release() {
 	}
 	clear(f.meta)
 	*f = fragment{metric: f.metric[:0], source: f.source[:0], extra: f.extra[:0], times: f.times[:0],
-		values: f.values[:0], meta: f.meta[:0], tags: f.tags[:0], rowSlots: f.rowSlots[:0], rowIDs: f.rowIDs[:0]}
+		values: f.values[:0], meta: f.meta[:0], tags: f.tags[:0], rowSlots: f.rowSlots[:0], rowIDs: f.rowIDs[:0], rowRep: f.rowRep[:0]}
 	fragPool.Put(f)
 }
 
@@ -321,6 +323,9 @@ func (fb *fragBuilder) finish(res resolution) *fragment {
 	if f.rowW > 0 {
 		for len(f.rowIDs) < f.n*f.rowW {
 			f.rowIDs = append(f.rowIDs, 0)
+		}
+		for len(f.rowRep) < f.n {
+			f.rowRep = append(f.rowRep, false)
 		}
 	}
 	for i, col := range f.tags {
@@ -428,22 +433,28 @@ func (fb *fragBuilder) csvRow(l *lazyRow, row int) (extra, meta []byte, ok bool)
 	if f.rowW == 0 {
 		f.rowW = w
 		f.rowSlots = append(f.rowSlots[:0], fb.mapping...)
-	} else if !slices.Equal(f.rowSlots, fb.mapping) {
+	} else if !int32sEqual(f.rowSlots, fb.mapping) {
 		fb.toColumns()
 		return nil, nil, false
 	}
 	line, pos := l.line, 0
-	for range 3 {
-		for pos < len(line) && line[pos] != ',' {
+	if len(l.starts) >= 4 {
+		pos = l.starts[3] // the reader found the first three commas (set3)
+	} else {
+		for range 3 {
+			for pos < len(line) && line[pos] != ',' {
+				pos++
+			}
 			pos++
 		}
-		pos++
 	}
-	c2 := bytes.LastIndexByte(line, ',')
+	c1, c2 := l.tail, l.tail2
 	if c2 < 0 {
-		return nil, nil, false
+		if c2 = bytes.LastIndexByte(line, ','); c2 < 0 {
+			return nil, nil, false
+		}
+		c1 = bytes.LastIndexByte(line[:c2], ',')
 	}
-	c1 := bytes.LastIndexByte(line[:c2], ',')
 	if c1 < pos-1 {
 		return nil, nil, false
 	}
@@ -451,13 +462,18 @@ func (fb *fragBuilder) csvRow(l *lazyRow, row int) (extra, meta []byte, ok bool)
 	for len(f.rowIDs) < row*w {
 		f.rowIDs = append(f.rowIDs, 0) // rows of other readers
 	}
+	for len(f.rowRep) < row {
+		f.rowRep = append(f.rowRep, false)
+	}
 	base := len(f.rowIDs)
 	f.rowIDs = slices.Grow(f.rowIDs, w)[:base+w]
 	ids := f.rowIDs[base:]
 	if row > 0 && len(fb.lastSpan) > 0 && base >= w && string(span) == string(fb.lastSpan) {
 		copy(ids, f.rowIDs[base-w:base])
+		f.rowRep = append(f.rowRep, true)
 	} else {
 		clear(ids)
+		f.rowRep = append(f.rowRep, false)
 		p := 0
 		for i, slot := range fb.mapping {
 			e := p
@@ -477,6 +493,13 @@ func (fb *fragBuilder) csvRow(l *lazyRow, row int) (extra, meta []byte, ok bool)
 	return line[c1+1 : c2], line[c2+1:], true
 }
 
+// int32sEqual is slices.Equal for int32s, as one comparison of their
+// bytes (a vectorised memequal rather than a loop over the elements).
+func int32sEqual(a, b []int32) bool {
+	return len(a) == len(b) && string(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(a))), 4*len(a))) ==
+		string(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b))), 4*len(b)))
+}
+
 // toColumns moves the fragment's row-major tags into its columns, for the
 // rest of the fragment.
 func (fb *fragBuilder) toColumns() {
@@ -490,7 +513,7 @@ func (fb *fragBuilder) toColumns() {
 			}
 		}
 	}
-	f.rowW, f.rowIDs = -1, f.rowIDs[:0]
+	f.rowW, f.rowIDs, f.rowRep = -1, f.rowIDs[:0], f.rowRep[:0]
 }
 
 // add appends one sample to the current fragment.
@@ -664,6 +687,8 @@ type columnarWriter struct {
 	rowsIn, rowsOut int64
 	builders        int // fragment builders made so far (their ids)
 	scratch         []colScratch
+	rowDst          [][]int32 // rowFill's destination columns, reused
+	defBufs         [][]int16 // flushParquet's definition levels, per worker
 	metaVals        []parquet.ByteArray
 
 	pw *file.Writer // Parquet
@@ -1021,14 +1046,21 @@ func (cw *columnarWriter) put(f *fragment) error {
 // putRows appends rows [at, at+k) of f to the batch.
 func (cw *columnarWriter) putRows(f *fragment, at, k int) error {
 	start := cw.n
-	for i := at; i < at+k; i++ {
-		t := f.times[i]
-		if t%cw.unitNS != 0 {
-			src := f.tab[f.source[i]]
-			return fmt.Errorf("%s: sample %d has time %d ns, finer than the %s unit chosen from the first %d rows; convert again with the time unit ns", src, cw.rowsOut+int64(cw.n)+int64(i-at)+1, t, cw.unitName(), cw.opts.BatchRows)
+	// Times repeat (the samples of one second, of one request): a time
+	// like the row before's is not divided again.
+	times := slices.Grow(cw.times, k)
+	lastT, lastV := int64(0), int64(0)
+	for i, t := range f.times[at : at+k] {
+		if t != lastT || i == 0 {
+			if t%cw.unitNS != 0 {
+				src := f.tab[f.source[at+i]]
+				return fmt.Errorf("%s: sample %d has time %d ns, finer than the %s unit chosen from the first %d rows; convert again with the time unit ns", src, cw.rowsOut+int64(cw.n)+int64(i)+1, t, cw.unitName(), cw.opts.BatchRows)
+			}
+			lastT, lastV = t, t/cw.storeNS
 		}
-		cw.times = append(cw.times, t/cw.storeNS)
+		times = append(times, lastV)
 	}
+	cw.times = times
 	cw.values = append(cw.values, f.values[at:at+k]...)
 	cw.meta = append(cw.meta, f.meta[at:at+k]...)
 	// Columns of the fragment's tags (new ones are made now, so that the
@@ -1055,33 +1087,28 @@ func (cw *columnarWriter) putRows(f *fragment, at, k int) error {
 		cols = append(cols, c)
 	}
 	for c := range cw.ids {
-		col := cw.ids[c]
-		for range k {
-			col = append(col, 0)
-		}
+		col := slices.Grow(cw.ids[c], k)[:start+k]
+		clear(col[start:])
 		cw.ids[c] = col
 	}
 	rm := cw.remap(f)
 	fill := func(c int, src []int32) {
 		dst := cw.ids[c][start : start+k]
 		for i, id := range src[at : at+k] {
-			if id != 0 {
+			if id == 0 {
+				continue
+			}
+			if col := rm[c]; int(id) < len(col) && uint32(col[id]>>32) == cw.stamp {
+				dst[i] = int32(uint32(col[id]))
+			} else {
 				dst[i] = cw.mapID(rm, c, f, id)
 			}
 		}
 	}
 	fill(colMetric, f.metric)
 	fill(colSource, f.source)
-	for j, c := range rowCols {
-		if c < 0 {
-			continue
-		}
-		dst := cw.ids[c][start : start+k]
-		for i := range k {
-			if id := f.rowIDs[(at+i)*f.rowW+j]; id != 0 {
-				dst[i] = cw.mapID(rm, c, f, id)
-			}
-		}
+	if len(rowCols) > 0 {
+		cw.rowFill(rm, f, rowCols, at, start, k)
 	}
 	for s, c := range cols {
 		if c >= 0 {
@@ -1111,6 +1138,57 @@ func (cw *columnarWriter) putRows(f *fragment, at, k int) error {
 	}
 	cw.n += k
 	return nil
+}
+
+// rowFill maps the row-major tag ids of rows [at, at+k) of f into the
+// batch from row start: slot j of a row goes to string column rowCols[j]
+// (none when negative). It walks the ids in memory order, and rows whose
+// ids repeat the row before them (the samples of one request, marked in
+// rowRep by csvRow) get its dictionary indices, a run at a time.
+func (cw *columnarWriter) rowFill(rm []remapCol, f *fragment, rowCols []int, at, start, k int) {
+	w := f.rowW
+	dsts := cw.rowDst[:0]
+	for _, c := range rowCols {
+		var dst []int32
+		if c >= 0 {
+			dst = cw.ids[c][start : start+k]
+		}
+		dsts = append(dsts, dst)
+	}
+	cw.rowDst = dsts
+	ids := f.rowIDs[at*w : (at+k)*w]
+	rep := f.rowRep[at : at+k]
+	for i := 0; i < k; {
+		row := ids[i*w : (i+1)*w]
+		for j, id := range row {
+			if id == 0 || dsts[j] == nil {
+				continue
+			}
+			c := rowCols[j]
+			if col := rm[c]; int(id) < len(col) && uint32(col[id]>>32) == cw.stamp {
+				dsts[j][i] = int32(uint32(col[id]))
+			} else {
+				dsts[j][i] = cw.mapID(rm, c, f, id)
+			}
+		}
+		// Rows i+1 to e-1 repeat row i: each column's run is filled in
+		// one go.
+		e := i + 1
+		for e < k && rep[e] {
+			e++
+		}
+		if e > i+1 {
+			for _, dst := range dsts {
+				if dst != nil {
+					v, run := dst[i], dst[i+1:e]
+					for r := range run {
+						run[r] = v
+					}
+				}
+			}
+		}
+		i = e
+	}
 }
 
 // flush writes the batch (fixing the schema at the first).
@@ -1188,6 +1266,9 @@ func (cw *columnarWriter) setupParquet() error {
 		parquet.WithCompressionLevel(1), // zstd's fastest: the file is ~10 % larger, the write much quicker
 		parquet.WithDictionaryDefault(false),
 		parquet.WithDataPageSize(64 << 10),
+		// A row group's dictionary indices are written in one call
+		// (see pageBatch).
+		parquet.WithBatchSize(int64(max(cw.opts.BatchRows, 1))),
 		parquet.WithMaxRowGroupLength(int64(max(cw.opts.BatchRows, 1<<16))),
 		parquet.WithAllocator(cw.mem),
 	}
@@ -1262,6 +1343,15 @@ func (cw *columnarWriter) setupParquet() error {
 	return nil
 }
 
+// pageBatch is the number of rows of a plain (non-dictionary) column
+// written per call: the writer checks the page size after each call, so
+// this is the granularity of its pages' ends (arrow-go's default batch).
+// Dictionary indices go in one call per row group: the writer sizes a
+// dictionary page by the raw values it was given, and indices written
+// with WriteDictIndices give it none, so a column chunk's indices are one
+// page either way (checked: the files are byte-identical).
+const pageBatch = 1024
+
 // arrowSchemaKey is the Parquet metadata key of the Arrow schema.
 const arrowSchemaKey = "ARROW:schema"
 
@@ -1289,12 +1379,16 @@ func (cw *columnarWriter) flushParquet() (err error) {
 		case i == 0:
 			return cw.writeDict(col, colMetric, false, defs)
 		case i == 1:
-			if _, err := col.(*file.Int64ColumnChunkWriter).WriteBatch(cw.times, nil, nil); err != nil {
-				return fmt.Errorf("column %s: %w", ColTime, err)
+			for b := 0; b < len(cw.times); b += pageBatch {
+				if _, err := col.(*file.Int64ColumnChunkWriter).WriteBatch(cw.times[b:min(b+pageBatch, len(cw.times))], nil, nil); err != nil {
+					return fmt.Errorf("column %s: %w", ColTime, err)
+				}
 			}
 		case i == 2:
-			if _, err := col.(*file.Float64ColumnChunkWriter).WriteBatch(cw.values, nil, nil); err != nil {
-				return fmt.Errorf("column %s: %w", ColValue, err)
+			for b := 0; b < len(cw.values); b += pageBatch {
+				if _, err := col.(*file.Float64ColumnChunkWriter).WriteBatch(cw.values[b:min(b+pageBatch, len(cw.values))], nil, nil); err != nil {
+					return fmt.Errorf("column %s: %w", ColValue, err)
+				}
 			}
 		case i < 3+t:
 			return cw.writeDict(col, cw.tagPos[i-3], true, defs)
@@ -1310,7 +1404,13 @@ func (cw *columnarWriter) flushParquet() (err error) {
 					vals = append(vals, parquet.ByteArray(unsafe.Slice(unsafe.StringData(m), len(m))))
 				}
 			}
-			_, err := col.(*file.ByteArrayColumnChunkWriter).WriteBatch(vals, defs, nil)
+			var err error
+			for b, v := 0, 0; b < len(defs) && err == nil; b += pageBatch {
+				d := defs[b:min(b+pageBatch, len(defs))]
+				var nv int64
+				nv, err = col.(*file.ByteArrayColumnChunkWriter).WriteBatch(vals[v:], d, nil)
+				v += int(nv)
+			}
 			clear(vals)
 			cw.metaVals = vals[:0]
 			if err != nil {
@@ -1324,7 +1424,15 @@ func (cw *columnarWriter) flushParquet() (err error) {
 	errs := make([]error, ncols)
 	var next atomic.Int32
 	var wg sync.WaitGroup
-	for range min(ncols, max(1, runtime.GOMAXPROCS(0))) {
+	workers := min(ncols, max(1, runtime.GOMAXPROCS(0)))
+	for len(cw.defBufs) < workers {
+		cw.defBufs = append(cw.defBufs, nil)
+	}
+	for wk := range workers {
+		if cap(cw.defBufs[wk]) < cw.n {
+			cw.defBufs[wk] = make([]int16, cw.n)
+		}
+		defs := cw.defBufs[wk][:cw.n]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -1333,7 +1441,6 @@ func (cw *columnarWriter) flushParquet() (err error) {
 					errs[0] = fmt.Errorf("parquet writer: %v", r)
 				}
 			}()
-			defs := make([]int16, cw.n)
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= ncols {
@@ -1386,6 +1493,27 @@ type colScratch struct {
 	valid []byte
 }
 
+// defLevels8 holds, for each validity byte, the definition levels of its
+// eight rows (0 or 1, as int16s) in the machine's byte order.
+var defLevels8 = func() (t [256][2]uint64) {
+	var d [8]int16
+	for m := range t {
+		for j := range d {
+			d[j] = int16(m >> j & 1)
+		}
+		t[m] = *(*[2]uint64)(unsafe.Pointer(&d))
+	}
+	return t
+}()
+
+// b2i is 1 for true, 0 for false (compiled without a branch).
+func b2i(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // indices turns string column c of the batch, in place, into an int32
 // array of dictionary indices (nulls marked invalid), and for an optional
 // column fills defs (at least as long as the batch) with the definition
@@ -1398,28 +1526,53 @@ func (cw *columnarWriter) indices(c int, optional bool, name string, defs []int1
 		sc.valid = make([]byte, (n+7)/8)
 	}
 	valid := sc.valid[:(n+7)/8]
-	clear(valid)
 	if optional && defs != nil {
 		defs = defs[:n]
 	} else {
 		defs = nil
 	}
-	nulls := 0
-	for i, id := range idx {
-		if id > 0 {
-			idx[i] = id - 1
-			valid[i>>3] |= 1 << (i & 7)
+	// Eight rows at a time, without branches: a row's bit is 1 when it
+	// has a value (its id is positive); that is also its definition level
+	// and what its id drops by.
+	set, b := 0, 0
+	for ; b+8 <= n; b += 8 {
+		x := (*[8]int32)(idx[b : b+8])
+		v0, v1, v2, v3 := b2i(x[0] > 0), b2i(x[1] > 0), b2i(x[2] > 0), b2i(x[3] > 0)
+		v4, v5, v6, v7 := b2i(x[4] > 0), b2i(x[5] > 0), b2i(x[6] > 0), b2i(x[7] > 0)
+		x[0] -= v0
+		x[1] -= v1
+		x[2] -= v2
+		x[3] -= v3
+		x[4] -= v4
+		x[5] -= v5
+		x[6] -= v6
+		x[7] -= v7
+		m := byte(v0 | v1<<1 | v2<<2 | v3<<3 | v4<<4 | v5<<5 | v6<<6 | v7<<7)
+		valid[b>>3] = m
+		set += bits.OnesCount8(m)
+		if defs != nil {
+			*(*[2]uint64)(unsafe.Pointer(&defs[b])) = defLevels8[m]
+		}
+	}
+	if b < n {
+		var m byte
+		for j := b; j < n; j++ {
+			v := b2i(idx[j] > 0)
+			idx[j] -= v
+			m |= byte(v) << (j - b)
 			if defs != nil {
-				defs[i] = 1
+				defs[j] = int16(v)
 			}
-		} else {
-			if !optional {
+		}
+		valid[b>>3] = m
+		set += bits.OnesCount8(m)
+	}
+	nulls := n - set
+	if nulls > 0 && !optional {
+		for i := range n {
+			if valid[i>>3]&(1<<(i&7)) == 0 {
 				return nil, nil, fmt.Errorf("column %s: row %d is null", name, cw.rowsOut+int64(i)+1)
 			}
-			if defs != nil {
-				defs[i] = 0
-			}
-			nulls++
 		}
 	}
 	data := array.NewData(arrow.PrimitiveTypes.Int32, n,
