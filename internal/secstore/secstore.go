@@ -304,6 +304,9 @@ type Live[K comparable, T any] struct {
 	live map[K]*T
 	hi   int64 // newest second seen
 	any  bool
+	// lo is the oldest second of the live values (valid when live is not
+	// empty).
+	lo int64
 	// last caches the value of the previous At.
 	lastK K
 	last  *T
@@ -312,10 +315,14 @@ type Live[K comparable, T any] struct {
 }
 
 // lag is how many seconds behind the newest one values stay live;
-// maxLive bounds them when samples arrive out of order.
+// maxLive bounds them when samples arrive out of order. Values are sealed
+// sealBatch seconds at a time (one call of the seal function, one lock of
+// the Store): a value stays live until it is more than lag+sealBatch
+// seconds behind the newest.
 const (
-	lag     = 4
-	maxLive = 64
+	lag       = 4
+	sealBatch = 8
+	maxLive   = 64
 )
 
 // NewLive returns an empty Live; see the type for its functions.
@@ -333,11 +340,18 @@ func (l *Live[K, T]) At(k K) *T {
 	r := l.live[k]
 	if r == nil {
 		// Seal before adding r, which must stay live.
-		if sec := l.sec(k); !l.any || sec > l.hi {
+		sec := l.sec(k)
+		if !l.any || sec > l.hi {
 			l.hi, l.any = sec, true
-			l.sealBefore(sec - lag)
-		} else if len(l.live) >= maxLive {
+			if len(l.live) > 0 && l.lo < sec-lag-sealBatch {
+				l.sealBefore(sec - lag)
+			}
+		}
+		if len(l.live) >= maxLive {
 			l.sealBefore(l.hi - lag)
+		}
+		if len(l.live) == 0 || sec < l.lo {
+			l.lo = sec
 		}
 		r = l.newT()
 		l.live[k] = r
@@ -350,17 +364,21 @@ func (l *Live[K, T]) At(k K) *T {
 // when too many stay live).
 func (l *Live[K, T]) sealBefore(sec int64) {
 	l.keys, l.vals = l.keys[:0], l.vals[:0]
+	lo, kept := int64(0), 0
 	for k := range l.live {
-		if l.sec(k) < sec {
+		if s := l.sec(k); s < sec {
 			l.keys = append(l.keys, k)
+		} else if kept++; kept == 1 || s < lo {
+			lo = s
 		}
 	}
-	if len(l.live)-len(l.keys) > maxLive {
+	if kept > maxLive {
 		l.keys = l.keys[:0]
 		for k := range l.live {
 			l.keys = append(l.keys, k)
 		}
 	}
+	l.lo = lo
 	l.sealKeys()
 }
 

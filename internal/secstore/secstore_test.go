@@ -211,3 +211,35 @@ func TestEncodedBounded(t *testing.T) {
 		t.Fatalf("Get of a broken record = %v, Err %v", r, st.Err())
 	}
 }
+
+// TestLiveSealsInBatches: in time order a Live keeps at most
+// lag+sealBatch+1 seconds live and seals them sealBatch at a time, each
+// second once, in one call of the seal function per batch.
+func TestLiveSealsInBatches(t *testing.T) {
+	calls, sealed := 0, map[int64]int{}
+	l := NewLive(func(s int64) int64 { return s }, func() *rec { return new(rec) },
+		func(keys []int64, _ []*rec) {
+			calls++
+			for _, k := range keys {
+				sealed[k]++
+			}
+		})
+	const n = 1000
+	most := 0
+	for sec := int64(0); sec < n; sec++ {
+		l.At(sec).n++
+		most = max(most, len(l.live))
+	}
+	l.Flush()
+	if most > lag+sealBatch+1 {
+		t.Errorf("%d seconds live at once, want at most %d", most, lag+sealBatch+1)
+	}
+	if want := n/sealBatch + 2; calls > want || calls < n/(sealBatch+1) {
+		t.Errorf("%d seal calls for %d seconds, want about %d", calls, n, n/sealBatch)
+	}
+	for sec := int64(0); sec < n; sec++ {
+		if sealed[sec] != 1 {
+			t.Fatalf("second %d sealed %d times", sec, sealed[sec])
+		}
+	}
+}
