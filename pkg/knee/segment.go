@@ -153,28 +153,7 @@ func (p *polySums) fit(d int) (sse float64, coef, vars [3]float64, ok bool) {
 // least variance of each point.
 func noiseVariance(y []float64, missing []bool, k int, floor []float64) []float64 {
 	m := len(y)
-	d := make([]float64, m)
-	ok := make([]bool, m)
-	binom := map[int]float64{1: 2, 2: 6, 3: 20}[k]
-	for i := k; i < m; i++ {
-		bad := false
-		for j := i - k; j <= i; j++ {
-			bad = bad || (missing != nil && missing[j])
-		}
-		if bad {
-			continue
-		}
-		var v float64
-		switch k {
-		case 1:
-			v = y[i] - y[i-1]
-		case 2:
-			v = y[i] - 2*y[i-1] + y[i-2]
-		default:
-			v = y[i] - 3*y[i-1] + 3*y[i-2] - y[i-3]
-		}
-		d[i], ok[i] = math.Abs(v), true
-	}
+	d, ok, binom := noiseDiffs(y, missing, k)
 	out := make([]float64, m)
 	// buf is the sorted window of point i: the differences d[j] with
 	// ok[j], j within noiseWindow of i; moving to i+1 drops d[i−W] and
@@ -221,6 +200,35 @@ func sortedRemove(s []float64, v float64) []float64 {
 		return s // cannot happen: v was inserted
 	}
 	return slices.Delete(s, i, i+1)
+}
+
+// noiseDiffs returns the absolute k-th differences of y (d[i] of points
+// i−k … i; ok[i] is false where one of them is missing, and for i < k)
+// and C(2k, k), their variance for white noise of unit variance.
+func noiseDiffs(y []float64, missing []bool, k int) (d []float64, ok []bool, binom float64) {
+	m := len(y)
+	d, ok = make([]float64, m), make([]bool, m)
+	binom = map[int]float64{1: 2, 2: 6, 3: 20}[k]
+	for i := k; i < m; i++ {
+		bad := false
+		for j := i - k; j <= i; j++ {
+			bad = bad || (missing != nil && missing[j])
+		}
+		if bad {
+			continue
+		}
+		var v float64
+		switch k {
+		case 1:
+			v = y[i] - y[i-1]
+		case 2:
+			v = y[i] - 2*y[i-1] + y[i-2]
+		default:
+			v = y[i] - 3*y[i-1] + 3*y[i-2] - y[i-3]
+		}
+		d[i], ok[i] = math.Abs(v), true
+	}
+	return d, ok, binom
 }
 
 // noiseWindow is the half-width, in points, of the window a point's noise

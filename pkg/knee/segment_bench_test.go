@@ -108,30 +108,11 @@ func TestPruningKeepsOptimum(t *testing.T) {
 // gives exactly what sorting each point's window afresh gives, with and
 // without missing points, for the three difference orders.
 func TestNoiseVarianceSlidingWindow(t *testing.T) {
+	// The reference sorts each point's window afresh (the differences
+	// are noiseDiffs' either way).
 	ref := func(y []float64, missing []bool, k int, floor []float64) []float64 {
 		m := len(y)
-		d := make([]float64, m)
-		ok := make([]bool, m)
-		binom := map[int]float64{1: 2, 2: 6, 3: 20}[k]
-		for i := k; i < m; i++ {
-			bad := false
-			for j := i - k; j <= i; j++ {
-				bad = bad || (missing != nil && missing[j])
-			}
-			if bad {
-				continue
-			}
-			var v float64
-			switch k {
-			case 1:
-				v = y[i] - y[i-1]
-			case 2:
-				v = y[i] - 2*y[i-1] + y[i-2]
-			default:
-				v = y[i] - 3*y[i-1] + 3*y[i-2] - y[i-3]
-			}
-			d[i], ok[i] = math.Abs(v), true
-		}
+		d, ok, binom := noiseDiffs(y, missing, k)
 		out := make([]float64, m)
 		for i := range y {
 			if missing != nil && missing[i] {
