@@ -15,23 +15,12 @@ import (
 // and whether the ids came from a dictionary or from plain pages.
 func TestColumnarSeriesHashStrings(t *testing.T) {
 	src := corpusFile(t, corpusPublic, "k6-csv-v0.5x-finance.csv")
-	r, err := Open(src, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var samples []*Sample
-	var keys []string
-	for r.Next() {
-		s := r.Sample()
-		keys = s.Tags.Keys()
-		vals := s.Tags.AppendValues(nil)
-		extra := ""
-		if len(samples)%7 == 3 {
+	samples, keys := copySamples(t, src, func(n int, _ *Sample) (extra, meta string) {
+		if n%7 == 3 {
 			extra = "b=2&a=1" // some rows with extra tags
 		}
-		samples = append(samples, &Sample{Metric: s.Metric, TimeNS: s.TimeNS, Value: s.Value, Tags: NewTags(keys, vals, extra, "")})
-	}
-	r.Close()
+		return extra, ""
+	})
 	dir := t.TempDir()
 	seed := maphash.MakeSeed()
 	for _, v := range []struct {

@@ -1068,24 +1068,16 @@ func writeEncodedParquet(t *testing.T, path string, samples []*Sample, keys []st
 // back sample for sample as the CSV reads, through Next and through Drain.
 func TestColumnarParquetEncodings(t *testing.T) {
 	src := corpusFile(t, corpusPublic, "k6-csv-v0.5x-finance.csv")
-	r, err := Open(src, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var samples []*Sample
-	var keys []string
 	var want []fullSample
-	for r.Next() {
-		s := r.Sample()
-		keys = s.Tags.Keys()
-		vals := s.Tags.AppendValues(nil)
-		c := &Sample{Metric: s.Metric, TimeNS: s.TimeNS, Value: s.Value, Tags: NewTags(keys, vals, s.Tags.Extra(), s.Tags.Metadata())}
-		samples = append(samples, c)
+	samples, keys := copySamples(t, src, func(n int, s *Sample) (extra, meta string) { return s.Tags.Extra(), s.Tags.Metadata() })
+	for _, c := range samples {
 		w := snapshot(c)
 		w.Source = ""
 		want = append(want, w)
 	}
-	r.Close()
+	if len(samples) < 500 {
+		t.Fatalf("%d samples in %s", len(samples), src)
+	}
 	if len(samples) < 500 {
 		t.Fatalf("%d samples in %s", len(samples), src)
 	}
@@ -1146,4 +1138,28 @@ func TestColumnarParquetEncodings(t *testing.T) {
 			t.Errorf("%s: Drain returned other samples than Next (%d of %d)", v.name, len(drained), len(want))
 		}
 	}
+}
+
+// copySamples reads the samples of the k6 file src into samples of their
+// own, with the extra tags and metadata tags(n, s) gives the n-th (from 0),
+// and returns them with the file's tag columns.
+func copySamples(t *testing.T, src string, tags func(n int, s *Sample) (extra, meta string)) ([]*Sample, []string) {
+	t.Helper()
+	r, err := Open(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var samples []*Sample
+	var keys []string
+	for r.Next() {
+		s := r.Sample()
+		keys = s.Tags.Keys()
+		extra, meta := tags(len(samples), s)
+		samples = append(samples, &Sample{Metric: s.Metric, TimeNS: s.TimeNS, Value: s.Value, Tags: NewTags(keys, s.Tags.AppendValues(nil), extra, meta)})
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return samples, keys
 }
