@@ -537,6 +537,10 @@ func FuzzJSON(f *testing.F) {
 		chg := `{"metric":"http_reqs","type":"Point","data":{"time":"2026-11-30T02:04:18Z","value":1,"tags":{"name":"a","status":"503"}}}`
 		bad := `{"metric":"http_reqs","type":"Point","data":{"time":"2026-11-30T02:04:18Z","value":1,"tags":{"name":"a","status":"200"`
 		f.Add([]byte(strings.Join([]string{a, a, dup, a, chg, chg, a, bad, a, a}, "\n")))
+		// Another layout between two equal objects (a layout's
+		// remembered object, wLayout.obj), then the other values.
+		c := `{"metric":"checks","type":"Point","data":{"time":"2026-11-30T02:04:18Z","value":1,"tags":{"check":"ok"}}}`
+		f.Add([]byte(strings.Join([]string{a, c, a, c, chg, c, a, c, dup, c, a}, "\n")))
 	}
 	for _, name := range []string{"k6-jsonl-v0.32-trello-cypress.json", "k6-jsonl-2024-ticket-reserve.json", "k6-jsonl-2024-load-template.json"} {
 		if data, err := os.ReadFile(filepath.Join(corpusPublic, name)); err == nil {
