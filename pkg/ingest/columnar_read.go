@@ -457,7 +457,7 @@ type unitResult struct {
 // ≥ +0, finite, not NaN); -0 is not, and goes to rowCheck, which passes
 // it.
 func (b *colBatch) allPlain() bool {
-	flags := orBytes(b.null) | orBytes(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b.bad))), len(b.bad)))
+	flags := orBytes(b.null) | orBytes(asBytes(b.bad))
 	minMetric := int32(1)
 	for _, m := range b.metric {
 		minMetric = min(minMetric, m)
@@ -467,6 +467,13 @@ func (b *colBatch) allPlain() bool {
 		maxBits = max(maxBits, math.Float64bits(v))
 	}
 	return flags == 0 && minMetric > 0 && maxBits < 0x7FF0000000000000
+}
+
+// asBytes is the memory of s as bytes (no copy): for a vectorised
+// comparison or or of fixed-size elements, or a buffer handed to arrow.
+func asBytes[T bool | int32](s []T) []byte {
+	var z T
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(z)))
 }
 
 // orBytes returns the bitwise or of the bytes of p, 8 at a time.

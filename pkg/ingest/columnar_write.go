@@ -496,8 +496,7 @@ func (fb *fragBuilder) csvRow(l *lazyRow, row int) (extra, meta []byte, ok bool)
 // int32sEqual is slices.Equal for int32s, as one comparison of their
 // bytes (a vectorised memequal rather than a loop over the elements).
 func int32sEqual(a, b []int32) bool {
-	return len(a) == len(b) && string(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(a))), 4*len(a))) ==
-		string(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b))), 4*len(b)))
+	return len(a) == len(b) && string(asBytes(a)) == string(asBytes(b))
 }
 
 // toColumns moves the fragment's row-major tags into its columns, for the
@@ -1576,7 +1575,7 @@ func (cw *columnarWriter) indices(c int, optional bool, name string, defs []int1
 		}
 	}
 	data := array.NewData(arrow.PrimitiveTypes.Int32, n,
-		[]*memory.Buffer{memory.NewBufferBytes(valid), memory.NewBufferBytes(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(idx))), 4*n))},
+		[]*memory.Buffer{memory.NewBufferBytes(valid), memory.NewBufferBytes(asBytes(idx[:n]))},
 		nil, nulls, 0)
 	arr := array.NewInt32Data(data)
 	data.Release()
