@@ -177,10 +177,20 @@ func (s *Series) encode(sk *Sketch) []byte {
 // mergeSlot merges the slot's values into sc, recording a failure in
 // s.err.
 func (s *Series) mergeSlot(sl *seriesSlot, sc *Sketch) {
-	if err := sc.mergeEncodedOwn(sl.enc); err != nil && s.err == nil {
-		s.err = fmt.Errorf("sketch: series slot: %w", err)
+	if err := sl.mergeInto(sc); err != nil && s.err == nil {
+		s.err = err
 	}
+}
+
+// mergeInto merges the slot's values into sc; an error when its encoding
+// does not decode (its pending values are merged still).
+func (sl *seriesSlot) mergeInto(sc *Sketch) error {
+	err := sc.mergeEncodedOwn(sl.enc)
 	sc.Merge(sl.pending)
+	if err != nil {
+		return fmt.Errorf("sketch: series slot: %w", err)
+	}
+	return nil
 }
 
 // regroup rebuilds the slots at width w, a multiple of the current width.
@@ -209,10 +219,9 @@ func regroupSlots(old map[seriesKey]*seriesSlot, f int64) (map[seriesKey]*series
 	for k, parts := range merged {
 		sc.Reset()
 		for _, p := range parts {
-			if err := sc.mergeEncodedOwn(p.enc); err != nil && first == nil {
-				first = fmt.Errorf("sketch: series slot: %w", err)
+			if err := p.mergeInto(&sc); err != nil && first == nil {
+				first = err
 			}
-			sc.Merge(p.pending)
 		}
 		buf = sc.AppendEncoded(buf[:0])
 		out[k] = &seriesSlot{enc: slices.Clone(buf)}
