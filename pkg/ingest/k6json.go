@@ -992,11 +992,8 @@ func (w *jsonWorker) scanTags(b []byte, i int) (int, bool) {
 			// (a metric's points repeat their tags request after
 			// request).
 			end := start + len(t)
-			w.tv = guess.objVals
-			pf.wl = guess
-			w.prevTags = b[start:end]
-			w.prevVals = append(w.prevVals[:0], w.tv...)
-			w.prevTagsL = guess
+			w.tv, pf.wl = guess.objVals, guess
+			w.keepTags(b[start:end])
 			return end, true
 		}
 	}
@@ -1069,14 +1066,21 @@ func (w *jsonWorker) scanTags(b []byte, i int) (int, bool) {
 		return i, false // a duplicate key: encoding/json decides
 	}
 	if i-start <= maxObj {
-		w.prevTags = b[start:i] // in the chunk being parsed: parse resets it
-		w.prevVals = append(w.prevVals[:0], w.tv...)
-		w.prevTagsL = pf.wl
+		w.keepTags(b[start:i])
 		pf.wl.remember(b[start:i], w.tv)
 	} else {
 		w.prevTags = nil
 	}
 	return i, true
+}
+
+// keepTags makes obj, the tags object just scanned (in the chunk being
+// parsed: parse resets it), with its values w.tv and layout w.pf.wl, the
+// one a byte-identical next object repeats.
+func (w *jsonWorker) keepTags(obj []byte) {
+	w.prevTags = obj
+	w.prevVals = append(w.prevVals[:0], w.tv...)
+	w.prevTagsL = w.pf.wl
 }
 
 // remember copies obj, a tags object of the layout whose values vals are,
