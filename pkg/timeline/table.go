@@ -3,6 +3,7 @@ package timeline
 import (
 	"math"
 	"slices"
+	"unsafe"
 )
 
 // table is every second of the run that holds data, decoded once when the
@@ -203,6 +204,111 @@ func (tb *table) row(i int, s *Second) {
 	}
 	if tb.failOff != nil && tb.failOff[i+1] > tb.failOff[i] {
 		s.Failures = tb.fails[tb.failOff[i]:tb.failOff[i+1]:tb.failOff[i+1]]
+	}
+}
+
+// rowBlock is how many rows Timeline.Range lays out at a time
+// (rowsInto): ~10 KB of Seconds.
+const rowBlock = 64
+
+// rowsInto sets dst[j] to row i0+j, as row does, column by column: one
+// kind switch per column per block instead of one per value, and nothing
+// for a column never set (a 24-hour run is walked a dozen times by the
+// checks, 86,400 rows each). dst holds at most rowBlock rows.
+func (tb *table) rowsInto(i0 int, dst []Second) {
+	clear(dst)
+	var s Second
+	for _, c := range [...]struct {
+		col *column
+		off uintptr
+	}{
+		{&tb.reqs, unsafe.Offsetof(s.Requests)}, {&tb.ok, unsafe.Offsetof(s.OK)},
+		{&tb.transport, unsafe.Offsetof(s.Transport)}, {&tb.timeouts, unsafe.Offsetof(s.Timeouts)},
+		{&tb.limited, unsafe.Offsetof(s.Limited)}, {&tb.iterations, unsafe.Offsetof(s.Iterations)},
+		{&tb.dropped, unsafe.Offsetof(s.Dropped)}, {&tb.metricN, unsafe.Offsetof(s.MetricSamples)},
+	} {
+		c.col.uintsInto(i0, dst, c.off)
+	}
+	for _, c := range [...]struct {
+		col *column
+		off uintptr
+	}{
+		{&tb.vus, unsafe.Offsetof(s.VUs)}, {&tb.vusMax, unsafe.Offsetof(s.VUsMax)},
+		{&tb.bytesSent, unsafe.Offsetof(s.BytesSent)}, {&tb.bytesReceived, unsafe.Offsetof(s.BytesReceived)},
+		{&tb.msgsSent, unsafe.Offsetof(s.MessagesSent)}, {&tb.msgsReceived, unsafe.Offsetof(s.MessagesReceived)},
+	} {
+		c.col.floatsInto(i0, dst, c.off)
+	}
+	for j := range dst {
+		dst[j].Failed = dst[j].Requests - dst[j].OK
+	}
+	if tb.hasVUs != nil {
+		for j, h := range tb.hasVUs[i0 : i0+len(dst)] {
+			dst[j].HasVUs = h
+		}
+	}
+	if tb.hasVUsMax != nil {
+		for j, h := range tb.hasVUsMax[i0 : i0+len(dst)] {
+			dst[j].HasVUsMax = h
+		}
+	}
+	if tb.failOff != nil {
+		for j := range dst {
+			if a, b := tb.failOff[i0+j], tb.failOff[i0+j+1]; b > a {
+				dst[j].Failures = tb.fails[a:b:b]
+			}
+		}
+	}
+}
+
+// field returns the field at offset off of dst[j]: a uint64 or float64
+// field of Second (rowsInto's offsets), j < len(dst).
+func field[T uint64 | float64](dst []Second, j int, off uintptr) *T {
+	return (*T)(unsafe.Add(unsafe.Pointer(&dst[j]), off))
+}
+
+// uintsInto sets the uint64 field at offset off of dst[j] to row i0+j
+// (nothing for a column never set: dst is zero).
+func (c *column) uintsInto(i0 int, dst []Second, off uintptr) {
+	switch c.kind {
+	case 1:
+		for j, x := range c.u8[i0 : i0+len(dst)] {
+			*field[uint64](dst, j, off) = uint64(x)
+		}
+	case 2:
+		for j, x := range c.u16[i0 : i0+len(dst)] {
+			*field[uint64](dst, j, off) = uint64(x)
+		}
+	case 3:
+		for j, x := range c.u32[i0 : i0+len(dst)] {
+			*field[uint64](dst, j, off) = uint64(x)
+		}
+	case 4:
+		for j, x := range c.f64[i0 : i0+len(dst)] {
+			*field[uint64](dst, j, off) = uint64(x)
+		}
+	}
+}
+
+// floatsInto is uintsInto for a float64 field.
+func (c *column) floatsInto(i0 int, dst []Second, off uintptr) {
+	switch c.kind {
+	case 1:
+		for j, x := range c.u8[i0 : i0+len(dst)] {
+			*field[float64](dst, j, off) = float64(x)
+		}
+	case 2:
+		for j, x := range c.u16[i0 : i0+len(dst)] {
+			*field[float64](dst, j, off) = float64(x)
+		}
+	case 3:
+		for j, x := range c.u32[i0 : i0+len(dst)] {
+			*field[float64](dst, j, off) = float64(x)
+		}
+	case 4:
+		for j, x := range c.f64[i0 : i0+len(dst)] {
+			*field[float64](dst, j, off) = x
+		}
 	}
 }
 

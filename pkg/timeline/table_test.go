@@ -3,6 +3,7 @@ package timeline
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -81,6 +82,58 @@ func TestTableRows(t *testing.T) {
 			}
 			if got != len(want) || (len(want) > 0 && i0 != want[0]) {
 				t.Fatalf("rows(%d, %d) = [%d, %d), want %v", from, to, i0, i1, want)
+			}
+		}
+	}
+}
+
+// TestRowsIntoMatchesRow: Range's block layout (rowsInto) gives every row
+// exactly as row does, for columns of every kind (and never set), flags,
+// and failures, from any start and for any block length.
+func TestRowsIntoMatchesRow(t *testing.T) {
+	const n = 300
+	rng := rand.New(rand.NewPCG(5, 6))
+	tb := &table{first: 100, n: n, failOff: make([]uint32, n+1)}
+	gens := []func() float64{
+		func() float64 { return float64(rng.IntN(200)) },
+		func() float64 { return float64(rng.IntN(60000)) },
+		func() float64 { return float64(rng.Uint32()) },
+		func() float64 { return rng.Float64() * 1e4 },
+	}
+	cols := []*column{&tb.reqs, &tb.transport, &tb.timeouts, &tb.limited, &tb.iterations, &tb.dropped,
+		&tb.metricN, &tb.vus, &tb.vusMax, &tb.bytesSent, &tb.bytesReceived, &tb.msgsSent}
+	for k, c := range cols {
+		g := gens[k%len(gens)]
+		for i := range n {
+			if rng.IntN(3) > 0 {
+				c.set(i, n, g())
+			}
+		}
+	}
+	// OK ≤ Requests, as the timeline keeps them; msgsReceived never set.
+	for i := range n {
+		tb.ok.set(i, n, math.Floor(tb.reqs.at(i)*rng.Float64()))
+		setBool(&tb.hasVUs, i, n, rng.IntN(2) == 0)
+		for range rng.IntN(3) {
+			tb.fails = append(tb.fails, StatusCount{Status: "500", N: uint64(rng.IntN(9) + 1)})
+		}
+		tb.failOff[i+1] = uint32(len(tb.fails))
+	}
+	if tb.transport.kind != 2 || tb.limited.kind != 4 || tb.msgsReceived.kind != 0 || tb.hasVUsMax != nil {
+		t.Fatalf("kinds %d %d %d: the table does not cover every case", tb.transport.kind, tb.limited.kind, tb.msgsReceived.kind)
+	}
+	for range 200 {
+		i0 := rng.IntN(n)
+		dst := make([]Second, 1+rng.IntN(min(rowBlock, n-i0)))
+		for j := range dst {
+			dst[j] = Second{Requests: 99, HasVUsMax: true, Failures: []StatusCount{{}}} // stale values must go
+		}
+		tb.rowsInto(i0, dst)
+		for j := range dst {
+			var want Second
+			tb.row(i0+j, &want)
+			if !reflect.DeepEqual(dst[j], want) {
+				t.Fatalf("row %d: rowsInto %+v, row %+v", i0+j, dst[j], want)
 			}
 		}
 	}

@@ -277,11 +277,17 @@ func (t *Timeline) Each(fn func(sec int64, s *Second)) {
 // than the data (a stray timestamp years away costs nothing). s, and its
 // Failures, are valid only during the call.
 func (t *Timeline) Range(from, to int64, fn func(sec int64, s *Second)) {
-	var s Second
 	i0, i1 := t.tab.rows(from, to)
-	for i := i0; i < i1; i++ {
-		t.tab.row(i, &s)
-		fn(t.tab.sec(i), &s)
+	if i0 >= i1 {
+		return
+	}
+	buf := make([]Second, min(rowBlock, i1-i0))
+	for i := i0; i < i1; i += len(buf) {
+		b := buf[:min(len(buf), i1-i)]
+		t.tab.rowsInto(i, b)
+		for j := range b {
+			fn(t.tab.sec(i+j), &b[j])
+		}
 	}
 }
 
