@@ -241,11 +241,6 @@ func (an *Analysis) analyse(opt Options, exp *prom.Export, acc *accs, perScenari
 	if mi, ok := an.Input.Metrics[tl.Metric()]; ok && kopt.MetricContains == "" {
 		kopt.MetricContains = k6metric.Contains(mi.Contains)
 	}
-	// The group tables (--by, the endpoints) need nothing of the knee:
-	// they are closed on another core while it is found (on a day-long
-	// run each is tens of milliseconds).
-	groups := closeGroups(acc)
-	defer groups.wait()
 	res, kerr := knee.Analyze(tl, kopt)
 	if kerr != nil {
 		if !opt.AllowNoMetric || !errors.Is(kerr, knee.ErrNoSamples) {
@@ -287,19 +282,22 @@ func (an *Analysis) analyse(opt Options, exp *prom.Export, acc *accs, perScenari
 			res.Warnings = append(res.Warnings, knee.Warning{Code: knee.WarnSummaryMismatch, Message: m})
 		}
 	}
-	groups.wait()
-	for i, rows := range []*[]window.Row{&an.Groups, &an.Endpoints} {
-		g := &groups.g[i]
-		if g.agg == nil {
-			continue
-		}
-		*rows = g.rows
-		if g.err != nil {
-			return fmt.Errorf("%s: %w", an.Name(), g.err)
-		}
-		if res != nil {
-			for _, w := range g.warnings {
-				res.Warnings = append(res.Warnings, knee.Warning{Code: knee.WarnCardinality, Message: w})
+	if acc != nil {
+		for _, g := range []struct {
+			agg  *window.Aggregator
+			rows *[]window.Row
+		}{{acc.by, &an.Groups}, {acc.ep, &an.Endpoints}} {
+			if g.agg == nil {
+				continue
+			}
+			*g.rows = g.agg.Close()
+			if err := g.agg.Err(); err != nil {
+				return fmt.Errorf("%s: %w", an.Name(), err)
+			}
+			if res != nil {
+				for _, w := range g.agg.Warnings() {
+					res.Warnings = append(res.Warnings, knee.Warning{Code: knee.WarnCardinality, Message: w})
+				}
 			}
 		}
 	}
@@ -312,43 +310,6 @@ func (an *Analysis) analyse(opt Options, exp *prom.Export, acc *accs, perScenari
 	}
 	return nil
 }
-
-// closedGroups are the group aggregators of an accs (by, then the
-// endpoints) being closed on their own goroutine: wait returns when rows,
-// err and warnings are set.
-type closedGroups struct {
-	g [2]struct {
-		agg      *window.Aggregator
-		rows     []window.Row
-		err      error
-		warnings []string
-	}
-	done chan struct{}
-}
-
-// closeGroups starts closing acc's group aggregators (none when acc is
-// nil).
-func closeGroups(acc *accs) *closedGroups {
-	c := &closedGroups{done: make(chan struct{})}
-	if acc != nil {
-		c.g[0].agg, c.g[1].agg = acc.by, acc.ep
-	}
-	go func() {
-		defer close(c.done)
-		for i := range c.g {
-			g := &c.g[i]
-			if g.agg != nil {
-				g.rows = g.agg.Close()
-				g.err = g.agg.Err()
-				g.warnings = g.agg.Warnings()
-			}
-		}
-	}()
-	return c
-}
-
-// wait waits for the aggregators to be closed; it may be called again.
-func (c *closedGroups) wait() { <-c.done }
 
 // wholeRunNS is a window width longer than any run: the endpoint
 // aggregator keeps one window per endpoint.
