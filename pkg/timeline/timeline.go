@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ldanalyze/ldanalyze/internal/varenc"
 	"github.com/ldanalyze/ldanalyze/pkg/outcome"
@@ -281,15 +282,20 @@ func (t *Timeline) Range(from, to int64, fn func(sec int64, s *Second)) {
 	if i0 >= i1 {
 		return
 	}
-	buf := make([]Second, min(rowBlock, i1-i0))
-	for i := i0; i < i1; i += len(buf) {
-		b := buf[:min(len(buf), i1-i)]
+	bp := rowBufs.Get().(*[rowBlock]Second)
+	defer rowBufs.Put(bp)
+	for i := i0; i < i1; i += rowBlock {
+		b := bp[:min(rowBlock, i1-i)]
 		t.tab.rowsInto(i, b)
 		for j := range b {
 			fn(t.tab.sec(i+j), &b[j])
 		}
 	}
 }
+
+// rowBufs are Range's row blocks: a Range per level or per window of a
+// day-long run would otherwise leave megabytes of them to collect.
+var rowBufs = sync.Pool{New: func() any { return new([rowBlock]Second) }}
 
 // walk calls visit with every second in [from, to) that holds data, in
 // time order, as the store keeps it (secstore.Store.GetRaw): by index
