@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime"
 	"sync"
 )
 
@@ -26,6 +27,15 @@ func putChunk(b *[]byte) {
 		chunkPool.Put(b)
 	}
 }
+
+// drainWindow is how many batches a line-oriented reader's Drain keeps
+// queued for their turn in file order: 8 per core. A parsed batch holds
+// no chunk (the sinks took its samples), so a worker that finishes while
+// another is held up (a lock, a coarsening sketch series, a GC assist)
+// takes the next chunk instead of waiting for the slow one, and the
+// chunks being read or parsed stay ~2 per core. (Next reads the records
+// from the chunks, so it keeps one batch per core queued.)
+func drainWindow() int { return 8 * runtime.GOMAXPROCS(0) }
 
 // rawChunk is one piece of input cut by a chunkSource.
 type rawChunk struct {

@@ -130,10 +130,17 @@ func newBatch(raw rawChunk, prevTail chan []byte) *csvBatch {
 // release returns the batch and its chunk to their pools once its samples
 // are no longer referenced.
 func (b *csvBatch) release() {
-	putChunk(b.raw.buf)
-	b.raw, b.chunk, b.quoted, b.errs = rawChunk{}, nil, nil, nil
+	b.dropChunk()
+	b.raw, b.quoted, b.errs = rawChunk{}, nil, nil
 	b.prevTail, b.tail = nil, nil
 	batchPool.Put(b)
+}
+
+// dropChunk returns the batch's chunk buffer to its pool, keeping what
+// absorb reads of the batch.
+func (b *csvBatch) dropChunk() {
+	putChunk(b.raw.buf)
+	b.raw.buf, b.raw.data, b.chunk = nil, nil, nil
 }
 
 var errUnterminated = errors.New("unterminated quoted field")
@@ -275,6 +282,12 @@ func (c *CSVReader) produce(r io.Reader, carry []byte, final error) {
 			}
 			for b := range jobs {
 				w.parse(b)
+				if c.sinks != nil {
+					// The sinks have taken the samples: the chunk can
+					// be read into again now, while the batch waits for
+					// its turn to be absorbed (line numbers, stats).
+					b.dropChunk()
+				}
 				close(b.ready)
 			}
 		}()
@@ -834,6 +847,7 @@ func (c *CSVReader) Drain(sinks []func(*Sample)) error {
 		return errors.New("ingest: Drain with no sinks")
 	}
 	c.sinks, c.started = sinks, true
+	c.order = make(chan *csvBatch, drainWindow())
 	c.start()
 	for {
 		b, ok := <-c.order
