@@ -240,10 +240,17 @@ func newJSONBatch(raw rawChunk) *jsonBatch {
 // release returns the batch and its chunk to their pools once its samples
 // are no longer referenced.
 func (b *jsonBatch) release() {
-	putChunk(b.raw.buf)
+	b.dropChunk()
 	clear(b.layouts)
 	b.raw, b.slow, b.errs, b.declared = rawChunk{}, nil, nil, nil
 	jsonBatchPool.Put(b)
+}
+
+// dropChunk returns the batch's chunk buffer to its pool, keeping what
+// absorb reads of the batch.
+func (b *jsonBatch) dropChunk() {
+	putChunk(b.raw.buf)
+	b.raw.buf, b.raw.data = nil, nil
 }
 
 // start launches the reading goroutines.
@@ -271,6 +278,11 @@ func (j *K6JSONReader) produce() {
 			}
 			for b := range jobs {
 				w.parse(b)
+				if j.sinks != nil {
+					// As the CSV reader's Drain: the chunk is free once
+					// the sinks have the samples.
+					b.dropChunk()
+				}
 				close(b.ready)
 			}
 		}()
@@ -364,6 +376,7 @@ func (j *K6JSONReader) Drain(sinks []func(*Sample)) error {
 		return errors.New("ingest: Drain with no sinks")
 	}
 	j.sinks = sinks
+	j.order = make(chan *jsonBatch, drainWindow())
 	j.start()
 	for {
 		b, ok := <-j.order
