@@ -81,10 +81,17 @@ func (h *Hist) Median(lo, hi int) float64 {
 // count) pairs. Encodings concatenate: decoding dst adds the counts of
 // every part.
 func (h *Hist) appendEnc(dst []byte) []byte {
-	for i, c := range h {
-		if c != 0 {
-			dst = append(dst, byte(i))
-			dst = binary.AppendUvarint(dst, uint64(c))
+	// A second's histogram holds a few values: skip empty bins four at a
+	// time (a 24-hour run seals 86,400 seconds × its request names).
+	for i := 0; i < HistBins; i += 4 {
+		if h[i]|h[i+1]|h[i+2]|h[i+3] == 0 {
+			continue
+		}
+		for j := i; j < i+4; j++ {
+			if c := h[j]; c != 0 {
+				dst = append(dst, byte(j))
+				dst = binary.AppendUvarint(dst, uint64(c))
+			}
 		}
 	}
 	return dst

@@ -1,7 +1,10 @@
 package timeline
 
 import (
+	"bytes"
+	"encoding/binary"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/ldanalyze/ldanalyze/pkg/ingest"
@@ -144,5 +147,40 @@ func TestAddHistogramEmpty(t *testing.T) {
 	a.AddHistogram(&ingest.Sample{Metric: "http_req_duration", TimeNS: 1e9}, []HistogramBucket{{Lower: 1, Upper: 2}})
 	if tl := a.Close(1e9); tl.Rows() != 0 || tl.DataSeconds() != 0 {
 		t.Errorf("rows %d, seconds %d; want none", tl.Rows(), tl.DataSeconds())
+	}
+}
+
+// TestHistAppendEncEveryBin: appendEnc writes exactly the non-empty bins,
+// in order, each as (bin, uvarint count), for histograms with any bins
+// set (the first, the last, neighbours in one group of four, huge
+// counts), and addEnc reads them back.
+func TestHistAppendEncEveryBin(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for k := range 3000 {
+		var h Hist
+		for range rng.IntN(12) {
+			c := uint32(rng.IntN(300) + 1)
+			if rng.IntN(10) == 0 {
+				c = rng.Uint32() | 1
+			}
+			h[rng.IntN(HistBins)] = c
+		}
+		if k < HistBins {
+			h[k] = 7 // every bin alone once
+		}
+		var want []byte
+		for i, c := range h {
+			if c != 0 {
+				want = binary.AppendUvarint(append(want, byte(i)), uint64(c))
+			}
+		}
+		got := h.appendEnc([]byte{0xee})
+		if !bytes.Equal(got[1:], want) || got[0] != 0xee {
+			t.Fatalf("%v: appendEnc %x, want %x", h, got, want)
+		}
+		var back Hist
+		if err := back.addEnc(got[1:]); err != nil || back != h {
+			t.Fatalf("round trip: %v", err)
+		}
 	}
 }
