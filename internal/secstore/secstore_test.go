@@ -243,3 +243,49 @@ func TestLiveSealsInBatches(t *testing.T) {
 		}
 	}
 }
+
+// TestRangeRawMatchesGetRaw: RangeRaw visits, in order, exactly the
+// seconds of [from, to) that GetRaw finds, with the same record or
+// encoding, for ranges that start and end anywhere in a block (negative
+// seconds too), in decoded and encoded blocks.
+func TestRangeRawMatchesGetRaw(t *testing.T) {
+	for name, mk := range stores {
+		t.Run(name, func(t *testing.T) {
+			st := mk()
+			l := st.Local()
+			rng := rand.New(rand.NewPCG(11, 12))
+			for sec := int64(-300); sec < 3000; sec++ {
+				if rng.IntN(4) > 0 {
+					l.At(sec).n++
+				}
+			}
+			l.Flush()
+			for range 3000 {
+				from := -400 + rng.Int64N(3500)
+				to := from + rng.Int64N(300) - 20
+				var want []int64
+				for k := from; k < to; k++ {
+					if _, _, ok := st.GetRaw(k); ok {
+						want = append(want, k)
+					}
+				}
+				var got []int64
+				st.RangeRaw(from, to, func(sec int64, r *rec, enc []byte) {
+					wr, we, _ := st.GetRaw(sec)
+					if wr != r || len(we) != len(enc) || (len(we) > 0 && &we[0] != &enc[0]) {
+						t.Fatalf("second %d: RangeRaw gave another record than GetRaw", sec)
+					}
+					got = append(got, sec)
+				})
+				if len(got) != len(want) || (len(got) > 0 && (got[0] != want[0] || got[len(got)-1] != want[len(want)-1])) {
+					t.Fatalf("[%d, %d): %d seconds %v…, want %d %v…", from, to, len(got), got[:min(3, len(got))], len(want), want[:min(3, len(want))])
+				}
+				for i := 1; i < len(got); i++ {
+					if got[i] <= got[i-1] {
+						t.Fatalf("[%d, %d): out of order at %d", from, to, got[i])
+					}
+				}
+			}
+		})
+	}
+}

@@ -298,18 +298,14 @@ func (t *Timeline) Range(from, to int64, fn func(sec int64, s *Second)) {
 var rowBufs = sync.Pool{New: func() any { return new([rowBlock]Second) }}
 
 // walk calls visit with every second in [from, to) that holds data, in
-// time order, as the store keeps it (secstore.Store.GetRaw): by index
+// time order, as the store keeps it (secstore.Store.GetRaw): by block
 // over a short range, by a walk of the records over a long one.
 func (t *Timeline) walk(from, to int64, visit func(sec int64, r *second, enc []byte)) {
 	if to <= from {
 		return
 	}
 	if uint64(to-from) <= uint64(t.sh.secs.Len()) {
-		for k := from; k < to; k++ {
-			if r, enc, ok := t.sh.secs.GetRaw(k); ok {
-				visit(k, r, enc)
-			}
-		}
+		t.sh.secs.RangeRaw(from, to, visit)
 		return
 	}
 	t.sh.secs.EachRaw(func(k int64, r *second, enc []byte) {
