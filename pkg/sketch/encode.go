@@ -193,10 +193,14 @@ func (s *Sketch) MergeEncoded(b []byte) error {
 // whose failure to decode is a bug reported as the Series' Err (the
 // figures are not used then).
 func (s *Sketch) mergeEncodedOwn(b []byte) error {
-	var inExact bool
-	return walkEncoded(b, &encodedVisitor{
+	var inExact, ascending bool
+	start, wasSorted := len(s.exact), s.sorted || len(s.exact) == 0
+	err := walkEncoded(b, &encodedVisitor{
 		header: func(mode byte, n uint64, micro int64, sum, lo, hi float64) {
 			inExact = mode != modeHist && !s.hist && uint64(len(s.exact))+n <= ExactLimit
+			// modeMicro holds the values ascending (AppendEncoded sorts
+			// them): kept sorted, they need no sort to be encoded again.
+			ascending = mode == modeMicro
 			s.addMoments(n, micro, sum, lo, hi)
 			if !inExact && !s.hist {
 				s.toHist()
@@ -221,6 +225,35 @@ func (s *Sketch) mergeEncodedOwn(b []byte) error {
 			}
 		},
 	})
+	if err == nil && inExact && ascending && wasSorted {
+		mergeRuns(s.exact, start)
+		s.sorted = true
+	}
+	return err
+}
+
+// mergeRuns sorts x, whose runs x[:mid] and x[mid:] are each ascending,
+// in one pass (len(x) ≤ ExactLimit): a series slot merging the encodings
+// of its parts (coarsening, folding) then encodes them again without a
+// sort.
+func mergeRuns(x []float64, mid int) {
+	if mid == 0 || mid == len(x) || x[mid-1] <= x[mid] {
+		return
+	}
+	var buf [ExactLimit]float64
+	left := buf[:copy(buf[:], x[:mid])]
+	i, j, k := 0, mid, 0
+	for i < len(left) && j < len(x) {
+		if x[j] < left[i] {
+			x[k] = x[j]
+			j++
+		} else {
+			x[k] = left[i]
+			i++
+		}
+		k++
+	}
+	copy(x[k:], left[i:])
 }
 
 // encodedHeader is the start of an encoding: its mode and, unless empty,

@@ -1,8 +1,10 @@
 package sketch
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -437,6 +439,69 @@ func TestSeriesCoarsensWhileOthersWrite(t *testing.T) {
 			for from := int64(1_699_999_700); from < 1_700_000_700; from += 64 {
 				same(t, "range", s.Range(g, from, from+100), one.Range(g, from, from+100))
 			}
+		}
+	}
+}
+
+// TestMergeEncodedKeepsOrder: merging encodings one after another gives
+// the values Merge of the sketches gives, already ascending when every
+// part holds micro-unit values (so they encode again without a sort),
+// and the same encoding, quantiles and extremes either way, whatever the
+// parts (empty, one value, duplicates across parts, float-mode parts,
+// parts that spill past ExactLimit into a histogram).
+func TestMergeEncodedKeepsOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for k := range 400 {
+		var want, got Sketch
+		micro := rng.IntN(4) > 0
+		for range 1 + rng.IntN(6) {
+			var part Sketch
+			n := rng.IntN(200)
+			if rng.IntN(20) == 0 {
+				n = 700
+			}
+			for range n {
+				v := float64(rng.IntN(5000)) / 1000 // repeats across parts
+				if !micro && rng.IntN(3) == 0 {
+					v = rng.Float64()
+				}
+				part.Add(v)
+			}
+			enc := part.AppendEncoded(nil)
+			want.Merge(&part)
+			if err := got.mergeEncodedOwn(enc); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if micro && !got.hist && got.n > 0 && (!got.sorted || !slices.IsSorted(got.exact)) {
+			t.Fatalf("case %d: %d micro values merged from encodings are not kept ascending (sorted %v)", k, len(got.exact), got.sorted)
+		}
+		if a, b := got.AppendEncoded(nil), want.AppendEncoded(nil); !bytes.Equal(a, b) {
+			t.Fatalf("case %d: encodings differ", k)
+		}
+		for _, q := range []float64{0, 0.01, 0.5, 0.95, 0.999, 1} {
+			if a, b := got.Quantile(q), want.Quantile(q); a != b && !(math.IsNaN(a) && math.IsNaN(b)) {
+				t.Fatalf("case %d: q%v = %v, want %v", k, q, a, b)
+			}
+		}
+	}
+	// The merge itself, on runs that interleave, touch and repeat.
+	for range 2000 {
+		n, mid := rng.IntN(ExactLimit+1), 0
+		if n > 0 {
+			mid = rng.IntN(n + 1)
+		}
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = float64(rng.IntN(50))
+		}
+		slices.Sort(x[:mid])
+		slices.Sort(x[mid:])
+		want := slices.Clone(x)
+		slices.Sort(want)
+		mergeRuns(x, mid)
+		if !slices.Equal(x, want) {
+			t.Fatalf("mergeRuns(%d values, mid %d) is not sorted", n, mid)
 		}
 	}
 }
