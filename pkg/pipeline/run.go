@@ -163,7 +163,12 @@ func Run(paths []string, opt Options) (*Analysis, error) {
 	if err != nil {
 		return an, err
 	}
+	// The group tables (--by, the endpoints) are closed on another core
+	// while the timeline is (each is tens of milliseconds on a day-long
+	// run); the analyses start once both are.
+	acc.groups = closeGroups(acc)
 	tl := acc.tl.Close(st.ResolutionNS)
+	acc.groups.wait()
 	an.Timeline = tl
 	if tl.Rows() == 0 && st.Rows == 0 && len(st.Metrics) > 0 {
 		return an, fmt.Errorf("%s: no Point lines: only metric declarations (%d Metric lines of k6's JSON output) (%w)", an.Name(), len(st.Metrics), knee.ErrNoSamples)
@@ -283,19 +288,22 @@ func (an *Analysis) analyse(opt Options, exp *prom.Export, acc *accs, perScenari
 		}
 	}
 	if acc != nil {
-		for _, g := range []struct {
-			agg  *window.Aggregator
-			rows *[]window.Row
-		}{{acc.by, &an.Groups}, {acc.ep, &an.Endpoints}} {
+		groups := acc.groups
+		if groups == nil {
+			groups = closeGroups(acc)
+		}
+		groups.wait()
+		for i, rows := range []*[]window.Row{&an.Groups, &an.Endpoints} {
+			g := &groups.g[i]
 			if g.agg == nil {
 				continue
 			}
-			*g.rows = g.agg.Close()
-			if err := g.agg.Err(); err != nil {
-				return fmt.Errorf("%s: %w", an.Name(), err)
+			*rows = g.rows
+			if g.err != nil {
+				return fmt.Errorf("%s: %w", an.Name(), g.err)
 			}
 			if res != nil {
-				for _, w := range g.agg.Warnings() {
+				for _, w := range g.warnings {
 					res.Warnings = append(res.Warnings, knee.Warning{Code: knee.WarnCardinality, Message: w})
 				}
 			}
@@ -361,7 +369,43 @@ type accs struct {
 	tl     *timeline.Accumulator
 	by, ep *window.Aggregator
 	over   *over.Counter
+	// groups are by and ep closed (Run closes them beside the timeline).
+	groups *closedGroups
 }
+
+// closedGroups are the group aggregators of an accs (by, then the
+// endpoints) being closed on their own goroutine: wait returns when rows,
+// err and warnings are set.
+type closedGroups struct {
+	g [2]struct {
+		agg      *window.Aggregator
+		rows     []window.Row
+		err      error
+		warnings []string
+	}
+	done chan struct{}
+}
+
+// closeGroups starts closing acc's group aggregators.
+func closeGroups(acc *accs) *closedGroups {
+	c := &closedGroups{done: make(chan struct{})}
+	c.g[0].agg, c.g[1].agg = acc.by, acc.ep
+	go func() {
+		defer close(c.done)
+		for i := range c.g {
+			g := &c.g[i]
+			if g.agg != nil {
+				g.rows = g.agg.Close()
+				g.err = g.agg.Err()
+				g.warnings = g.agg.Warnings()
+			}
+		}
+	}()
+	return c
+}
+
+// wait waits until the aggregators are closed; it may be called again.
+func (c *closedGroups) wait() { <-c.done }
 
 func (a *accs) add(s *ingest.Sample) {
 	a.tl.Add(s)
