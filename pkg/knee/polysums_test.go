@@ -6,10 +6,9 @@ import (
 	"testing"
 )
 
-// addRef and sse2Ref are polySums.add and sse2 as first written (the loop
-// over the powers, every quotient of the normal equations divided out):
-// the reference the written-out versions must match bit for bit, since
-// the partitioning compares their sums.
+// addRef is polySums.add as first written (the loop over the powers): the
+// reference the written-out version must match bit for bit, since the
+// partitioning compares the costs made of its sums.
 func (p *polySums) addRef(u, y, w float64) {
 	p.umax = max(p.umax, u)
 	uk := 1.0
@@ -23,47 +22,10 @@ func (p *polySums) addRef(u, y, w float64) {
 	p.yy += w * y * y
 }
 
-func (p *polySums) sse2Ref(d int) (lo float64, okLo bool, hi float64, okHi bool) {
-	n := d + 2
-	sc := max(1, p.umax)
-	var pow [5]float64
-	pow[0] = 1
-	for k := 1; k < 5; k++ {
-		pow[k] = pow[k-1] * sc
-	}
-	var a [3][3]float64
-	var b [3]float64
-	for r := 0; r < n; r++ {
-		for c := 0; c < n; c++ {
-			a[r][c] = p.w[r+c] / pow[r+c]
-		}
-		b[r] = p.wy[r] / pow[r]
-	}
-	explained := 0.0
-	for c := 0; c < n; c++ {
-		if c == n-1 {
-			lo, okLo = max(0, p.yy-explained), true
-		}
-		piv := a[c][c]
-		if !(piv > 1e-300*max(1, math.Abs(a[0][0]))) {
-			return lo, okLo, 0, false
-		}
-		explained += b[c] * b[c] / piv
-		for r := c + 1; r < n; r++ {
-			f := a[r][c] / piv
-			for q := c + 1; q < n; q++ {
-				a[r][q] -= f * a[c][q]
-			}
-			b[r] -= f * b[c]
-		}
-	}
-	return lo, okLo, max(0, p.yy-explained), true
-}
-
-// TestPolySumsMatchReference: add and sse2 give the bits of addRef and
-// sse2Ref for stretches grown one point at a time as the partitioning
-// grows them (u = 0, 1, 2, …), with levels, ramps, noise, zero, tiny,
-// huge and infinite weights, and both degrees.
+// TestPolySumsMatchReference: add gives the bits of addRef, and so the
+// same costs (sse2, both degrees), for stretches grown one point at a
+// time as the partitioning grows them (u = 0, 1, 2, …), with levels,
+// ramps, noise, zero, tiny, huge and infinite weights.
 func TestPolySumsMatchReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	bits := math.Float64bits
@@ -104,7 +66,7 @@ func TestPolySumsMatchReference(t *testing.T) {
 			}
 			for d := range 2 {
 				lo, okLo, hi, okHi := got.sse2(d)
-				wlo, wokLo, whi, wokHi := want.sse2Ref(d)
+				wlo, wokLo, whi, wokHi := want.sse2(d)
 				if bits(lo) != bits(wlo) || okLo != wokLo || bits(hi) != bits(whi) || okHi != wokHi {
 					t.Fatalf("case %d, u %d, d %d: sse2 %v %v %v %v, want %v %v %v %v", k, u, d, lo, okLo, hi, okHi, wlo, wokLo, whi, wokHi)
 				}

@@ -62,29 +62,27 @@ type polySums struct {
 	w    [5]float64 // Σ w·u^k, k = 0…4
 	wy   [3]float64 // Σ w·u^k·y, k = 0…2
 	yy   float64    // Σ w·y²
-	umax float64    // the largest u added
+	umax float64    // the largest u added (the last: add takes u ascending)
 }
 
-// add adds the point (u, y) of weight w, u ≥ 0. The partitioning adds
-// every point of every candidate piece, so the loop over the powers is
-// written out: the same products and sums, in the same order, as
-// uk = 1, u, u², … (w·1 is w exactly).
+// add adds the point (u, y) of weight w; u ≥ 0 is at least the u of every
+// point added before (a stretch grows backwards from its end: u = 0, 1,
+// 2, …). The partitioning adds every point of every candidate piece, so
+// the powers are written out: the same products and sums, in the same
+// order, as the loop uk = 1, u, u², … (w·1 is w exactly).
 func (p *polySums) add(u, y, w float64) {
-	if u > p.umax {
-		p.umax = u
-	}
+	p.umax = u
+	u2 := u * u
+	u3 := u2 * u
+	wu, wu2 := w*u, w*u2
 	p.w[0] += w
+	p.w[1] += wu
+	p.w[2] += wu2
+	p.w[3] += w * u3
+	p.w[4] += w * (u3 * u)
 	p.wy[0] += w * y
-	uk := u
-	p.w[1] += w * uk
-	p.wy[1] += w * uk * y
-	uk *= u
-	p.w[2] += w * uk
-	p.wy[2] += w * uk * y
-	uk *= u
-	p.w[3] += w * uk
-	uk *= u
-	p.w[4] += w * uk
+	p.wy[1] += wu * y
+	p.wy[2] += wu2 * y
 	p.yy += w * y * y
 }
 
@@ -352,26 +350,15 @@ func (p *polySums) sse2(d int) (lo float64, okLo bool, hi float64, okHi bool) {
 	for k := 1; k < 5; k++ {
 		pow[k] = pow[k-1] * sc
 	}
-	// a[r][c] is Σ w·u^(r+c) / U^(r+c): each of the 2n−1 quotients once
-	// (pow[0] is 1, by which division is exact).
-	var m [5]float64
-	m[0] = p.w[0]
-	for k := 1; k < 2*n-1; k++ {
-		m[k] = p.w[k] / pow[k]
-	}
 	var a [3][3]float64
 	var b [3]float64
 	for r := 0; r < n; r++ {
 		for c := 0; c < n; c++ {
-			a[r][c] = m[r+c]
+			a[r][c] = p.w[r+c] / pow[r+c]
 		}
-	}
-	b[0] = p.wy[0]
-	for r := 1; r < n; r++ {
 		b[r] = p.wy[r] / pow[r]
 	}
 	explained := 0.0
-	tiny := 1e-300 * max(1, math.Abs(a[0][0])) // a[0][0] is never updated
 	for c := 0; c < n; c++ {
 		if c == n-1 {
 			// degree d's factorisation ends here: its last update of the
@@ -379,7 +366,7 @@ func (p *polySums) sse2(d int) (lo float64, okLo bool, hi float64, okHi bool) {
 			lo, okLo = max(0, p.yy-explained), true
 		}
 		piv := a[c][c]
-		if !(piv > tiny) {
+		if !(piv > 1e-300*max(1, math.Abs(a[0][0]))) {
 			return lo, okLo, 0, false
 		}
 		explained += b[c] * b[c] / piv
