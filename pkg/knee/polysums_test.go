@@ -74,3 +74,70 @@ func TestPolySumsMatchReference(t *testing.T) {
 		}
 	}
 }
+
+// sse2Loop is polySums.sse2 as first written, a loop over the rows of the
+// normal equations: the reference the written-out factorisation must
+// match bit for bit.
+func (p *polySums) sse2Loop(d int) (lo float64, okLo bool, hi float64, okHi bool) {
+	n := d + 2
+	sc := max(1, p.umax)
+	var pow [5]float64
+	pow[0] = 1
+	for k := 1; k < 5; k++ {
+		pow[k] = pow[k-1] * sc
+	}
+	var a [3][3]float64
+	var b [3]float64
+	for r := 0; r < n; r++ {
+		for c := 0; c < n; c++ {
+			a[r][c] = p.w[r+c] / pow[r+c]
+		}
+		b[r] = p.wy[r] / pow[r]
+	}
+	explained := 0.0
+	for c := 0; c < n; c++ {
+		if c == n-1 {
+			lo, okLo = max(0, p.yy-explained), true
+		}
+		piv := a[c][c]
+		if !(piv > 1e-300*max(1, math.Abs(a[0][0]))) {
+			return lo, okLo, 0, false
+		}
+		explained += b[c] * b[c] / piv
+		for r := c + 1; r < n; r++ {
+			f := a[r][c] / piv
+			for q := c + 1; q < n; q++ {
+				a[r][q] -= f * a[c][q]
+			}
+			b[r] -= f * b[c]
+		}
+	}
+	return lo, okLo, max(0, p.yy-explained), true
+}
+
+// TestSSE2MatchesLoop: the written-out sse2 gives the bits and flags of
+// the loop, both degrees, on stretches of every length from one point,
+// including undetermined ones (one or two points, zero weights) and
+// ill-conditioned ones (huge u, tiny or huge weights).
+func TestSSE2MatchesLoop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	bits := math.Float64bits
+	for k := range 400 {
+		var ps polySums
+		scale := math.Pow(10, float64(rng.IntN(13)-6))
+		for u := range 1 + rng.IntN(300) {
+			w := rng.ExpFloat64() * scale
+			if rng.IntN(15) == 0 {
+				w = 0
+			}
+			ps.add(float64(u), rng.NormFloat64()*scale+float64(u%7), w)
+			for d := range 2 {
+				lo, okLo, hi, okHi := ps.sse2(d)
+				wlo, wokLo, whi, wokHi := ps.sse2Loop(d)
+				if bits(lo) != bits(wlo) || okLo != wokLo || bits(hi) != bits(whi) || okHi != wokHi {
+					t.Fatalf("case %d, %d points, d %d: sse2 %v %v %v %v, loop %v %v %v %v", k, u+1, d, lo, okLo, hi, okHi, wlo, wokLo, whi, wokHi)
+				}
+			}
+		}
+	}
+}

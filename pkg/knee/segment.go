@@ -343,42 +343,55 @@ func partition(y, w []float64, d0, minLen int, prune bool) []int {
 // equations (positive semi-definite) that is not positive; okHi implies
 // okLo.
 func (p *polySums) sse2(d int) (lo float64, okLo bool, hi float64, okHi bool) {
-	n := d + 2
+	// The factorisation written out for n = d+2 = 2 and 3 (d is 0 or 1),
+	// with a[r][c] = Σ w·u^(r+c) / U^(r+c) and b[r] = Σ w·u^r·y / U^r:
+	// the partitioning asks it of every candidate piece. Every operation
+	// is the loop's, in its order (TestSSE2MatchesLoop).
 	sc := max(1, p.umax)
-	var pow [5]float64
-	pow[0] = 1
-	for k := 1; k < 5; k++ {
-		pow[k] = pow[k-1] * sc
-	}
-	var a [3][3]float64
-	var b [3]float64
-	for r := 0; r < n; r++ {
-		for c := 0; c < n; c++ {
-			a[r][c] = p.w[r+c] / pow[r+c]
-		}
-		b[r] = p.wy[r] / pow[r]
+	p2 := sc * sc
+	a00, b0 := p.w[0], p.wy[0] // pow[0] is 1, by which division is exact
+	tiny := 1e-300 * max(1, math.Abs(a00))
+	if !(a00 > tiny) {
+		return 0, false, 0, false
 	}
 	explained := 0.0
-	for c := 0; c < n; c++ {
-		if c == n-1 {
-			// degree d's factorisation ends here: its last update of the
-			// trailing entries (r, q < d+1) was the same.
-			lo, okLo = max(0, p.yy-explained), true
+	explained += b0 * b0 / a00
+	a01, a11, b1 := p.w[1]/sc, p.w[2]/p2, p.wy[1]/sc
+	if d == 0 {
+		f := a01 / a00 // a[1][0] = a[0][1]
+		a11 -= f * a01
+		b1 -= f * b0
+		lo = max(0, p.yy-explained)
+		if !(a11 > tiny) {
+			return lo, true, 0, false
 		}
-		piv := a[c][c]
-		if !(piv > 1e-300*max(1, math.Abs(a[0][0]))) {
-			return lo, okLo, 0, false
-		}
-		explained += b[c] * b[c] / piv
-		for r := c + 1; r < n; r++ {
-			f := a[r][c] / piv
-			for q := c + 1; q < n; q++ {
-				a[r][q] -= f * a[c][q]
-			}
-			b[r] -= f * b[c]
-		}
+		explained += b1 * b1 / a11
+		return lo, true, max(0, p.yy-explained), true
 	}
-	return lo, okLo, max(0, p.yy-explained), true
+	p3 := p2 * sc
+	a02, a12, a22, b2 := p.w[2]/p2, p.w[3]/p3, p.w[4]/(p3*sc), p.wy[2]/p2
+	a21 := a12
+	f := a01 / a00 // row 1: a[1][0] = a[0][1]
+	a11 -= f * a01
+	a12 -= f * a02
+	b1 -= f * b0
+	f = a02 / a00 // row 2: a[2][0] = a[0][2]
+	a21 -= f * a01
+	a22 -= f * a02
+	b2 -= f * b0
+	if !(a11 > tiny) {
+		return 0, false, 0, false
+	}
+	explained += b1 * b1 / a11
+	f = a21 / a11
+	a22 -= f * a12
+	b2 -= f * b1
+	lo = max(0, p.yy-explained)
+	if !(a22 > tiny) {
+		return lo, true, 0, false
+	}
+	explained += b2 * b2 / a22
+	return lo, true, max(0, p.yy-explained), true
 }
 
 // pieceCost is a piece's squared error under the better of its two
