@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/ldanalyze/ldanalyze/pkg/window"
@@ -62,5 +63,40 @@ func TestWriteByCSVMatchesEncodingCSV(t *testing.T) {
 			}
 			t.Fatalf("%d rows: differ at byte %d: got %q, want %q", n, i, g[max(0, i-40):min(len(g), i+40)], w[max(0, i-40):min(len(w), i+40)])
 		}
+	}
+}
+
+// TestAppendMicrosMatchesFormatFloat: the millionths fast path writes
+// strconv's shortest 'f' formatting, byte for byte, for values of six
+// decimals and fewer across its whole range (to 2^29), both signs, the
+// edges of the range, and values it must leave to strconv (more decimals,
+// −0, past 2^29).
+func TestAppendMicrosMatchesFormatFloat(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	var vals []float64
+	for range 300000 {
+		m := rng.Int64N(1 << 49) // up to 5.6e8 after /1e6
+		if rng.IntN(3) == 0 {
+			m = rng.Int64N(1e9)
+		}
+		v := float64(m) / 1e6
+		if rng.IntN(2) == 0 {
+			v = -v
+		}
+		vals = append(vals, v, math.Nextafter(v, 1), v*10, v/1e3, v*float64(int64(1)<<rng.IntN(20)))
+	}
+	vals = append(vals, 0, math.Copysign(0, -1), 1<<29, -(1 << 29), math.Nextafter(1<<29, 0), 1e-6, 5e-7, 0.1, 0.3, 123.45, 1e6, 1e9, 2.5e-6)
+	fast := 0
+	for _, v := range vals {
+		want := strconv.AppendFloat(nil, v, 'f', -1, 64)
+		if got := appendCSVNum([]byte{}, v); !bytes.Equal(got, want) {
+			t.Fatalf("%v (bits %x): %q, want %q", v, math.Float64bits(v), got, want)
+		}
+		if _, ok := appendMicros(nil, v); ok {
+			fast++
+		}
+	}
+	if fast < len(vals)/5 { // v and most v·10 of the five per draw
+		t.Fatalf("fast path took %d of %d values", fast, len(vals))
 	}
 }

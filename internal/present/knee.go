@@ -372,7 +372,47 @@ func appendCSVNum(dst []byte, v float64) []byte {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return dst
 	}
+	if b, ok := appendMicros(dst, v); ok {
+		return b
+	}
 	return strconv.AppendFloat(dst, v, 'f', -1, 64)
+}
+
+// appendMicros appends v as strconv.AppendFloat(dst, v, 'f', -1, 64) does
+// when v is a whole number of millionths below 2^29 in size (k6 writes
+// every value with six decimals, and the exact percentiles are such
+// values), and reports whether it did. There the shortest decimal that
+// reads back as v is the one of the millionths: doubles are less than
+// 1.2e-7 apart, so no other number of at most six decimals reads back as
+// v, and none with more is shorter.
+func appendMicros(dst []byte, v float64) ([]byte, bool) {
+	if !(math.Abs(v) < 1<<29) || (v == 0 && math.Signbit(v)) {
+		return dst, false
+	}
+	m := math.Round(v * 1e6)
+	if m/1e6 != v {
+		return dst, false
+	}
+	n := int64(m)
+	if n < 0 {
+		dst = append(dst, '-')
+		n = -n
+	}
+	dst = strconv.AppendInt(dst, n/1e6, 10)
+	frac := n % 1e6
+	if frac == 0 {
+		return dst, true
+	}
+	var digits [6]byte
+	for i := 5; i >= 0; i-- {
+		digits[i] = byte('0' + frac%10)
+		frac /= 10
+	}
+	end := 6
+	for digits[end-1] == '0' {
+		end--
+	}
+	return append(append(dst, '.'), digits[:end]...), true
 }
 
 // appendCSVField appends field as encoding/csv's Writer writes it with a
