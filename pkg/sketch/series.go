@@ -117,7 +117,7 @@ func floorDiv(a, b int64) int64 {
 func (s *Series) seal(sec int64, g int32, sk *Sketch) {
 	s.sealEnc(sec, g, sk, nil)
 	for !s.regrouping && !s.fits() {
-		s.regroup(s.width * 2)
+		s.regroup()
 	}
 }
 
@@ -193,38 +193,40 @@ func (sl *seriesSlot) mergeInto(sc *Sketch) error {
 	return nil
 }
 
-// regroup rebuilds the slots at width w, a multiple of the current width.
-func (s *Series) regroup(w int64) {
-	f := w / s.width
-	slots, err := regroupSlots(s.slots, f)
-	s.slots, s.width = slots, w
+// regroup rebuilds the slots at twice the width.
+func (s *Series) regroup() {
+	slots, err := regroupSlots(s.slots)
+	s.slots, s.width = slots, 2*s.width
 	if err != nil && s.err == nil {
 		s.err = err
 	}
 }
 
-// regroupSlots returns the slots of old merged f to a slot (f a power of
-// two), each one encoded anew, and the first failure to decode one. It
-// touches nothing of a Series, so it runs outside the lock (coarsen).
-func regroupSlots(old map[seriesKey]*seriesSlot, f int64) (map[seriesKey]*seriesSlot, error) {
-	merged := map[seriesKey][]*seriesSlot{}
-	for k, sl := range old {
-		nk := seriesKey{floorDiv(k.slot, f), k.group}
-		merged[nk] = append(merged[nk], sl)
-	}
-	out := make(map[seriesKey]*seriesSlot, len(merged))
+// regroupSlots returns the slots of old merged two to a slot (the width
+// doubled), each encoded anew, and the first failure to decode one. The
+// two parts of a slot merge in time order, so the result does not depend
+// on the map's order. It touches nothing of a Series, so it runs outside
+// the lock (coarsen).
+func regroupSlots(old map[seriesKey]*seriesSlot) (map[seriesKey]*seriesSlot, error) {
+	out := make(map[seriesKey]*seriesSlot, len(old)/2+1)
 	var sc Sketch
 	var buf []byte
 	var first error
-	for k, parts := range merged {
+	for k := range old {
+		nk := seriesKey{floorDiv(k.slot, 2), k.group}
+		if out[nk] != nil {
+			continue // merged with its other half
+		}
 		sc.Reset()
-		for _, p := range parts {
-			if err := p.mergeInto(&sc); err != nil && first == nil {
-				first = err
+		for _, part := range [2]int64{2 * nk.slot, 2*nk.slot + 1} {
+			if p := old[seriesKey{part, k.group}]; p != nil {
+				if err := p.mergeInto(&sc); err != nil && first == nil {
+					first = err
+				}
 			}
 		}
 		buf = sc.AppendEncoded(buf[:0])
-		out[k] = &seriesSlot{enc: slices.Clone(buf)}
+		out[nk] = &seriesSlot{enc: slices.Clone(buf)}
 	}
 	return out, first
 }
@@ -242,7 +244,7 @@ func (s *Series) coarsen() {
 		s.width *= 2
 		s.regrouping = true
 		s.mu.Unlock()
-		merged, err := regroupSlots(old, 2)
+		merged, err := regroupSlots(old)
 		s.mu.Lock()
 		for k, sl := range merged {
 			if cur := s.slots[k]; cur != nil {
@@ -361,7 +363,7 @@ func (s *Series) Merge(o *Series) {
 		return
 	}
 	for s.width < o.width {
-		s.regroup(s.width * 2)
+		s.regroup()
 	}
 	o.Each(func(sec int64, g int, sk *Sketch) { s.seal(sec, int32(g), sk) })
 	if s.err == nil {

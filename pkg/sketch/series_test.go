@@ -298,7 +298,9 @@ func TestSeriesMerge(t *testing.T) {
 		}
 	}
 	w2.Flush()
-	b2.regroup(8)
+	for b2.Width() < 8 {
+		b2.regroup()
+	}
 	a2 := NewSeries(-1)
 	w3 := a2.Writer()
 	for i, x := range vals {
@@ -311,7 +313,9 @@ func TestSeriesMerge(t *testing.T) {
 	if a2.Width() != 8 {
 		t.Fatalf("merged width %d, want 8", a2.Width())
 	}
-	whole.regroup(8)
+	for whole.Width() < 8 {
+		whole.regroup()
+	}
 	for g := range 3 {
 		same(t, "merged coarse", a2.Range(g, 1_700_000_000, 1_700_000_600), whole.Range(g, 1_700_000_000, 1_700_000_600))
 	}
