@@ -162,6 +162,9 @@ func WriteColumnar(w io.Writer, r Reader, opts ColumnarOptions) (ColumnarResult,
 	if err == nil {
 		err = cw.close(st.ResolutionNS)
 	}
+	if werr := cw.wait(); err == nil {
+		err = werr // a row group still being written after a failure
+	}
 	return ColumnarResult{RowsIn: cw.rowsIn, RowsOut: cw.rowsOut, TagColumns: cw.tagCols, TimeUnit: cw.unitName(), Stats: st}, err
 }
 
@@ -671,27 +674,106 @@ type columnarWriter struct {
 	unitNS  int64 // nanoseconds per unit (1 before the schema is fixed)
 	storeNS int64 // nanoseconds per stored value (Parquet stores s as ms)
 
-	// The batch being filled. String columns: metric_name (0),
-	// source_file (1), extra_tags (2), then the tags in the order met.
+	// The batch being filled.
+	batch
+	stamp  uint32 // counts batches (Parquet dictionaries are per row group)
+	remaps map[remapKey][]remapCol
+	late   []byte
+
+	// Parquet row groups are written on another goroutine while the next
+	// batch fills: spare is the batch not being filled (being written
+	// while writing is set; its result comes on written), its ids packed
+	// in packed (the ids columns stay with the batch being filled).
+	spare   *batch
+	packed  []packedCol
+	writing bool
+	written chan error
+	scratch []colScratch // per string column, for the batch being written
+
+	rowsIn   int64
+	rowsOut  int64     // rows written (by the writing goroutine while writing)
+	rowsSent int64     // rows of the batches before the one being filled
+	builders int       // fragment builders made so far (their ids)
+	rowDst   [][]int32 // rowFill's destination columns, reused
+	defBufs  [][]int16 // flushParquet's definition levels, per worker
+	idxBufs  [][]int32 // flushParquet's unpacked ids, per worker
+	metaVals []parquet.ByteArray
+
+	pw *file.Writer // Parquet
+	ar *arrowOut    // Arrow
+}
+
+// batch is the rows of one record batch (row group). String columns:
+// metric_name (0), source_file (1), extra_tags (2), then the tags in the
+// order met.
+type batch struct {
+	first  int64 // the rows of the file before the batch
 	n      int
 	ids    [][]int32 // per string column: dictionary index+1, 0 = null
 	dicts  []*colDict
 	times  []int64 // in storeNS
 	values []float64
-	meta   []string
-	stamp  uint32 // counts batches (Parquet dictionaries are per row group)
-	remaps map[remapKey][]remapCol
-	late   []byte
+	// The rows with metadata (nearly none: k6 writes it rarely) and their
+	// metadata, in row order.
+	metaRows []int32
+	metaStrs []string
+}
 
-	rowsIn, rowsOut int64
-	builders        int // fragment builders made so far (their ids)
-	scratch         []colScratch
-	rowDst          [][]int32 // rowFill's destination columns, reused
-	defBufs         [][]int16 // flushParquet's definition levels, per worker
-	metaVals        []parquet.ByteArray
+// packedCol is a string column of the row group being written: its ids
+// (dictionary index+1, 0 = null) in w bytes each, little-endian, w the
+// fewest of 1, 2 or 4 that hold its dictionary's indices. A batch's ids
+// are packed when it is handed to the writing goroutine, so that the next
+// batch fills the same int32 columns while a row group of mostly one byte
+// per value waits to be written (most tag columns take a few values).
+type packedCol struct {
+	w int
+	b []byte
+}
 
-	pw *file.Writer // Parquet
-	ar *arrowOut    // Arrow
+// pack packs ids, of a column whose dictionary has d strings, into p.
+func (p *packedCol) pack(ids []int32, d int) {
+	p.w = 4
+	if d < 1<<8 {
+		p.w = 1
+	} else if d < 1<<16 {
+		p.w = 2
+	}
+	n := len(ids)
+	p.b = slices.Grow(p.b[:0], p.w*n)[:p.w*n]
+	switch p.w {
+	case 1:
+		for i, v := range ids {
+			p.b[i] = byte(v)
+		}
+	case 2:
+		for i, v := range ids {
+			binary.LittleEndian.PutUint16(p.b[2*i:], uint16(v))
+		}
+	default:
+		for i, v := range ids {
+			binary.LittleEndian.PutUint32(p.b[4*i:], uint32(v))
+		}
+	}
+}
+
+// unpack puts the first len(dst) ids of p into dst.
+func (p *packedCol) unpack(dst []int32) {
+	switch p.w {
+	case 1:
+		for i, v := range p.b[:len(dst)] {
+			dst[i] = int32(v)
+		}
+	case 2:
+		b := p.b[:2*len(dst)]
+		for i := range dst {
+			dst[i] = int32(binary.LittleEndian.Uint16(b[2*i:]))
+		}
+	default:
+		b := p.b[:4*len(dst)]
+		for i := range dst {
+			dst[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+	}
 }
 
 // The string columns before the tags.
@@ -934,6 +1016,14 @@ func (cw *columnarWriter) setup() error {
 	}
 	cw.storeNS = cw.unitNS
 	cw.scratch = make([]colScratch, len(cw.ids))
+	if cw.opts.Format != FormatArrow {
+		sp := &batch{}
+		for range cw.ids {
+			sp.dicts = append(sp.dicts, &colDict{idx: map[string]int32{}})
+		}
+		cw.spare, cw.written = sp, make(chan error, 1)
+		cw.packed = make([]packedCol, len(cw.ids))
+	}
 	fields := []arrow.Field{
 		{Name: ColMetric, Type: dictString},
 		{Name: ColTime, Type: &arrow.TimestampType{Unit: cw.unit, TimeZone: "UTC"}},
@@ -973,7 +1063,7 @@ func (cw *columnarWriter) setup() error {
 // in the batch.
 func (cw *columnarWriter) coarse(t, i int64) error {
 	src := cw.batchSource(int(i))
-	return fmt.Errorf("%s: sample %d has time %d ns, finer than the %s unit chosen from the first %d rows; convert again with the time unit ns", src, cw.rowsOut+i+1, t, cw.unitName(), cw.opts.BatchRows)
+	return fmt.Errorf("%s: sample %d has time %d ns, finer than the %s unit chosen from the first %d rows; convert again with the time unit ns", src, cw.rowsSent+i+1, t, cw.unitName(), cw.opts.BatchRows)
 }
 
 // batchSource returns the source of row i of the batch.
@@ -1053,7 +1143,7 @@ func (cw *columnarWriter) putRows(f *fragment, at, k int) error {
 		if t != lastT || i == 0 {
 			if t%cw.unitNS != 0 {
 				src := f.tab[f.source[at+i]]
-				return fmt.Errorf("%s: sample %d has time %d ns, finer than the %s unit chosen from the first %d rows; convert again with the time unit ns", src, cw.rowsOut+int64(cw.n)+int64(i)+1, t, cw.unitName(), cw.opts.BatchRows)
+				return fmt.Errorf("%s: sample %d has time %d ns, finer than the %s unit chosen from the first %d rows; convert again with the time unit ns", src, cw.rowsSent+int64(cw.n)+int64(i)+1, t, cw.unitName(), cw.opts.BatchRows)
 			}
 			lastT, lastV = t, t/cw.storeNS
 		}
@@ -1061,7 +1151,12 @@ func (cw *columnarWriter) putRows(f *fragment, at, k int) error {
 	}
 	cw.times = times
 	cw.values = append(cw.values, f.values[at:at+k]...)
-	cw.meta = append(cw.meta, f.meta[at:at+k]...)
+	for i, m := range f.meta[at : at+k] {
+		if m != "" {
+			cw.metaRows = append(cw.metaRows, int32(start+i))
+			cw.metaStrs = append(cw.metaStrs, m)
+		}
+	}
 	// Columns of the fragment's tags (new ones are made now, so that the
 	// column slices below include them).
 	var lateRow, late []int
@@ -1190,7 +1285,10 @@ func (cw *columnarWriter) rowFill(rm []remapCol, f *fragment, rowCols []int, at,
 	}
 }
 
-// flush writes the batch (fixing the schema at the first).
+// flush writes the batch (fixing the schema at the first): an Arrow
+// record batch at once; a Parquet row group on another goroutine, once
+// the one before it is written, while the next batch fills (the parsing
+// goes on during the write, at the cost of a second batch in memory).
 func (cw *columnarWriter) flush() error {
 	if !cw.started {
 		if err := cw.setup(); err != nil {
@@ -1200,30 +1298,64 @@ func (cw *columnarWriter) flush() error {
 	if cw.n == 0 {
 		return nil
 	}
-	var err error
-	if cw.pw != nil {
-		err = cw.flushParquet()
-	} else {
-		err = cw.ar.flush()
-	}
-	if err != nil {
-		return fmt.Errorf("writing rows %d–%d: %w", cw.rowsOut+1, cw.rowsOut+int64(cw.n), err)
-	}
-	cw.rowsOut += int64(cw.n)
-	cw.n = 0
-	cw.times, cw.values = cw.times[:0], cw.values[:0]
-	clear(cw.meta)
-	cw.meta = cw.meta[:0]
-	for c := range cw.ids {
-		cw.ids[c] = cw.ids[c][:0]
-	}
-	if cw.pw != nil {
-		cw.stamp++ // a new row group: new dictionaries
-		for _, d := range cw.dicts {
-			d.reset()
+	cw.first = cw.rowsSent
+	cw.rowsSent += int64(cw.n)
+	if cw.pw == nil {
+		if err := cw.ar.flush(); err != nil {
+			return fmt.Errorf("writing rows %d–%d: %w", cw.first+1, cw.first+int64(cw.n), err)
 		}
+		cw.rowsOut += int64(cw.n)
+		cw.reset()
+		return nil
+	}
+	if err := cw.wait(); err != nil {
+		return err
+	}
+	b := cw.spare
+	*b, cw.batch = cw.batch, *b
+	for c, ids := range b.ids {
+		cw.packed[c].pack(ids, len(b.dicts[c].strs))
+	}
+	cw.ids, b.ids = b.ids, nil
+	cw.writing = true
+	go func() { cw.written <- cw.writeRowGroup(b) }()
+	cw.stamp++ // a new row group: new dictionaries
+	cw.reset()
+	for _, d := range cw.dicts {
+		d.reset()
 	}
 	return nil
+}
+
+// reset empties the batch for the next rows, keeping its buffers.
+func (b *batch) reset() {
+	b.n = 0
+	b.times, b.values = b.times[:0], b.values[:0]
+	clear(b.metaStrs)
+	b.metaRows, b.metaStrs = b.metaRows[:0], b.metaStrs[:0]
+	for c := range b.ids {
+		b.ids[c] = b.ids[c][:0]
+	}
+}
+
+// writeRowGroup writes b as a Parquet row group (on the writing
+// goroutine).
+func (cw *columnarWriter) writeRowGroup(b *batch) error {
+	if err := cw.flushParquet(b); err != nil {
+		return fmt.Errorf("writing rows %d–%d: %w", b.first+1, b.first+int64(b.n), err)
+	}
+	cw.rowsOut += int64(b.n)
+	return nil
+}
+
+// wait waits for the row group being written, if any, and returns its
+// error.
+func (cw *columnarWriter) wait() error {
+	if !cw.writing {
+		return nil
+	}
+	cw.writing = false
+	return <-cw.written
 }
 
 // close writes what is left and the file's footer, recording the input's
@@ -1231,6 +1363,9 @@ func (cw *columnarWriter) flush() error {
 func (cw *columnarWriter) close(resNS int64) error {
 	cw.init()
 	if err := cw.flush(); err != nil {
+		return err
+	}
+	if err := cw.wait(); err != nil {
 		return err
 	}
 	if resNS < cw.unitNS {
@@ -1357,7 +1492,7 @@ const arrowSchemaKey = "ARROW:schema"
 // flushParquet writes the batch as one row group: the columns are encoded
 // and compressed in parallel into the row group's buffers (each column has
 // its own), then written out in order.
-func (cw *columnarWriter) flushParquet() (err error) {
+func (cw *columnarWriter) flushParquet(b *batch) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("parquet writer: %v", r)
@@ -1368,7 +1503,7 @@ func (cw *columnarWriter) flushParquet() (err error) {
 		return err
 	}
 	ncols := 3 + len(cw.tagCols) + 3
-	write := func(i int, defs []int16) error {
+	write := func(i int, defs []int16, idx []int32) error {
 		col, err := rgw.Column(i)
 		if err != nil {
 			return err
@@ -1376,36 +1511,35 @@ func (cw *columnarWriter) flushParquet() (err error) {
 		t := len(cw.tagCols)
 		switch {
 		case i == 0:
-			return cw.writeDict(col, colMetric, false, defs)
+			return cw.writeDict(b, col, colMetric, false, defs, idx)
 		case i == 1:
-			for b := 0; b < len(cw.times); b += pageBatch {
-				if _, err := col.(*file.Int64ColumnChunkWriter).WriteBatch(cw.times[b:min(b+pageBatch, len(cw.times))], nil, nil); err != nil {
+			for p := 0; p < len(b.times); p += pageBatch {
+				if _, err := col.(*file.Int64ColumnChunkWriter).WriteBatch(b.times[p:min(p+pageBatch, len(b.times))], nil, nil); err != nil {
 					return fmt.Errorf("column %s: %w", ColTime, err)
 				}
 			}
 		case i == 2:
-			for b := 0; b < len(cw.values); b += pageBatch {
-				if _, err := col.(*file.Float64ColumnChunkWriter).WriteBatch(cw.values[b:min(b+pageBatch, len(cw.values))], nil, nil); err != nil {
+			for p := 0; p < len(b.values); p += pageBatch {
+				if _, err := col.(*file.Float64ColumnChunkWriter).WriteBatch(b.values[p:min(p+pageBatch, len(b.values))], nil, nil); err != nil {
 					return fmt.Errorf("column %s: %w", ColValue, err)
 				}
 			}
 		case i < 3+t:
-			return cw.writeDict(col, cw.tagPos[i-3], true, defs)
+			return cw.writeDict(b, col, cw.tagPos[i-3], true, defs, idx)
 		case i == 3+t:
-			return cw.writeDict(col, colExtra, true, defs)
+			return cw.writeDict(b, col, colExtra, true, defs, idx)
 		case i == 4+t:
 			vals := cw.metaVals[:0]
-			defs = defs[:len(cw.meta)]
+			defs = defs[:b.n]
 			clear(defs)
-			for k, m := range cw.meta {
-				if m != "" {
-					defs[k] = 1
-					vals = append(vals, parquet.ByteArray(unsafe.Slice(unsafe.StringData(m), len(m))))
-				}
+			for k, r := range b.metaRows {
+				m := b.metaStrs[k]
+				defs[r] = 1
+				vals = append(vals, parquet.ByteArray(unsafe.Slice(unsafe.StringData(m), len(m))))
 			}
 			var err error
-			for b, v := 0, 0; b < len(defs) && err == nil; b += pageBatch {
-				d := defs[b:min(b+pageBatch, len(defs))]
+			for p, v := 0, 0; p < len(defs) && err == nil; p += pageBatch {
+				d := defs[p:min(p+pageBatch, len(defs))]
 				var nv int64
 				nv, err = col.(*file.ByteArrayColumnChunkWriter).WriteBatch(vals[v:], d, nil)
 				v += int(nv)
@@ -1416,7 +1550,7 @@ func (cw *columnarWriter) flushParquet() (err error) {
 				return fmt.Errorf("column %s: %w", ColMetadata, err)
 			}
 		default:
-			return cw.writeDict(col, colSource, true, defs)
+			return cw.writeDict(b, col, colSource, true, defs, idx)
 		}
 		return nil
 	}
@@ -1426,12 +1560,14 @@ func (cw *columnarWriter) flushParquet() (err error) {
 	workers := min(ncols, max(1, runtime.GOMAXPROCS(0)))
 	for len(cw.defBufs) < workers {
 		cw.defBufs = append(cw.defBufs, nil)
+		cw.idxBufs = append(cw.idxBufs, nil)
 	}
 	for wk := range workers {
-		if cap(cw.defBufs[wk]) < cw.n {
-			cw.defBufs[wk] = make([]int16, cw.n)
+		if cap(cw.defBufs[wk]) < b.n {
+			cw.defBufs[wk] = make([]int16, b.n)
+			cw.idxBufs[wk] = make([]int32, b.n)
 		}
-		defs := cw.defBufs[wk][:cw.n]
+		defs, idx := cw.defBufs[wk][:b.n], cw.idxBufs[wk][:b.n]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -1445,7 +1581,7 @@ func (cw *columnarWriter) flushParquet() (err error) {
 				if i >= ncols {
 					return
 				}
-				errs[i] = write(i, defs)
+				errs[i] = write(i, defs, idx)
 			}
 		}()
 	}
@@ -1458,7 +1594,7 @@ func (cw *columnarWriter) flushParquet() (err error) {
 
 // writeDict writes string column c of the batch as dictionary indices with
 // the batch's dictionary of the column.
-func (cw *columnarWriter) writeDict(col file.ColumnChunkWriter, c int, optional bool, defs []int16) error {
+func (cw *columnarWriter) writeDict(b *batch, col file.ColumnChunkWriter, c int, optional bool, defs []int16, ids []int32) error {
 	name := col.Descr().Name()
 	bw, ok := col.(*file.ByteArrayColumnChunkWriter)
 	if !ok {
@@ -1469,14 +1605,15 @@ func (cw *columnarWriter) writeDict(col file.ColumnChunkWriter, c int, optional 
 		return fmt.Errorf("column %s: no dictionary encoder", name)
 	}
 	db := array.NewStringBuilder(cw.mem)
-	db.AppendValues(cw.dicts[c].strs, nil)
+	db.AppendValues(b.dicts[c].strs, nil)
 	dict := db.NewArray()
 	db.Release()
 	defer dict.Release()
 	if err := enc.PutDictionary(dict); err != nil {
 		return fmt.Errorf("column %s: %w", name, err)
 	}
-	idx, defs, err := cw.indices(c, optional, name, defs)
+	cw.packed[c].unpack(ids)
+	idx, defs, err := cw.indices(ids, c, b.first, optional, name, defs)
 	if err != nil {
 		return err
 	}
@@ -1513,13 +1650,12 @@ func b2i(b bool) int32 {
 	return 0
 }
 
-// indices turns string column c of the batch, in place, into an int32
-// array of dictionary indices (nulls marked invalid), and for an optional
-// column fills defs (at least as long as the batch) with the definition
-// levels. The batch's ids of the column are gone afterwards.
-func (cw *columnarWriter) indices(c int, optional bool, name string, defs []int16) (arrow.Array, []int16, error) {
+// indices turns idx, the ids of string column c of a batch whose first
+// row is row first+1 of the file, in place, into an int32 array of
+// dictionary indices (nulls marked invalid), and for an optional column
+// fills defs (at least as long as idx) with the definition levels.
+func (cw *columnarWriter) indices(idx []int32, c int, first int64, optional bool, name string, defs []int16) (arrow.Array, []int16, error) {
 	sc := &cw.scratch[c] // made by setup: indices runs on parallel goroutines
-	idx := cw.ids[c]
 	n := len(idx)
 	if cap(sc.valid) < (n+7)/8 {
 		sc.valid = make([]byte, (n+7)/8)
@@ -1570,7 +1706,7 @@ func (cw *columnarWriter) indices(c int, optional bool, name string, defs []int1
 	if nulls > 0 && !optional {
 		for i := range n {
 			if valid[i>>3]&(1<<(i&7)) == 0 {
-				return nil, nil, fmt.Errorf("column %s: row %d is null", name, cw.rowsOut+int64(i)+1)
+				return nil, nil, fmt.Errorf("column %s: row %d is null", name, first+int64(i)+1)
 			}
 		}
 	}
@@ -1681,7 +1817,7 @@ func (a *arrowOut) flush() error {
 		}
 	}()
 	ids := func(c int) arrow.Array {
-		arr, _, _ := cw.indices(c, true, "", nil)
+		arr, _, _ := cw.indices(cw.ids[c], c, cw.first, true, "", nil)
 		return arr
 	}
 	cols = append(cols, ids(colMetric))
@@ -1701,11 +1837,12 @@ func (a *arrowOut) flush() error {
 	}
 	cols = append(cols, ids(colExtra))
 	sb := array.NewStringBuilder(cw.mem)
-	for _, m := range cw.meta {
-		if m == "" {
-			sb.AppendNull()
+	for r, k := 0, 0; r < n; r++ {
+		if k < len(cw.metaRows) && int(cw.metaRows[k]) == r {
+			sb.Append(cw.metaStrs[k])
+			k++
 		} else {
-			sb.Append(m)
+			sb.AppendNull()
 		}
 	}
 	cols = append(cols, sb.NewArray())
