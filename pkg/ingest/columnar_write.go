@@ -696,7 +696,6 @@ type columnarWriter struct {
 	builders int       // fragment builders made so far (their ids)
 	rowDst   [][]int32 // rowFill's destination columns, reused
 	defBufs  [][]int16 // flushParquet's definition levels, per worker
-	idxBufs  [][]int32 // flushParquet's unpacked ids, per worker
 	metaVals []parquet.ByteArray
 
 	pw *file.Writer // Parquet
@@ -720,11 +719,13 @@ type batch struct {
 }
 
 // packedCol is a string column of the row group being written: its ids
-// (dictionary index+1, 0 = null) in w bytes each, little-endian, w the
-// fewest of 1, 2 or 4 that hold its dictionary's indices. A batch's ids
-// are packed when it is handed to the writing goroutine, so that the next
-// batch fills the same int32 columns while a row group of mostly one byte
-// per value waits to be written (most tag columns take a few values).
+// (dictionary index+1, 0 = null) in w bytes each, in the machine's byte
+// order, w the fewest of 1, 2 or 4 that hold its dictionary's indices. A
+// batch's ids are packed when it is handed to the writing goroutine, so
+// that the next batch fills the same int32 columns while a row group of
+// mostly one byte per value waits to be written (most tag columns take a
+// few values); the writer takes the packed ids as they are (Parquet's
+// dictionary encoder takes indices of any integer type).
 type packedCol struct {
 	w int
 	b []byte
@@ -739,41 +740,42 @@ func (p *packedCol) pack(ids []int32, d int) {
 		p.w = 2
 	}
 	n := len(ids)
-	p.b = slices.Grow(p.b[:0], p.w*n)[:p.w*n]
+	if cap(p.b) < p.w*n {
+		// A capacity of whole words: the allocation is 8-byte aligned,
+		// as views of any width want.
+		p.b = make([]byte, p.w*n, (p.w*n+7)&^7)
+	}
+	p.b = p.b[:p.w*n]
 	switch p.w {
 	case 1:
-		for i, v := range ids {
-			p.b[i] = byte(v)
-		}
+		narrow(p.b, ids)
 	case 2:
-		for i, v := range ids {
-			binary.LittleEndian.PutUint16(p.b[2*i:], uint16(v))
-		}
+		narrow(viewAs[uint16](p.b, n), ids)
 	default:
-		for i, v := range ids {
-			binary.LittleEndian.PutUint32(p.b[4*i:], uint32(v))
-		}
+		narrow(viewAs[uint32](p.b, n), ids)
 	}
 }
 
-// unpack puts the first len(dst) ids of p into dst.
-func (p *packedCol) unpack(dst []int32) {
-	switch p.w {
-	case 1:
-		for i, v := range p.b[:len(dst)] {
-			dst[i] = int32(v)
-		}
-	case 2:
-		b := p.b[:2*len(dst)]
-		for i := range dst {
-			dst[i] = int32(binary.LittleEndian.Uint16(b[2*i:]))
-		}
-	default:
-		b := p.b[:4*len(dst)]
-		for i := range dst {
-			dst[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
-		}
+// narrow copies src into dst (as long), each value converted to T.
+func narrow[T uint8 | uint16 | uint32](dst []T, src []int32) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] = T(v)
 	}
+}
+
+// viewAs returns the first n Ts of b, which holds at least n Ts and is
+// aligned for them (make's byte slices are).
+func viewAs[T uint16 | uint32](b []byte, n int) []T {
+	var z T
+	_ = b[n*int(unsafe.Sizeof(z))-1:]
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+// bytesOf is the bytes of s, in the machine's byte order.
+func bytesOf[T uint8 | uint16 | uint32 | int32](s []T) []byte {
+	var z T
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(z)))
 }
 
 // The string columns before the tags.
@@ -1503,7 +1505,7 @@ func (cw *columnarWriter) flushParquet(b *batch) (err error) {
 		return err
 	}
 	ncols := 3 + len(cw.tagCols) + 3
-	write := func(i int, defs []int16, idx []int32) error {
+	write := func(i int, defs []int16) error {
 		col, err := rgw.Column(i)
 		if err != nil {
 			return err
@@ -1511,7 +1513,7 @@ func (cw *columnarWriter) flushParquet(b *batch) (err error) {
 		t := len(cw.tagCols)
 		switch {
 		case i == 0:
-			return cw.writeDict(b, col, colMetric, false, defs, idx)
+			return cw.writeDict(b, col, colMetric, false, defs)
 		case i == 1:
 			for p := 0; p < len(b.times); p += pageBatch {
 				if _, err := col.(*file.Int64ColumnChunkWriter).WriteBatch(b.times[p:min(p+pageBatch, len(b.times))], nil, nil); err != nil {
@@ -1525,9 +1527,9 @@ func (cw *columnarWriter) flushParquet(b *batch) (err error) {
 				}
 			}
 		case i < 3+t:
-			return cw.writeDict(b, col, cw.tagPos[i-3], true, defs, idx)
+			return cw.writeDict(b, col, cw.tagPos[i-3], true, defs)
 		case i == 3+t:
-			return cw.writeDict(b, col, colExtra, true, defs, idx)
+			return cw.writeDict(b, col, colExtra, true, defs)
 		case i == 4+t:
 			vals := cw.metaVals[:0]
 			defs = defs[:b.n]
@@ -1550,7 +1552,7 @@ func (cw *columnarWriter) flushParquet(b *batch) (err error) {
 				return fmt.Errorf("column %s: %w", ColMetadata, err)
 			}
 		default:
-			return cw.writeDict(b, col, colSource, true, defs, idx)
+			return cw.writeDict(b, col, colSource, true, defs)
 		}
 		return nil
 	}
@@ -1560,14 +1562,12 @@ func (cw *columnarWriter) flushParquet(b *batch) (err error) {
 	workers := min(ncols, max(1, runtime.GOMAXPROCS(0)))
 	for len(cw.defBufs) < workers {
 		cw.defBufs = append(cw.defBufs, nil)
-		cw.idxBufs = append(cw.idxBufs, nil)
 	}
 	for wk := range workers {
 		if cap(cw.defBufs[wk]) < b.n {
 			cw.defBufs[wk] = make([]int16, b.n)
-			cw.idxBufs[wk] = make([]int32, b.n)
 		}
-		defs, idx := cw.defBufs[wk][:b.n], cw.idxBufs[wk][:b.n]
+		defs := cw.defBufs[wk][:b.n]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -1581,7 +1581,7 @@ func (cw *columnarWriter) flushParquet(b *batch) (err error) {
 				if i >= ncols {
 					return
 				}
-				errs[i] = write(i, defs, idx)
+				errs[i] = write(i, defs)
 			}
 		}()
 	}
@@ -1594,7 +1594,7 @@ func (cw *columnarWriter) flushParquet(b *batch) (err error) {
 
 // writeDict writes string column c of the batch as dictionary indices with
 // the batch's dictionary of the column.
-func (cw *columnarWriter) writeDict(b *batch, col file.ColumnChunkWriter, c int, optional bool, defs []int16, ids []int32) error {
+func (cw *columnarWriter) writeDict(b *batch, col file.ColumnChunkWriter, c int, optional bool, defs []int16) error {
 	name := col.Descr().Name()
 	bw, ok := col.(*file.ByteArrayColumnChunkWriter)
 	if !ok {
@@ -1612,8 +1612,19 @@ func (cw *columnarWriter) writeDict(b *batch, col file.ColumnChunkWriter, c int,
 	if err := enc.PutDictionary(dict); err != nil {
 		return fmt.Errorf("column %s: %w", name, err)
 	}
-	cw.packed[c].unpack(ids)
-	idx, defs, err := cw.indices(ids, c, b.first, optional, name, defs)
+	var (
+		idx arrow.Array
+		err error
+		sc  = &cw.scratch[c]
+	)
+	switch p := &cw.packed[c]; p.w {
+	case 1:
+		idx, defs, err = indices(sc, p.b[:b.n], arrow.PrimitiveTypes.Uint8, b.first, optional, name, defs)
+	case 2:
+		idx, defs, err = indices(sc, viewAs[uint16](p.b, b.n), arrow.PrimitiveTypes.Uint16, b.first, optional, name, defs)
+	default:
+		idx, defs, err = indices(sc, viewAs[uint32](p.b, b.n), arrow.PrimitiveTypes.Uint32, b.first, optional, name, defs)
+	}
 	if err != nil {
 		return err
 	}
@@ -1643,19 +1654,19 @@ var defLevels8 = func() (t [256][2]uint64) {
 }()
 
 // b2i is 1 for true, 0 for false (compiled without a branch).
-func b2i(b bool) int32 {
+func b2i[T uint8 | uint16 | uint32 | int32](b bool) T {
 	if b {
 		return 1
 	}
 	return 0
 }
 
-// indices turns idx, the ids of string column c of a batch whose first
-// row is row first+1 of the file, in place, into an int32 array of
-// dictionary indices (nulls marked invalid), and for an optional column
-// fills defs (at least as long as idx) with the definition levels.
-func (cw *columnarWriter) indices(idx []int32, c int, first int64, optional bool, name string, defs []int16) (arrow.Array, []int16, error) {
-	sc := &cw.scratch[c] // made by setup: indices runs on parallel goroutines
+// indices turns idx, the ids of a string column (its scratch sc) of a
+// batch whose first row is row first+1 of the file, in place, into an
+// array of type typ (T's) of dictionary indices (nulls marked invalid),
+// and for an optional column fills defs (at least as long as idx) with
+// the definition levels.
+func indices[T uint8 | uint16 | uint32 | int32](sc *colScratch, idx []T, typ arrow.DataType, first int64, optional bool, name string, defs []int16) (arrow.Array, []int16, error) {
 	n := len(idx)
 	if cap(sc.valid) < (n+7)/8 {
 		sc.valid = make([]byte, (n+7)/8)
@@ -1671,9 +1682,9 @@ func (cw *columnarWriter) indices(idx []int32, c int, first int64, optional bool
 	// and what its id drops by.
 	set, b := 0, 0
 	for ; b+8 <= n; b += 8 {
-		x := (*[8]int32)(idx[b : b+8])
-		v0, v1, v2, v3 := b2i(x[0] > 0), b2i(x[1] > 0), b2i(x[2] > 0), b2i(x[3] > 0)
-		v4, v5, v6, v7 := b2i(x[4] > 0), b2i(x[5] > 0), b2i(x[6] > 0), b2i(x[7] > 0)
+		x := (*[8]T)(idx[b : b+8])
+		v0, v1, v2, v3 := b2i[T](x[0] > 0), b2i[T](x[1] > 0), b2i[T](x[2] > 0), b2i[T](x[3] > 0)
+		v4, v5, v6, v7 := b2i[T](x[4] > 0), b2i[T](x[5] > 0), b2i[T](x[6] > 0), b2i[T](x[7] > 0)
 		x[0] -= v0
 		x[1] -= v1
 		x[2] -= v2
@@ -1692,7 +1703,7 @@ func (cw *columnarWriter) indices(idx []int32, c int, first int64, optional bool
 	if b < n {
 		var m byte
 		for j := b; j < n; j++ {
-			v := b2i(idx[j] > 0)
+			v := b2i[T](idx[j] > 0)
 			idx[j] -= v
 			m |= byte(v) << (j - b)
 			if defs != nil {
@@ -1710,10 +1721,10 @@ func (cw *columnarWriter) indices(idx []int32, c int, first int64, optional bool
 			}
 		}
 	}
-	data := array.NewData(arrow.PrimitiveTypes.Int32, n,
-		[]*memory.Buffer{memory.NewBufferBytes(valid), memory.NewBufferBytes(asBytes(idx[:n]))},
+	data := array.NewData(typ, n,
+		[]*memory.Buffer{memory.NewBufferBytes(valid), memory.NewBufferBytes(bytesOf(idx[:n]))},
 		nil, nulls, 0)
-	arr := array.NewInt32Data(data)
+	arr := array.MakeFromData(data)
 	data.Release()
 	return arr, defs, nil
 }
@@ -1817,7 +1828,7 @@ func (a *arrowOut) flush() error {
 		}
 	}()
 	ids := func(c int) arrow.Array {
-		arr, _, _ := cw.indices(cw.ids[c], c, cw.first, true, "", nil)
+		arr, _, _ := indices(&cw.scratch[c], cw.ids[c], arrow.PrimitiveTypes.Int32, cw.first, true, "", nil)
 		return arr
 	}
 	cols = append(cols, ids(colMetric))
