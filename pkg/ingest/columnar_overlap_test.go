@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // overlapCSV writes a k6 CSV of n rows to a temporary file: a few metrics
@@ -56,7 +59,7 @@ func TestPackedCol(t *testing.T) {
 	for _, tc := range []struct {
 		d, w int
 	}{{0, 1}, {255, 1}, {256, 2}, {65535, 2}, {65536, 4}, {1 << 20, 4}} {
-		ids := []int32{0, int32(tc.d), int32(tc.d / 2), 0, 1 % int32(tc.d+1)}
+		ids := []int32{0, int32(tc.d), int32(tc.d / 2), 0, 1 % int32(tc.d+1), int32(tc.d / 3), int32(tc.d * 2 / 3), int32(tc.d), int32(tc.d / 5), 0, int32(tc.d)}
 		var p packedCol
 		p.pack(ids, tc.d)
 		var got []int32
@@ -124,5 +127,49 @@ func TestColumnarWriteFails(t *testing.T) {
 	want := fmt.Sprintf("writing rows %d–%d: ", res.RowsOut+1, res.RowsOut+500)
 	if !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error %q, want it to start %q", err, want)
+	}
+}
+
+// TestIndices8: the word-at-a-time loop for one-byte ids agrees with the
+// generic loop (checked on the two-byte ids of the same values) for every
+// pattern of nulls in a word and for ids 0 to 255, with a tail.
+func TestIndices8(t *testing.T) {
+	var ids []uint8
+	for m := range 256 {
+		for k := range 8 {
+			if m>>k&1 == 1 {
+				ids = append(ids, uint8(1+(m*8+k)%255))
+			} else {
+				ids = append(ids, 0)
+			}
+		}
+	}
+	ids = append(ids, 255, 0, 7) // a tail of three rows
+	wide := make([]uint16, len(ids))
+	for i, v := range ids {
+		wide[i] = uint16(v)
+	}
+	var sa, sb colScratch
+	da, db := make([]int16, len(ids)), make([]int16, len(ids))
+	a, da, err := indices(&sa, ids, arrow.PrimitiveTypes.Uint8, 0, true, "c", da)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Release()
+	b, db, err := indices(&sb, wide, arrow.PrimitiveTypes.Uint16, 0, true, "c", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Release()
+	if a.NullN() != b.NullN() || a.NullN() != 256*4+1 {
+		t.Fatalf("nulls %d and %d, want %d (half of 256×8 rows, and one in the tail)", a.NullN(), b.NullN(), 256*4+1)
+	}
+	if !slices.Equal(sa.valid, sb.valid) || !slices.Equal(da, db) {
+		t.Fatal("validity or definition levels differ")
+	}
+	for i := range ids {
+		if ids[i] != uint8(wide[i]) {
+			t.Fatalf("row %d: index %d, want %d", i, ids[i], wide[i])
+		}
 	}
 }
