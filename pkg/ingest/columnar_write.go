@@ -112,8 +112,10 @@ var timeUnits = []struct {
 // (with no string hashing per value: interned tag values are recognised
 // by address); one goroutine puts the chunks back in file order, maps their
 // ids to the batch's dictionaries and writes a row group (record batch)
-// once it holds BatchRows rows. Memory is bounded by a few chunks and one
-// batch. A Parquet file's dictionaries are per row group; an Arrow IPC file
+// once it holds BatchRows rows; a Parquet row group is written on another
+// goroutine while the next batch fills. Memory is bounded by a few chunks
+// and one batch (Parquet: and the row group being written, its ids packed
+// to mostly a byte a value). A Parquet file's dictionaries are per row group; an Arrow IPC file
 // has one dictionary per column for the whole file (the format's rule), so
 // there memory also grows with the distinct values of each column, and the
 // dictionaries are written after the record batches, as the Arrow file
