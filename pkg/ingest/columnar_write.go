@@ -112,8 +112,10 @@ var timeUnits = []struct {
 // (with no string hashing per value: interned tag values are recognised
 // by address); one goroutine puts the chunks back in file order, maps their
 // ids to the batch's dictionaries and writes a row group (record batch)
-// once it holds BatchRows rows. Memory is bounded by a few chunks and one
-// batch. A Parquet file's dictionaries are per row group; an Arrow IPC file
+// once it holds BatchRows rows; a Parquet row group is written on another
+// goroutine while the next batch fills. Memory is bounded by a few chunks
+// and one batch (Parquet: and the row group being written, its ids packed
+// to mostly a byte a value). A Parquet file's dictionaries are per row group; an Arrow IPC file
 // has one dictionary per column for the whole file (the format's rule), so
 // there memory also grows with the distinct values of each column, and the
 // dictionaries are written after the record batches, as the Arrow file
@@ -161,6 +163,9 @@ func WriteColumnar(w io.Writer, r Reader, opts ColumnarOptions) (ColumnarResult,
 	}
 	if err == nil {
 		err = cw.close(st.ResolutionNS)
+	}
+	if werr := cw.wait(); err == nil {
+		err = werr // a row group still being written after a failure
 	}
 	return ColumnarResult{RowsIn: cw.rowsIn, RowsOut: cw.rowsOut, TagColumns: cw.tagCols, TimeUnit: cw.unitName(), Stats: st}, err
 }
@@ -671,27 +676,108 @@ type columnarWriter struct {
 	unitNS  int64 // nanoseconds per unit (1 before the schema is fixed)
 	storeNS int64 // nanoseconds per stored value (Parquet stores s as ms)
 
-	// The batch being filled. String columns: metric_name (0),
-	// source_file (1), extra_tags (2), then the tags in the order met.
+	// The batch being filled.
+	batch
+	stamp  uint32 // counts batches (Parquet dictionaries are per row group)
+	remaps map[remapKey][]remapCol
+	late   []byte
+
+	// Parquet row groups are written on another goroutine while the next
+	// batch fills: spare is the batch not being filled (being written
+	// while writing is set; its result comes on written), its ids packed
+	// in packed (the ids columns stay with the batch being filled).
+	spare   *batch
+	packed  []packedCol
+	writing bool
+	written chan error
+	scratch []colScratch // per string column, for the batch being written
+
+	rowsIn   int64
+	rowsOut  int64     // rows written (by the writing goroutine while writing)
+	rowsSent int64     // rows of the batches before the one being filled
+	builders int       // fragment builders made so far (their ids)
+	rowDst   [][]int32 // rowFill's destination columns, reused
+	defBufs  [][]int16 // flushParquet's definition levels, per worker
+	metaVals []parquet.ByteArray
+
+	pw *file.Writer // Parquet
+	ar *arrowOut    // Arrow
+}
+
+// batch is the rows of one record batch (row group). String columns:
+// metric_name (0), source_file (1), extra_tags (2), then the tags in the
+// order met.
+type batch struct {
+	first  int64 // the rows of the file before the batch
 	n      int
 	ids    [][]int32 // per string column: dictionary index+1, 0 = null
 	dicts  []*colDict
 	times  []int64 // in storeNS
 	values []float64
-	meta   []string
-	stamp  uint32 // counts batches (Parquet dictionaries are per row group)
-	remaps map[remapKey][]remapCol
-	late   []byte
+	// The rows with metadata (nearly none: k6 writes it rarely) and their
+	// metadata, in row order.
+	metaRows []int32
+	metaStrs []string
+}
 
-	rowsIn, rowsOut int64
-	builders        int // fragment builders made so far (their ids)
-	scratch         []colScratch
-	rowDst          [][]int32 // rowFill's destination columns, reused
-	defBufs         [][]int16 // flushParquet's definition levels, per worker
-	metaVals        []parquet.ByteArray
+// packedCol is a string column of the row group being written: its ids
+// (dictionary index+1, 0 = null) in w bytes each, in the machine's byte
+// order, w the fewest of 1, 2 or 4 that hold its dictionary's indices. A
+// batch's ids are packed when it is handed to the writing goroutine, so
+// that the next batch fills the same int32 columns while a row group of
+// mostly one byte per value waits to be written (most tag columns take a
+// few values); the writer takes the packed ids as they are (Parquet's
+// dictionary encoder takes indices of any integer type).
+type packedCol struct {
+	w int
+	b []byte
+}
 
-	pw *file.Writer // Parquet
-	ar *arrowOut    // Arrow
+// pack packs ids, of a column whose dictionary has d strings, into p.
+func (p *packedCol) pack(ids []int32, d int) {
+	p.w = 4
+	if d < 1<<8 {
+		p.w = 1
+	} else if d < 1<<16 {
+		p.w = 2
+	}
+	n := len(ids)
+	if cap(p.b) < p.w*n {
+		// A capacity of whole words: the allocation is 8-byte aligned,
+		// as views of any width want.
+		p.b = make([]byte, p.w*n, (p.w*n+7)&^7)
+	}
+	p.b = p.b[:p.w*n]
+	switch p.w {
+	case 1:
+		narrow(p.b, ids)
+	case 2:
+		narrow(viewAs[uint16](p.b, n), ids)
+	default:
+		narrow(viewAs[uint32](p.b, n), ids)
+	}
+}
+
+// narrow copies src into dst (as long), each value converted to T.
+func narrow[T uint8 | uint16 | uint32](dst []T, src []int32) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] = T(v)
+	}
+}
+
+// viewAs returns the first n Ts of b, which holds at least n Ts and is
+// aligned for them (make's byte slices are).
+func viewAs[T uint16 | uint32](b []byte, n int) []T {
+	var z T
+	_ = b[n*int(unsafe.Sizeof(z))-1:]
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+// bytesOf is the bytes of s, in the machine's byte order.
+func bytesOf[T uint8 | uint16 | uint32 | int32](s []T) []byte {
+	var z T
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(z)))
 }
 
 // The string columns before the tags.
@@ -934,6 +1020,14 @@ func (cw *columnarWriter) setup() error {
 	}
 	cw.storeNS = cw.unitNS
 	cw.scratch = make([]colScratch, len(cw.ids))
+	if cw.opts.Format != FormatArrow {
+		sp := &batch{}
+		for range cw.ids {
+			sp.dicts = append(sp.dicts, &colDict{idx: map[string]int32{}})
+		}
+		cw.spare, cw.written = sp, make(chan error, 1)
+		cw.packed = make([]packedCol, len(cw.ids))
+	}
 	fields := []arrow.Field{
 		{Name: ColMetric, Type: dictString},
 		{Name: ColTime, Type: &arrow.TimestampType{Unit: cw.unit, TimeZone: "UTC"}},
@@ -973,7 +1067,7 @@ func (cw *columnarWriter) setup() error {
 // in the batch.
 func (cw *columnarWriter) coarse(t, i int64) error {
 	src := cw.batchSource(int(i))
-	return fmt.Errorf("%s: sample %d has time %d ns, finer than the %s unit chosen from the first %d rows; convert again with the time unit ns", src, cw.rowsOut+i+1, t, cw.unitName(), cw.opts.BatchRows)
+	return fmt.Errorf("%s: sample %d has time %d ns, finer than the %s unit chosen from the first %d rows; convert again with the time unit ns", src, cw.rowsSent+i+1, t, cw.unitName(), cw.opts.BatchRows)
 }
 
 // batchSource returns the source of row i of the batch.
@@ -1053,7 +1147,7 @@ func (cw *columnarWriter) putRows(f *fragment, at, k int) error {
 		if t != lastT || i == 0 {
 			if t%cw.unitNS != 0 {
 				src := f.tab[f.source[at+i]]
-				return fmt.Errorf("%s: sample %d has time %d ns, finer than the %s unit chosen from the first %d rows; convert again with the time unit ns", src, cw.rowsOut+int64(cw.n)+int64(i)+1, t, cw.unitName(), cw.opts.BatchRows)
+				return fmt.Errorf("%s: sample %d has time %d ns, finer than the %s unit chosen from the first %d rows; convert again with the time unit ns", src, cw.rowsSent+int64(cw.n)+int64(i)+1, t, cw.unitName(), cw.opts.BatchRows)
 			}
 			lastT, lastV = t, t/cw.storeNS
 		}
@@ -1061,7 +1155,12 @@ func (cw *columnarWriter) putRows(f *fragment, at, k int) error {
 	}
 	cw.times = times
 	cw.values = append(cw.values, f.values[at:at+k]...)
-	cw.meta = append(cw.meta, f.meta[at:at+k]...)
+	for i, m := range f.meta[at : at+k] {
+		if m != "" {
+			cw.metaRows = append(cw.metaRows, int32(start+i))
+			cw.metaStrs = append(cw.metaStrs, m)
+		}
+	}
 	// Columns of the fragment's tags (new ones are made now, so that the
 	// column slices below include them).
 	var lateRow, late []int
@@ -1190,7 +1289,10 @@ func (cw *columnarWriter) rowFill(rm []remapCol, f *fragment, rowCols []int, at,
 	}
 }
 
-// flush writes the batch (fixing the schema at the first).
+// flush writes the batch (fixing the schema at the first): an Arrow
+// record batch at once; a Parquet row group on another goroutine, once
+// the one before it is written, while the next batch fills (the parsing
+// goes on during the write, at the cost of a second batch in memory).
 func (cw *columnarWriter) flush() error {
 	if !cw.started {
 		if err := cw.setup(); err != nil {
@@ -1200,30 +1302,64 @@ func (cw *columnarWriter) flush() error {
 	if cw.n == 0 {
 		return nil
 	}
-	var err error
-	if cw.pw != nil {
-		err = cw.flushParquet()
-	} else {
-		err = cw.ar.flush()
-	}
-	if err != nil {
-		return fmt.Errorf("writing rows %d–%d: %w", cw.rowsOut+1, cw.rowsOut+int64(cw.n), err)
-	}
-	cw.rowsOut += int64(cw.n)
-	cw.n = 0
-	cw.times, cw.values = cw.times[:0], cw.values[:0]
-	clear(cw.meta)
-	cw.meta = cw.meta[:0]
-	for c := range cw.ids {
-		cw.ids[c] = cw.ids[c][:0]
-	}
-	if cw.pw != nil {
-		cw.stamp++ // a new row group: new dictionaries
-		for _, d := range cw.dicts {
-			d.reset()
+	cw.first = cw.rowsSent
+	cw.rowsSent += int64(cw.n)
+	if cw.pw == nil {
+		if err := cw.ar.flush(); err != nil {
+			return fmt.Errorf("writing rows %d–%d: %w", cw.first+1, cw.first+int64(cw.n), err)
 		}
+		cw.rowsOut += int64(cw.n)
+		cw.reset()
+		return nil
+	}
+	if err := cw.wait(); err != nil {
+		return err
+	}
+	b := cw.spare
+	*b, cw.batch = cw.batch, *b
+	for c, ids := range b.ids {
+		cw.packed[c].pack(ids, len(b.dicts[c].strs))
+	}
+	cw.ids, b.ids = b.ids, nil
+	cw.writing = true
+	go func() { cw.written <- cw.writeRowGroup(b) }()
+	cw.stamp++ // a new row group: new dictionaries
+	cw.reset()
+	for _, d := range cw.dicts {
+		d.reset()
 	}
 	return nil
+}
+
+// reset empties the batch for the next rows, keeping its buffers.
+func (b *batch) reset() {
+	b.n = 0
+	b.times, b.values = b.times[:0], b.values[:0]
+	clear(b.metaStrs)
+	b.metaRows, b.metaStrs = b.metaRows[:0], b.metaStrs[:0]
+	for c := range b.ids {
+		b.ids[c] = b.ids[c][:0]
+	}
+}
+
+// writeRowGroup writes b as a Parquet row group (on the writing
+// goroutine).
+func (cw *columnarWriter) writeRowGroup(b *batch) error {
+	if err := cw.flushParquet(b); err != nil {
+		return fmt.Errorf("writing rows %d–%d: %w", b.first+1, b.first+int64(b.n), err)
+	}
+	cw.rowsOut += int64(b.n)
+	return nil
+}
+
+// wait waits for the row group being written, if any, and returns its
+// error.
+func (cw *columnarWriter) wait() error {
+	if !cw.writing {
+		return nil
+	}
+	cw.writing = false
+	return <-cw.written
 }
 
 // close writes what is left and the file's footer, recording the input's
@@ -1231,6 +1367,9 @@ func (cw *columnarWriter) flush() error {
 func (cw *columnarWriter) close(resNS int64) error {
 	cw.init()
 	if err := cw.flush(); err != nil {
+		return err
+	}
+	if err := cw.wait(); err != nil {
 		return err
 	}
 	if resNS < cw.unitNS {
@@ -1357,7 +1496,7 @@ const arrowSchemaKey = "ARROW:schema"
 // flushParquet writes the batch as one row group: the columns are encoded
 // and compressed in parallel into the row group's buffers (each column has
 // its own), then written out in order.
-func (cw *columnarWriter) flushParquet() (err error) {
+func (cw *columnarWriter) flushParquet(b *batch) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("parquet writer: %v", r)
@@ -1376,36 +1515,35 @@ func (cw *columnarWriter) flushParquet() (err error) {
 		t := len(cw.tagCols)
 		switch {
 		case i == 0:
-			return cw.writeDict(col, colMetric, false, defs)
+			return cw.writeDict(b, col, colMetric, false, defs)
 		case i == 1:
-			for b := 0; b < len(cw.times); b += pageBatch {
-				if _, err := col.(*file.Int64ColumnChunkWriter).WriteBatch(cw.times[b:min(b+pageBatch, len(cw.times))], nil, nil); err != nil {
+			for p := 0; p < len(b.times); p += pageBatch {
+				if _, err := col.(*file.Int64ColumnChunkWriter).WriteBatch(b.times[p:min(p+pageBatch, len(b.times))], nil, nil); err != nil {
 					return fmt.Errorf("column %s: %w", ColTime, err)
 				}
 			}
 		case i == 2:
-			for b := 0; b < len(cw.values); b += pageBatch {
-				if _, err := col.(*file.Float64ColumnChunkWriter).WriteBatch(cw.values[b:min(b+pageBatch, len(cw.values))], nil, nil); err != nil {
+			for p := 0; p < len(b.values); p += pageBatch {
+				if _, err := col.(*file.Float64ColumnChunkWriter).WriteBatch(b.values[p:min(p+pageBatch, len(b.values))], nil, nil); err != nil {
 					return fmt.Errorf("column %s: %w", ColValue, err)
 				}
 			}
 		case i < 3+t:
-			return cw.writeDict(col, cw.tagPos[i-3], true, defs)
+			return cw.writeDict(b, col, cw.tagPos[i-3], true, defs)
 		case i == 3+t:
-			return cw.writeDict(col, colExtra, true, defs)
+			return cw.writeDict(b, col, colExtra, true, defs)
 		case i == 4+t:
 			vals := cw.metaVals[:0]
-			defs = defs[:len(cw.meta)]
+			defs = defs[:b.n]
 			clear(defs)
-			for k, m := range cw.meta {
-				if m != "" {
-					defs[k] = 1
-					vals = append(vals, parquet.ByteArray(unsafe.Slice(unsafe.StringData(m), len(m))))
-				}
+			for k, r := range b.metaRows {
+				m := b.metaStrs[k]
+				defs[r] = 1
+				vals = append(vals, parquet.ByteArray(unsafe.Slice(unsafe.StringData(m), len(m))))
 			}
 			var err error
-			for b, v := 0, 0; b < len(defs) && err == nil; b += pageBatch {
-				d := defs[b:min(b+pageBatch, len(defs))]
+			for p, v := 0, 0; p < len(defs) && err == nil; p += pageBatch {
+				d := defs[p:min(p+pageBatch, len(defs))]
 				var nv int64
 				nv, err = col.(*file.ByteArrayColumnChunkWriter).WriteBatch(vals[v:], d, nil)
 				v += int(nv)
@@ -1416,7 +1554,7 @@ func (cw *columnarWriter) flushParquet() (err error) {
 				return fmt.Errorf("column %s: %w", ColMetadata, err)
 			}
 		default:
-			return cw.writeDict(col, colSource, true, defs)
+			return cw.writeDict(b, col, colSource, true, defs)
 		}
 		return nil
 	}
@@ -1428,10 +1566,10 @@ func (cw *columnarWriter) flushParquet() (err error) {
 		cw.defBufs = append(cw.defBufs, nil)
 	}
 	for wk := range workers {
-		if cap(cw.defBufs[wk]) < cw.n {
-			cw.defBufs[wk] = make([]int16, cw.n)
+		if cap(cw.defBufs[wk]) < b.n {
+			cw.defBufs[wk] = make([]int16, b.n)
 		}
-		defs := cw.defBufs[wk][:cw.n]
+		defs := cw.defBufs[wk][:b.n]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -1458,7 +1596,7 @@ func (cw *columnarWriter) flushParquet() (err error) {
 
 // writeDict writes string column c of the batch as dictionary indices with
 // the batch's dictionary of the column.
-func (cw *columnarWriter) writeDict(col file.ColumnChunkWriter, c int, optional bool, defs []int16) error {
+func (cw *columnarWriter) writeDict(b *batch, col file.ColumnChunkWriter, c int, optional bool, defs []int16) error {
 	name := col.Descr().Name()
 	bw, ok := col.(*file.ByteArrayColumnChunkWriter)
 	if !ok {
@@ -1469,14 +1607,26 @@ func (cw *columnarWriter) writeDict(col file.ColumnChunkWriter, c int, optional 
 		return fmt.Errorf("column %s: no dictionary encoder", name)
 	}
 	db := array.NewStringBuilder(cw.mem)
-	db.AppendValues(cw.dicts[c].strs, nil)
+	db.AppendValues(b.dicts[c].strs, nil)
 	dict := db.NewArray()
 	db.Release()
 	defer dict.Release()
 	if err := enc.PutDictionary(dict); err != nil {
 		return fmt.Errorf("column %s: %w", name, err)
 	}
-	idx, defs, err := cw.indices(c, optional, name, defs)
+	var (
+		idx arrow.Array
+		err error
+		sc  = &cw.scratch[c]
+	)
+	switch p := &cw.packed[c]; p.w {
+	case 1:
+		idx, defs, err = indices(sc, p.b[:b.n], arrow.PrimitiveTypes.Uint8, b.first, optional, name, defs)
+	case 2:
+		idx, defs, err = indices(sc, viewAs[uint16](p.b, b.n), arrow.PrimitiveTypes.Uint16, b.first, optional, name, defs)
+	default:
+		idx, defs, err = indices(sc, viewAs[uint32](p.b, b.n), arrow.PrimitiveTypes.Uint32, b.first, optional, name, defs)
+	}
 	if err != nil {
 		return err
 	}
@@ -1506,20 +1656,19 @@ var defLevels8 = func() (t [256][2]uint64) {
 }()
 
 // b2i is 1 for true, 0 for false (compiled without a branch).
-func b2i(b bool) int32 {
+func b2i[T uint8 | uint16 | uint32 | int32](b bool) T {
 	if b {
 		return 1
 	}
 	return 0
 }
 
-// indices turns string column c of the batch, in place, into an int32
-// array of dictionary indices (nulls marked invalid), and for an optional
-// column fills defs (at least as long as the batch) with the definition
-// levels. The batch's ids of the column are gone afterwards.
-func (cw *columnarWriter) indices(c int, optional bool, name string, defs []int16) (arrow.Array, []int16, error) {
-	sc := &cw.scratch[c] // made by setup: indices runs on parallel goroutines
-	idx := cw.ids[c]
+// indices turns idx, the ids of a string column (its scratch sc) of a
+// batch whose first row is row first+1 of the file, in place, into an
+// array of type typ (T's) of dictionary indices (nulls marked invalid),
+// and for an optional column fills defs (at least as long as idx) with
+// the definition levels.
+func indices[T uint8 | uint16 | uint32 | int32](sc *colScratch, idx []T, typ arrow.DataType, first int64, optional bool, name string, defs []int16) (arrow.Array, []int16, error) {
 	n := len(idx)
 	if cap(sc.valid) < (n+7)/8 {
 		sc.valid = make([]byte, (n+7)/8)
@@ -1534,10 +1683,13 @@ func (cw *columnarWriter) indices(c int, optional bool, name string, defs []int1
 	// has a value (its id is positive); that is also its definition level
 	// and what its id drops by.
 	set, b := 0, 0
+	if b8, ok := any(idx).([]uint8); ok {
+		set, b = indices8(b8, valid, defs)
+	}
 	for ; b+8 <= n; b += 8 {
-		x := (*[8]int32)(idx[b : b+8])
-		v0, v1, v2, v3 := b2i(x[0] > 0), b2i(x[1] > 0), b2i(x[2] > 0), b2i(x[3] > 0)
-		v4, v5, v6, v7 := b2i(x[4] > 0), b2i(x[5] > 0), b2i(x[6] > 0), b2i(x[7] > 0)
+		x := (*[8]T)(idx[b : b+8])
+		v0, v1, v2, v3 := b2i[T](x[0] > 0), b2i[T](x[1] > 0), b2i[T](x[2] > 0), b2i[T](x[3] > 0)
+		v4, v5, v6, v7 := b2i[T](x[4] > 0), b2i[T](x[5] > 0), b2i[T](x[6] > 0), b2i[T](x[7] > 0)
 		x[0] -= v0
 		x[1] -= v1
 		x[2] -= v2
@@ -1556,7 +1708,7 @@ func (cw *columnarWriter) indices(c int, optional bool, name string, defs []int1
 	if b < n {
 		var m byte
 		for j := b; j < n; j++ {
-			v := b2i(idx[j] > 0)
+			v := b2i[T](idx[j] > 0)
 			idx[j] -= v
 			m |= byte(v) << (j - b)
 			if defs != nil {
@@ -1570,16 +1722,39 @@ func (cw *columnarWriter) indices(c int, optional bool, name string, defs []int1
 	if nulls > 0 && !optional {
 		for i := range n {
 			if valid[i>>3]&(1<<(i&7)) == 0 {
-				return nil, nil, fmt.Errorf("column %s: row %d is null", name, cw.rowsOut+int64(i)+1)
+				return nil, nil, fmt.Errorf("column %s: row %d is null", name, first+int64(i)+1)
 			}
 		}
 	}
-	data := array.NewData(arrow.PrimitiveTypes.Int32, n,
-		[]*memory.Buffer{memory.NewBufferBytes(valid), memory.NewBufferBytes(asBytes(idx[:n]))},
+	data := array.NewData(typ, n,
+		[]*memory.Buffer{memory.NewBufferBytes(valid), memory.NewBufferBytes(bytesOf(idx[:n]))},
 		nil, nulls, 0)
-	arr := array.NewInt32Data(data)
+	arr := array.MakeFromData(data)
 	data.Release()
 	return arr, defs, nil
+}
+
+// indices8 is indices' loop for one-byte ids, a word of eight rows at a
+// time: the nonzero bytes of the word (each byte's low seven bits plus
+// 0x7f carry into its high bit, or the high bit is set already), one bit
+// per row gathered into the validity byte by a multiplication, and the
+// word less one in each of those bytes. It returns the rows it set and
+// the rows it did (a multiple of eight).
+func indices8(idx []uint8, valid []byte, defs []int16) (set, b int) {
+	const lo7, lsb = 0x7f7f7f7f7f7f7f7f, 0x0101010101010101
+	n := len(idx)
+	for ; b+8 <= n; b += 8 {
+		x := binary.LittleEndian.Uint64(idx[b:])
+		ones := (x | (x&lo7 + lo7)) >> 7 & lsb
+		binary.LittleEndian.PutUint64(idx[b:], x-ones)
+		m := byte(ones * 0x0102040810204080 >> 56) // byte k's low bit → bit k
+		valid[b>>3] = m
+		set += bits.OnesCount8(m)
+		if defs != nil {
+			*(*[2]uint64)(unsafe.Pointer(&defs[b])) = defLevels8[m]
+		}
+	}
+	return set, b
 }
 
 // ---- Arrow IPC ------------------------------------------------------------
@@ -1681,7 +1856,7 @@ func (a *arrowOut) flush() error {
 		}
 	}()
 	ids := func(c int) arrow.Array {
-		arr, _, _ := cw.indices(c, true, "", nil)
+		arr, _, _ := indices(&cw.scratch[c], cw.ids[c], arrow.PrimitiveTypes.Int32, cw.first, true, "", nil)
 		return arr
 	}
 	cols = append(cols, ids(colMetric))
@@ -1701,11 +1876,12 @@ func (a *arrowOut) flush() error {
 	}
 	cols = append(cols, ids(colExtra))
 	sb := array.NewStringBuilder(cw.mem)
-	for _, m := range cw.meta {
-		if m == "" {
-			sb.AppendNull()
+	for r, k := 0, 0; r < n; r++ {
+		if k < len(cw.metaRows) && int(cw.metaRows[k]) == r {
+			sb.Append(cw.metaStrs[k])
+			k++
 		} else {
-			sb.Append(m)
+			sb.AppendNull()
 		}
 	}
 	cols = append(cols, sb.NewArray())
