@@ -188,33 +188,15 @@ func setBool(c *[]bool, i, n int, v bool) {
 	(*c)[i] = true
 }
 
-// row sets *s to row i, its Failures a view of the table's (not to be
-// changed).
-func (tb *table) row(i int, s *Second) {
-	reqs, ok := uint64(tb.reqs.at(i)), uint64(tb.ok.at(i))
-	*s = Second{
-		Requests: reqs, OK: ok, Failed: reqs - ok,
-		Transport: uint64(tb.transport.at(i)), Timeouts: uint64(tb.timeouts.at(i)), Limited: uint64(tb.limited.at(i)),
-		Iterations: uint64(tb.iterations.at(i)), Dropped: uint64(tb.dropped.at(i)),
-		VUs: tb.vus.at(i), VUsMax: tb.vusMax.at(i),
-		HasVUs: tb.hasVUs != nil && tb.hasVUs[i], HasVUsMax: tb.hasVUsMax != nil && tb.hasVUsMax[i],
-		BytesSent: tb.bytesSent.at(i), BytesReceived: tb.bytesReceived.at(i),
-		MessagesSent: tb.msgsSent.at(i), MessagesReceived: tb.msgsReceived.at(i),
-		MetricSamples: uint64(tb.metricN.at(i)),
-	}
-	if tb.failOff != nil && tb.failOff[i+1] > tb.failOff[i] {
-		s.Failures = tb.fails[tb.failOff[i]:tb.failOff[i+1]:tb.failOff[i+1]]
-	}
-}
-
 // rowBlock is how many rows Timeline.Range lays out at a time
 // (rowsInto): ~10 KB of Seconds.
 const rowBlock = 64
 
-// rowsInto sets dst[j] to row i0+j, as row does, column by column: one
-// kind switch per column per block instead of one per value, and nothing
-// for a column never set (a 24-hour run is walked a dozen times by the
-// checks, 86,400 rows each). dst holds at most rowBlock rows.
+// rowsInto sets dst[j] to row i0+j, its Failures a view of the table's
+// (not to be changed). It fills column by column: one kind switch per
+// column per block instead of one per value, and nothing for a column
+// never set (a 24-hour run is walked a dozen times by the checks, 86,400
+// rows each). dst holds at most rowBlock rows.
 func (tb *table) rowsInto(i0 int, dst []Second) {
 	clear(dst)
 	var s Second

@@ -257,12 +257,13 @@ func (t *Timeline) view(r *second, s *Second) {
 // Second returns second sec of the run, and false when no sample fell in
 // it.
 func (t *Timeline) Second(sec int64) (Second, bool) {
-	var s Second
+	var one [1]Second
 	i0, i1 := t.tab.rows(sec, sec+1)
 	if i0 == i1 {
-		return s, false
+		return one[0], false
 	}
-	t.tab.row(i0, &s)
+	t.tab.rowsInto(i0, one[:])
+	s := one[0]
 	s.Failures = slices.Clone(s.Failures)
 	return s, true
 }
