@@ -361,12 +361,7 @@ func (p *polySums) sse2(d int) (lo float64, okLo bool, hi float64, okHi bool) {
 		f := a01 / a00 // a[1][0] = a[0][1]
 		a11 -= f * a01
 		b1 -= f * b0
-		lo = max(0, p.yy-explained)
-		if !(a11 > tiny) {
-			return lo, true, 0, false
-		}
-		explained += b1 * b1 / a11
-		return lo, true, max(0, p.yy-explained), true
+		return p.sse2Last(explained, a11, b1, tiny)
 	}
 	p3 := p2 * sc
 	a02, a12, a22, b2 := p.w[2]/p2, p.w[3]/p3, p.w[4]/(p3*sc), p.wy[2]/p2
@@ -386,11 +381,17 @@ func (p *polySums) sse2(d int) (lo float64, okLo bool, hi float64, okHi bool) {
 	f = a21 / a11
 	a22 -= f * a12
 	b2 -= f * b1
+	return p.sse2Last(explained, a22, b2, tiny)
+}
+
+// sse2Last is sse2's last pivot piv (with b, the right-hand side's last
+// entry): the lower degree's error before it, the higher one's after.
+func (p *polySums) sse2Last(explained, piv, b, tiny float64) (lo float64, okLo bool, hi float64, okHi bool) {
 	lo = max(0, p.yy-explained)
-	if !(a22 > tiny) {
+	if !(piv > tiny) {
 		return lo, true, 0, false
 	}
-	explained += b2 * b2 / a22
+	explained += b * b / piv
 	return lo, true, max(0, p.yy-explained), true
 }
 

@@ -209,7 +209,7 @@ func (tb *table) rowsInto(i0 int, dst []Second) {
 		{&tb.limited, unsafe.Offsetof(s.Limited)}, {&tb.iterations, unsafe.Offsetof(s.Iterations)},
 		{&tb.dropped, unsafe.Offsetof(s.Dropped)}, {&tb.metricN, unsafe.Offsetof(s.MetricSamples)},
 	} {
-		c.col.uintsInto(i0, dst, c.off)
+		into[uint64](c.col, i0, dst, c.off)
 	}
 	for _, c := range [...]struct {
 		col *column
@@ -219,7 +219,7 @@ func (tb *table) rowsInto(i0 int, dst []Second) {
 		{&tb.bytesSent, unsafe.Offsetof(s.BytesSent)}, {&tb.bytesReceived, unsafe.Offsetof(s.BytesReceived)},
 		{&tb.msgsSent, unsafe.Offsetof(s.MessagesSent)}, {&tb.msgsReceived, unsafe.Offsetof(s.MessagesReceived)},
 	} {
-		c.col.floatsInto(i0, dst, c.off)
+		into[float64](c.col, i0, dst, c.off)
 	}
 	for j := range dst {
 		dst[j].Failed = dst[j].Requests - dst[j].OK
@@ -249,47 +249,25 @@ func field[T uint64 | float64](dst []Second, j int, off uintptr) *T {
 	return (*T)(unsafe.Add(unsafe.Pointer(&dst[j]), off))
 }
 
-// uintsInto sets the uint64 field at offset off of dst[j] to row i0+j
-// (nothing for a column never set: dst is zero).
-func (c *column) uintsInto(i0 int, dst []Second, off uintptr) {
+// into sets the field of type T at offset off of dst[j] to row i0+j,
+// converted as at does (nothing for a column never set: dst is zero).
+func into[T uint64 | float64](c *column, i0 int, dst []Second, off uintptr) {
 	switch c.kind {
 	case 1:
 		for j, x := range c.u8[i0 : i0+len(dst)] {
-			*field[uint64](dst, j, off) = uint64(x)
+			*field[T](dst, j, off) = T(x)
 		}
 	case 2:
 		for j, x := range c.u16[i0 : i0+len(dst)] {
-			*field[uint64](dst, j, off) = uint64(x)
+			*field[T](dst, j, off) = T(x)
 		}
 	case 3:
 		for j, x := range c.u32[i0 : i0+len(dst)] {
-			*field[uint64](dst, j, off) = uint64(x)
+			*field[T](dst, j, off) = T(x)
 		}
 	case 4:
 		for j, x := range c.f64[i0 : i0+len(dst)] {
-			*field[uint64](dst, j, off) = uint64(x)
-		}
-	}
-}
-
-// floatsInto is uintsInto for a float64 field.
-func (c *column) floatsInto(i0 int, dst []Second, off uintptr) {
-	switch c.kind {
-	case 1:
-		for j, x := range c.u8[i0 : i0+len(dst)] {
-			*field[float64](dst, j, off) = float64(x)
-		}
-	case 2:
-		for j, x := range c.u16[i0 : i0+len(dst)] {
-			*field[float64](dst, j, off) = float64(x)
-		}
-	case 3:
-		for j, x := range c.u32[i0 : i0+len(dst)] {
-			*field[float64](dst, j, off) = float64(x)
-		}
-	case 4:
-		for j, x := range c.f64[i0 : i0+len(dst)] {
-			*field[float64](dst, j, off) = x
+			*field[T](dst, j, off) = T(x)
 		}
 	}
 }
