@@ -47,6 +47,9 @@ type CSVReader struct {
 	order chan *csvBatch
 	stop  chan struct{}
 	once  sync.Once
+	// done is closed when the reading goroutine has returned (it no
+	// longer reads the source).
+	done chan struct{}
 	// start launches the reading goroutines, once, on the first Next or
 	// Drain.
 	start   func()
@@ -191,7 +194,7 @@ func NewCSVReader(r io.Reader, name string) (*CSVReader, error) {
 	if herr != nil {
 		return nil, herr
 	}
-	c := &CSVReader{name: name, cols: cols, order: make(chan *csvBatch, runtime.GOMAXPROCS(0)), stop: make(chan struct{}), lines: 1}
+	c := &CSVReader{name: name, cols: cols, order: make(chan *csvBatch, runtime.GOMAXPROCS(0)), stop: make(chan struct{}), done: make(chan struct{}), lines: 1}
 	c.s.Source = name
 	c.s.Tags.keys = cols.keys
 	c.s.Tags.lazy = &c.row
@@ -259,6 +262,7 @@ func (c *CSVReader) Columns() []string { return c.cols.keys }
 // chunk that ends inside a quoted field hands its last record on to the
 // next chunk's worker), so that decompression is the only serial stage.
 func (c *CSVReader) produce(r io.Reader, carry []byte, final error) {
+	defer close(c.done)
 	workers := runtime.GOMAXPROCS(0)
 	if len(c.sinks) > 0 {
 		workers = len(c.sinks)
@@ -918,6 +922,16 @@ func (c *CSVReader) Close() error {
 		c.once.Do(func() { close(c.stop) })
 	}
 	return nil
+}
+
+// stopAndWait is Close, and waits until the reading goroutine no longer
+// reads the underlying reader, so that it can be closed. The read it is
+// in must return (a file's does; a pipe's need not).
+func (c *CSVReader) stopAndWait() {
+	if c.started {
+		c.Close()
+		<-c.done
+	}
 }
 
 // lazyRow decodes the tag columns of the current record on demand, on the

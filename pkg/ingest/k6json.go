@@ -79,6 +79,7 @@ type K6JSONReader struct {
 	order   chan *jsonBatch
 	stop    chan struct{}
 	once    sync.Once
+	done    chan struct{} // closed when the reading goroutine has returned
 	started bool
 	// sinks, in Drain mode, take the samples on the workers; bsinks, when
 	// set (drainBatches), are told where each batch begins and ends.
@@ -119,7 +120,7 @@ var k6DefaultTagColumns = []string{"check", "error", "error_code", "expected_res
 func NewK6JSONReader(r io.Reader, name string) *K6JSONReader {
 	j := &K6JSONReader{
 		name: name, src: r,
-		order: make(chan *jsonBatch, runtime.GOMAXPROCS(0)), stop: make(chan struct{}),
+		order: make(chan *jsonBatch, runtime.GOMAXPROCS(0)), stop: make(chan struct{}), done: make(chan struct{}),
 		keys: newJSONKeys(), in: newInterner(),
 		metrics: map[string]MetricInfo{}, undeclared: map[string]bool{},
 		maxDigits: -1,
@@ -174,6 +175,14 @@ func (j *K6JSONReader) Close() error {
 		j.once.Do(func() { close(j.stop) })
 	}
 	return nil
+}
+
+// stopAndWait is CSVReader.stopAndWait for JSON lines.
+func (j *K6JSONReader) stopAndWait() {
+	if j.started {
+		j.Close()
+		<-j.done
+	}
 }
 
 // jsonBatch is one chunk of lines and what its worker made of it. Line
@@ -262,6 +271,7 @@ func (j *K6JSONReader) start() {
 // produce cuts the input into chunks and hands them to the workers, in
 // order, through j.order.
 func (j *K6JSONReader) produce() {
+	defer close(j.done)
 	workers := runtime.GOMAXPROCS(0)
 	if len(j.sinks) > 0 {
 		workers = len(j.sinks)

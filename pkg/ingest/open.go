@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -62,6 +63,7 @@ func openCounted(path string, stdin io.Reader, onRead func(int)) (Reader, error)
 	var (
 		src    io.Reader
 		closer io.Closer
+		file   *onceCloser // the file opened, nil for standard input
 		name   = path
 	)
 	if path == "-" {
@@ -74,7 +76,8 @@ func openCounted(path string, stdin io.Reader, onRead func(int)) (Reader, error)
 		if err != nil {
 			return nil, err
 		}
-		src, closer = f, f
+		file = &onceCloser{c: f}
+		src, closer = f, file
 	}
 	if onRead != nil {
 		src = countingReader{src, onRead}
@@ -129,7 +132,7 @@ func openCounted(path string, stdin io.Reader, onRead func(int)) (Reader, error)
 		}
 		return nil, err
 	}
-	return &closingReader{Reader: rd, closer: closer}, nil
+	return &closingReader{Reader: rd, closer: closer, file: file}, nil
 }
 
 // decompress wraps r in a decompressor chosen by magic bytes.
@@ -252,13 +255,38 @@ func (m multiCloser) Close() error {
 type closingReader struct {
 	Reader
 	closer io.Closer
+	file   *onceCloser // also in closer; nil for standard input
 }
 
+// Close stops the reader's goroutines and closes what Open opened: the
+// file and its decompressor. A line-oriented reader's goroutine may be
+// reading ahead of the samples taken (a caller that stops early), so it
+// is waited for first, with the file closed to end a read that waits
+// (a named pipe's): a decompressor is not safe to close under a read.
+// Standard input is not Open's to close, so nothing is waited for then.
 func (c *closingReader) Close() error {
 	if c.closer == nil {
-		return nil
+		return c.Reader.Close()
+	}
+	if w, ok := c.Reader.(interface{ stopAndWait() }); ok {
+		if c.file != nil {
+			c.file.Close()
+		}
+		w.stopAndWait()
 	}
 	return c.closer.Close()
+}
+
+// onceCloser closes c once; later calls return the first one's error.
+type onceCloser struct {
+	c    io.Closer
+	once sync.Once
+	err  error
+}
+
+func (o *onceCloser) Close() error {
+	o.once.Do(func() { o.err = o.c.Close() })
+	return o.err
 }
 
 // OpenAll opens every path and returns them as one stream: the files of a
