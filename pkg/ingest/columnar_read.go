@@ -469,9 +469,10 @@ func (b *colBatch) allPlain() bool {
 	return flags == 0 && minMetric > 0 && maxBits < 0x7FF0000000000000
 }
 
-// asBytes is the memory of s as bytes (no copy): for a vectorised
-// comparison or or of fixed-size elements, or a buffer handed to arrow.
-func asBytes[T bool | int32](s []T) []byte {
+// asBytes is the memory of s as bytes, in the machine's byte order (no
+// copy): for a vectorised comparison or or of fixed-size elements, or a
+// buffer handed to arrow.
+func asBytes[T bool | uint8 | uint16 | uint32 | int32](s []T) []byte {
 	var z T
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(z)))
 }

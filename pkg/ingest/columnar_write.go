@@ -774,12 +774,6 @@ func viewAs[T uint16 | uint32](b []byte, n int) []T {
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
 
-// bytesOf is the bytes of s, in the machine's byte order.
-func bytesOf[T uint8 | uint16 | uint32 | int32](s []T) []byte {
-	var z T
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(z)))
-}
-
 // The string columns before the tags.
 const (
 	colMetric = iota
@@ -1727,7 +1721,7 @@ func indices[T uint8 | uint16 | uint32 | int32](sc *colScratch, idx []T, typ arr
 		}
 	}
 	data := array.NewData(typ, n,
-		[]*memory.Buffer{memory.NewBufferBytes(valid), memory.NewBufferBytes(bytesOf(idx[:n]))},
+		[]*memory.Buffer{memory.NewBufferBytes(valid), memory.NewBufferBytes(asBytes(idx[:n]))},
 		nil, nulls, 0)
 	arr := array.MakeFromData(data)
 	data.Release()

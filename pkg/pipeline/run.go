@@ -225,8 +225,8 @@ func (an *Analysis) prepare(opt Options) ([]threshold.Threshold, *prom.Export, e
 
 // analyse runs every analysis on an.Timeline: the knee (and each
 // scenario's, through perScenario), the checks, the attribution, the
-// summary comparison, the --by and endpoint rows (acc's aggregators, nil
-// for a Source).
+// summary comparison, the --by and endpoint rows (acc's aggregators, as
+// Run closed them; acc is nil for a Source).
 func (an *Analysis) analyse(opt Options, exp *prom.Export, acc *accs, perScenario func(kopt knee.Options, metric string) error) error {
 	tl := an.Timeline
 	kopt := opt.Knee
@@ -288,13 +288,8 @@ func (an *Analysis) analyse(opt Options, exp *prom.Export, acc *accs, perScenari
 		}
 	}
 	if acc != nil {
-		groups := acc.groups
-		if groups == nil {
-			groups = closeGroups(acc)
-		}
-		groups.wait()
 		for i, rows := range []*[]window.Row{&an.Groups, &an.Endpoints} {
-			g := &groups.g[i]
+			g := &acc.groups.g[i]
 			if g.agg == nil {
 				continue
 			}
@@ -369,7 +364,8 @@ type accs struct {
 	tl     *timeline.Accumulator
 	by, ep *window.Aggregator
 	over   *over.Counter
-	// groups are by and ep closed (Run closes them beside the timeline).
+	// groups are by and ep closed: Run closes them beside the timeline,
+	// before the analyses.
 	groups *closedGroups
 }
 
@@ -404,7 +400,7 @@ func closeGroups(acc *accs) *closedGroups {
 	return c
 }
 
-// wait waits until the aggregators are closed; it may be called again.
+// wait waits until the aggregators are closed.
 func (c *closedGroups) wait() { <-c.done }
 
 func (a *accs) add(s *ingest.Sample) {
