@@ -76,6 +76,15 @@ type block[T any] struct {
 	off  *[1 << blockBits]uint32
 }
 
+// raw returns second i of the block as GetRaw does: its record when the
+// block is decoded, else its encoding (and the block's later records).
+func (b *block[T]) raw(i int64) (*T, []byte) {
+	if b.recs != nil {
+		return &b.recs[i], nil
+	}
+	return nil, b.enc[b.off[i]:]
+}
+
 // New returns an empty Store whose records merge with merge(dst, src),
 // which must add src into dst (dst may be the zero T) and may keep
 // src's slices and maps: src is dropped afterwards.
@@ -226,10 +235,8 @@ func (st *Store[T]) GetRaw(sec int64) (rec *T, enc []byte, ok bool) {
 	if b == nil || b.has&(1<<i) == 0 {
 		return nil, nil, false
 	}
-	if b.recs != nil {
-		return &b.recs[i], nil, true
-	}
-	return nil, b.enc[b.off[i]:], true
+	rec, enc = b.raw(i)
+	return rec, enc, true
 }
 
 // Len returns the number of seconds that hold a record.
@@ -265,11 +272,8 @@ func (st *Store[T]) EachRaw(fn func(sec int64, rec *T, enc []byte)) {
 			if b.has&(1<<i) == 0 {
 				continue
 			}
-			if b.recs != nil {
-				fn(k<<blockBits|i, &b.recs[i], nil)
-			} else {
-				fn(k<<blockBits|i, nil, b.enc[b.off[i]:])
-			}
+			rec, enc := b.raw(i)
+			fn(k<<blockBits|i, rec, enc)
 		}
 	}
 }
@@ -297,11 +301,8 @@ func (st *Store[T]) RangeRaw(from, to int64, fn func(sec int64, rec *T, enc []by
 			for has != 0 {
 				i := int64(bits.TrailingZeros64(has))
 				has &= has - 1
-				if b.recs != nil {
-					fn(k<<blockBits|i, &b.recs[i], nil)
-				} else {
-					fn(k<<blockBits|i, nil, b.enc[b.off[i]:])
-				}
+				rec, enc := b.raw(i)
+				fn(k<<blockBits|i, rec, enc)
 			}
 		}
 		if k == last {
