@@ -37,6 +37,35 @@ func putChunk(b *[]byte) {
 // from the chunks, so it keeps one batch per core queued.)
 func drainWindow() int { return 8 * runtime.GOMAXPROCS(0) }
 
+// readAhead is the reading goroutine of a line-oriented reader: started
+// once (the first Next or Drain sets started), told to stop (halt, from
+// Close), and waited for (stopAndWait) before the source is closed.
+type readAhead struct {
+	started bool
+	stop    chan struct{}
+	once    sync.Once
+	done    chan struct{} // closed when the reading goroutine has returned
+}
+
+func (g *readAhead) init() { g.stop, g.done = make(chan struct{}), make(chan struct{}) }
+
+// halt tells the reading goroutine, if started, to stop.
+func (g *readAhead) halt() {
+	if g.started {
+		g.once.Do(func() { close(g.stop) })
+	}
+}
+
+// stopAndWait is halt, and waits until the reading goroutine no longer
+// reads the underlying reader, so that it can be closed. The read it is
+// in must return (a file's does; a pipe's need not).
+func (g *readAhead) stopAndWait() {
+	if g.started {
+		g.halt()
+		<-g.done
+	}
+}
+
 // rawChunk is one piece of input cut by a chunkSource.
 type rawChunk struct {
 	// data holds whole lines (the final chunk may end without a newline);

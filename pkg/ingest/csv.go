@@ -45,15 +45,10 @@ type CSVReader struct {
 	cols *csvCols
 
 	order chan *csvBatch
-	stop  chan struct{}
-	once  sync.Once
-	// done is closed when the reading goroutine has returned (it no
-	// longer reads the source).
-	done chan struct{}
+	readAhead
 	// start launches the reading goroutines, once, on the first Next or
 	// Drain.
-	start   func()
-	started bool
+	start func()
 	// sinks, in Drain mode, take the samples on the workers; bsinks, when
 	// set (drainBatches), are told where each batch begins and ends.
 	sinks  []func(*Sample)
@@ -194,7 +189,8 @@ func NewCSVReader(r io.Reader, name string) (*CSVReader, error) {
 	if herr != nil {
 		return nil, herr
 	}
-	c := &CSVReader{name: name, cols: cols, order: make(chan *csvBatch, runtime.GOMAXPROCS(0)), stop: make(chan struct{}), done: make(chan struct{}), lines: 1}
+	c := &CSVReader{name: name, cols: cols, order: make(chan *csvBatch, runtime.GOMAXPROCS(0)), lines: 1}
+	c.readAhead.init()
 	c.s.Source = name
 	c.s.Tags.keys = cols.keys
 	c.s.Tags.lazy = &c.row
@@ -918,20 +914,8 @@ func (c *CSVReader) Stats() Stats { return c.st }
 
 // Close stops the reading goroutines. The caller owns the underlying reader.
 func (c *CSVReader) Close() error {
-	if c.started {
-		c.once.Do(func() { close(c.stop) })
-	}
+	c.halt()
 	return nil
-}
-
-// stopAndWait is Close, and waits until the reading goroutine no longer
-// reads the underlying reader, so that it can be closed. The read it is
-// in must return (a file's does; a pipe's need not).
-func (c *CSVReader) stopAndWait() {
-	if c.started {
-		c.Close()
-		<-c.done
-	}
 }
 
 // lazyRow decodes the tag columns of the current record on demand, on the

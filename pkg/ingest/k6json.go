@@ -76,11 +76,8 @@ type K6JSONReader struct {
 	name string
 	src  io.Reader
 
-	order   chan *jsonBatch
-	stop    chan struct{}
-	once    sync.Once
-	done    chan struct{} // closed when the reading goroutine has returned
-	started bool
+	order chan *jsonBatch
+	readAhead
 	// sinks, in Drain mode, take the samples on the workers; bsinks, when
 	// set (drainBatches), are told where each batch begins and ends.
 	sinks  []func(*Sample)
@@ -120,11 +117,12 @@ var k6DefaultTagColumns = []string{"check", "error", "error_code", "expected_res
 func NewK6JSONReader(r io.Reader, name string) *K6JSONReader {
 	j := &K6JSONReader{
 		name: name, src: r,
-		order: make(chan *jsonBatch, runtime.GOMAXPROCS(0)), stop: make(chan struct{}), done: make(chan struct{}),
-		keys: newJSONKeys(), in: newInterner(),
+		order: make(chan *jsonBatch, runtime.GOMAXPROCS(0)),
+		keys:  newJSONKeys(), in: newInterner(),
 		metrics: map[string]MetricInfo{}, undeclared: map[string]bool{},
 		maxDigits: -1,
 	}
+	j.readAhead.init()
 	j.s.Source = name
 	j.row.reg, j.row.in = j.keys, j.in
 	j.s.Tags.lazyJ = &j.row
@@ -171,18 +169,8 @@ func digitsResolution(d int) int64 {
 
 // Close stops the reading goroutines; the caller owns the underlying reader.
 func (j *K6JSONReader) Close() error {
-	if j.started {
-		j.once.Do(func() { close(j.stop) })
-	}
+	j.halt()
 	return nil
-}
-
-// stopAndWait is CSVReader.stopAndWait for JSON lines.
-func (j *K6JSONReader) stopAndWait() {
-	if j.started {
-		j.Close()
-		<-j.done
-	}
 }
 
 // jsonBatch is one chunk of lines and what its worker made of it. Line
