@@ -442,6 +442,7 @@ func (w *csvWorker) parse(b *csvBatch) {
 
 // parseRecords parses the records of chunk; b.lines counts its lines.
 func (w *csvWorker) parseRecords(b *csvBatch, chunk []byte, quotes bool) {
+	w.row.newChunk()
 	line := int64(1)
 	defer func() { b.lines = line - 1 }()
 	if cap(b.recs) == 0 && w.sink == nil { // Drain mode keeps no records
@@ -511,6 +512,9 @@ type recHints struct {
 	// valOK: val is the metric value, parsed (parseValue's exact shape).
 	valOK bool
 	val   float64
+	// sameTail: the fields after the value are those of the row's tail
+	// slot of this index (lazyRow.sameTail; -1: of none).
+	sameTail int
 }
 
 var comma = []byte{','}
@@ -560,11 +564,19 @@ func (w *csvWorker) fastRecord(b *csvBatch, rec []byte, start int32, lineNo int6
 		}
 	}
 	width := w.cols.width
-	if i2 < 0 || bytes.Count(rec[i3:], comma)+3 != width {
+	// A record whose tag fields are byte for byte those of the record the
+	// row last held (k6 writes a request's or an iteration's samples one
+	// after another, with one tag set) has their comma count, and the
+	// row keeps their decoded values.
+	same := -1
+	if i2 >= 0 && w.sink != nil {
+		same = w.row.sameTail(rec[i3:])
+	}
+	if same < 0 && (i2 < 0 || bytes.Count(rec[i3:], comma)+3 != width) {
 		b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Msg: fmt.Sprintf("want %d fields as in the header, got %d", width, bytes.Count(rec, comma)+1)})
 		return
 	}
-	h.c1, h.c2, h.c3 = i1, i2, i3
+	h.c1, h.c2, h.c3, h.sameTail = i1, i2, i3, same
 	if h.gid >= 0 && h.sameTS && h.valOK && h.val >= 0 {
 		// What add would find, known already: a metric name, the last
 		// (valid) timestamp, a value that needs no check.
@@ -744,7 +756,7 @@ func (w *csvWorker) emit(b *csvBatch, v float64, start, end, quoted int32, h *re
 		case quoted >= 0:
 			w.row.set(nil, b.quoted[quoted])
 		case h != nil:
-			w.row.set3(b.chunk[start:end], h.c1, h.c2, h.c3)
+			w.row.set3(b.chunk[start:end], h.c1, h.c2, h.c3, h.sameTail)
 		default:
 			w.row.set(b.chunk[start:end], nil)
 		}
@@ -932,8 +944,10 @@ type lazyRow struct {
 	lastMd string
 	in     *interner
 	// row numbers the records set (from 1); memo[i] holds column i's value
-	// when memoRow[i] == row.
+	// when memoRow[i] == row. A record set by set3 shares its number, and
+	// its memo, with the records of its tail slot.
 	row     uint64
+	rows    uint64 // the row numbers given so far
 	memo    []string
 	memoRow []uint64
 	// tail, in a contiguous unquoted record, is the offset of the comma
@@ -942,10 +956,33 @@ type lazyRow struct {
 	tail, tail2 int
 	// keys caches the column index of the keys asked for (Get).
 	keys keyCache
+	// slots are the tails (from the third comma) of the last few unquoted
+	// records set3 set with different tails, within the current chunk,
+	// each with the row number and memo of its values; hit is the slot set
+	// last; used orders the slots for eviction.
+	slots [tailSlots]tailSlot
+	hit   int
+	used  uint64
+}
+
+// tailSlots is how many recent tails a row keeps the decoded values of: a
+// k6 iteration writes its samples under a few tag sets in turn (a
+// request's, its checks', the iteration's own), and each comes back.
+const tailSlots = 4
+
+// tailSlot is a recent tail, the row number its values are memoised
+// under, and their memo.
+type tailSlot struct {
+	tail    []byte // nil: empty slot
+	row     uint64
+	used    uint64
+	memo    []string
+	memoRow []uint64
 }
 
 func (l *lazyRow) init(cols *csvCols) {
 	l.cols = cols
+	l.starts = make([]int, 0, max(cols.width+1, 4))
 	l.last = make([][]string, len(cols.tagIdx))
 	l.memo = make([]string, len(cols.tagIdx))
 	l.memoRow = make([]uint64, len(cols.tagIdx))
@@ -955,17 +992,71 @@ func (l *lazyRow) init(cols *csvCols) {
 func (l *lazyRow) set(line []byte, fields []string) {
 	l.line, l.fields = line, fields
 	l.starts = append(l.starts[:0], 0)
-	l.row++
+	l.rows++
+	l.row = l.rows
 	l.tail, l.tail2 = -1, -1
+	l.newChunk() // the slots' memos may now hold this record's values
 }
 
 // set3 is set for an unquoted record whose first three commas are at i1,
-// i2 and i3 (i3 == len(line): there is no fourth field).
-func (l *lazyRow) set3(line []byte, i1, i2, i3 int) {
+// i2 and i3 (i3 == len(line): there is no fourth field). same is the tail
+// slot whose tail line[i3:] is (sameTail), or -1: then the record takes
+// the least recently used slot, under a new row number.
+func (l *lazyRow) set3(line []byte, i1, i2, i3 int, same int) {
 	l.line, l.fields = line, nil
-	l.starts = append(l.starts[:0], 0, i1+1, i2+1, i3+1)
-	l.row++
+	st := l.starts[:4] // init gave starts room for a start per field and one
+	st[0], st[1], st[2], st[3] = 0, i1+1, i2+1, i3+1
+	l.starts = st
 	l.tail, l.tail2 = -1, -1
+	if same < 0 || same != l.hit {
+		l.switchSlot(line[i3:], same)
+	}
+}
+
+// switchSlot makes tail slot k current, or, when k < 0, the least recently
+// used slot, given tail and a new row number.
+func (l *lazyRow) switchSlot(tail []byte, k int) {
+	if k < 0 {
+		k = 0
+		for j := 1; j < tailSlots; j++ {
+			if l.slots[j].used < l.slots[k].used {
+				k = j
+			}
+		}
+		sl := &l.slots[k]
+		l.rows++
+		sl.tail, sl.row = tail, l.rows
+		if sl.memo == nil {
+			sl.memo, sl.memoRow = make([]string, len(l.cols.tagIdx)), make([]uint64, len(l.cols.tagIdx))
+		}
+	}
+	sl := &l.slots[k]
+	l.used++
+	sl.used, l.hit = l.used, k
+	l.row, l.memo, l.memoRow = sl.row, sl.memo, sl.memoRow
+}
+
+// sameTail returns the tail slot whose tail is byte for byte tail (a
+// record from its third comma on), or -1. The slot set last is tried
+// first.
+func (l *lazyRow) sameTail(tail []byte) int {
+	if t := l.slots[l.hit].tail; t != nil && string(tail) == string(t) {
+		return l.hit
+	}
+	for k := range l.slots {
+		if t := l.slots[k].tail; k != l.hit && t != nil && string(tail) == string(t) {
+			return k
+		}
+	}
+	return -1
+}
+
+// newChunk forgets the tail slots: their tails lay in a chunk that is
+// handed back once parsed, and may be read into again.
+func (l *lazyRow) newChunk() {
+	for k := range l.slots {
+		l.slots[k].tail = nil
+	}
 }
 
 // field returns field j of the current unquoted record, scanning only as
