@@ -367,12 +367,9 @@ func (a *Accumulator) addRequest(p outcome.Protocol, sc *second, s *ingest.Sampl
 		}
 	}
 	if len(a.tot.names) < MaxNames {
-		name := requestName(&s.Tags)
-		if _, seen := a.tot.names[name]; !seen {
-			a.tot.names[name] = struct{}{}
-		}
+		a.tot.addName(requestName(&s.Tags))
 	}
-	a.tot.byStatus[statusName{proto: int8(pi), status: st}] += uint64(n)
+	a.tot.countStatus(statusName{proto: int8(pi), status: st}, uint64(n))
 	switch o {
 	case outcome.Success:
 		r.ok += n

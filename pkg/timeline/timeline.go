@@ -92,7 +92,7 @@ func (t *Timeline) chooseProtocol(own outcome.Protocol) outcome.Protocol {
 	n := [nProto]uint64{}
 	for k, c := range t.tot.byStatus {
 		if k.proto >= 0 && int(k.proto) < nProto {
-			n[k.proto] += c
+			n[k.proto] += *c
 		}
 	}
 	if own != outcome.None && n[protoIndex(own)] > 0 {
@@ -403,7 +403,7 @@ func (t *Timeline) Statuses() []StatusCount {
 	var out []StatusCount
 	for k, n := range t.tot.byStatus {
 		if k.proto == pi {
-			out = append(out, StatusCount{k.status, n})
+			out = append(out, StatusCount{k.status, *n})
 		}
 	}
 	slices.SortFunc(out, func(a, b StatusCount) int { return cmp.Compare(a.Status, b.Status) })

@@ -393,3 +393,46 @@ func TestNegativeVUs(t *testing.T) {
 		t.Errorf("negative %d; second 0 vus %v (%v); second 1 has vus_max %v", tl.NegativeVUs(), s0.VUs, s0.HasVUs, s1.HasVUsMax)
 	}
 }
+
+// TestStatusAndNameCounts: requests counted by status and the set of
+// request names, over runs of repeated and alternating statuses, more
+// names than the recent-name cache holds (each coming back), an empty
+// name, and two Accumulators merged. Hand-counted: of 60 requests, every
+// fifth fails (i = 4, 9, …, 59), half of those with 503 and half (i = 9,
+// 19, …) with no status (counted as "0"): 48 are 200, 6 are 503 and 6 are
+// "0"; there are 6 names, one of them "".
+func TestStatusAndNameCounts(t *testing.T) {
+	a := New(Options{})
+	b := a.Fork()
+	names := []string{"a", "b", "c", "d", "e", ""}
+	const ns = 1_700_000_000e9
+	for i := range 60 {
+		st, exp := "200", "true"
+		if i%5 == 4 {
+			st, exp = "503", "false"
+			if i%10 == 9 {
+				st = ""
+			}
+		}
+		keys := []string{"status", "expected_response", "name"}
+		tags := ingest.NewTags(keys, []string{st, exp, names[(i/2)%len(names)]}, "", "")
+		acc := a
+		if i%3 == 0 {
+			acc = b
+		}
+		acc.Add(&ingest.Sample{Metric: "http_reqs", TimeNS: ns + int64(i)*1e8, Value: 1, Tags: tags})
+	}
+	a.Merge(b)
+	tl := a.Close(1e9)
+	got := map[string]uint64{}
+	for _, s := range tl.Statuses() {
+		got[s.Status] = s.N
+	}
+	want := map[string]uint64{"200": 48, "503": 6, "0": 6}
+	if len(got) != len(want) || got["200"] != want["200"] || got["503"] != want["503"] || got["0"] != want["0"] {
+		t.Errorf("statuses %v, want %v", got, want)
+	}
+	if n := tl.NameCount(); n != len(names) {
+		t.Errorf("%d names, want %d", n, len(names))
+	}
+}

@@ -78,7 +78,7 @@ type totals struct {
 	iterDur      sketch.Sketch
 	// byStatus counts stream samples by (protocol, status), failures by
 	// (protocol, status, name); byCode failures by k6 error_code.
-	byStatus     map[statusName]uint64
+	byStatus     map[statusName]*uint64
 	byStatusName map[statusName]uint64
 	byCode       map[string]uint64
 	checks       map[string]*checkCount
@@ -98,6 +98,44 @@ type totals struct {
 	// badVUs counts vus and vus_max samples below zero (a VU count
 	// cannot be): left out of the per-second gauges.
 	badVUs uint64
+	// lastStatus is the byStatus key counted last and lastStatusN its
+	// count; recentNames are the last few names added to names (a run's
+	// requests repeat a few statuses and names, and these spare a map
+	// lookup each).
+	lastStatus   statusName
+	lastStatusN  *uint64
+	recentNames  [4]string
+	nRecentNames int
+}
+
+// countStatus adds n to byStatus[k].
+func (t *totals) countStatus(k statusName, n uint64) {
+	if t.lastStatusN == nil || k != t.lastStatus {
+		c := t.byStatus[k]
+		if c == nil {
+			c = new(uint64)
+			t.byStatus[k] = c
+		}
+		t.lastStatus, t.lastStatusN = k, c
+	}
+	*t.lastStatusN += n
+}
+
+// addName adds a request name to names, up to MaxNames.
+func (t *totals) addName(name string) {
+	r := &t.recentNames
+	for _, v := range r[:t.nRecentNames] {
+		if v == name {
+			return
+		}
+	}
+	if len(t.names) >= MaxNames {
+		return
+	}
+	t.names[name] = struct{}{}
+	copy(r[1:], r[:len(r)-1])
+	r[0] = name
+	t.nRecentNames = min(t.nRecentNames+1, len(r))
 }
 
 type srcKey struct {
@@ -107,7 +145,7 @@ type srcKey struct {
 
 func newTotals() totals {
 	return totals{
-		byStatus: map[statusName]uint64{}, byStatusName: map[statusName]uint64{}, byCode: map[string]uint64{},
+		byStatus: map[statusName]*uint64{}, byStatusName: map[statusName]uint64{}, byCode: map[string]uint64{},
 		checks: map[string]*checkCount{}, metrics: map[string]*uint64{}, series: map[uint64]struct{}{},
 		names: map[string]struct{}{}, perSource: map[srcKey]*sourceSpan{},
 	}
@@ -130,7 +168,7 @@ func (t *totals) merge(o *totals) {
 	}
 	t.iterDur.Merge(&o.iterDur)
 	for k, n := range o.byStatus {
-		t.byStatus[k] += n
+		t.countStatus(k, *n)
 	}
 	for k, n := range o.byStatusName {
 		t.byStatusName[k] += n
