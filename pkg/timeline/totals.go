@@ -294,9 +294,13 @@ const (
 	maxCached   = 48
 )
 
-// recentSeries is how many of the last series hashes cardinality keeps to
-// skip the map: k6 writes the samples of a few endpoints over and over.
-const recentSeries = 8
+// knownSeries is the size of cardinality's direct-mapped cache of series
+// keys already in totals.series (a power of two): a run's requests come
+// back to the same few hundred series (endpoints × statuses) over and
+// over, and the cache spares each a map assignment.
+const knownSeries = 1 << knownBits
+
+const knownBits = 9
 
 // cardinality counts metrics, series (metric + indexed tags; metadata is
 // not indexed by k6 outputs) and request names, up to fixed limits.
@@ -309,10 +313,9 @@ type cardinality struct {
 	seen   [metricSlots]metricSlot
 	cached int
 	seed   maphash.Seed
-	// recent are series keys already in totals.series, most recent first
-	// (nRecent of them).
-	recent  [recentSeries]uint64
-	nRecent int
+	// known caches series keys already in totals.series, each in the slot
+	// its top bits name (0: empty; a key of 0 is never cached).
+	known [knownSeries]uint64
 }
 
 // slot returns the cache slot of name: its own, an empty one to fill, or
@@ -382,20 +385,15 @@ func (c *cardinality) seriesKey(s *ingest.Sample) uint64 {
 	return h ^ (sum * 0x9E3779B97F4A7C15)
 }
 
-// addSeries adds series key k to t.series, unless it is one of the few
-// keys added last (then it is there already).
+// addSeries adds series key k to t.series, unless the cache knows it is
+// there already.
 func (c *cardinality) addSeries(t *totals, k uint64) {
-	for i := range c.nRecent {
-		if c.recent[i] == k {
-			return
-		}
+	slot := &c.known[k>>(64-knownBits)]
+	if *slot == k && k != 0 {
+		return
 	}
 	t.series[k] = struct{}{}
-	if c.nRecent < recentSeries {
-		c.nRecent++
-	}
-	copy(c.recent[1:c.nRecent], c.recent[:c.nRecent-1])
-	c.recent[0] = k
+	*slot = k
 }
 
 // builtin reports whether name is one of k6's built-in metrics other than
