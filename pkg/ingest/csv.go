@@ -1106,7 +1106,11 @@ func (l *lazyRow) findTail() {
 
 // get is Tags.Get for a CSV record.
 func (l *lazyRow) get(key string) (string, bool) {
-	if i := l.keyIndex(key); i >= 0 {
+	i, hit := l.keys.hit(key) // a key asked for before, by address
+	if !hit {
+		i = l.keyIndex(key)
+	}
+	if i >= 0 {
 		v := l.value(i)
 		return v, v != ""
 	}
