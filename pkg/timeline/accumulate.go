@@ -70,9 +70,12 @@ type Accumulator struct {
 	tot   totals
 	card  cardinality
 	qs    []*queryAgg // Options.Queries, then one per threshold
-	// histLocal and statusLocal cache the shared numberings.
+	// histLocal and statusLocal cache the shared numberings; recentHist
+	// holds the last few names looked up in histLocal.
 	histLocal   map[string]int
 	statusLocal map[statusName]uint32
+	recentHist  [4]nameNumber
+	nRecentHist int
 	input       string
 	err         error
 }
@@ -111,6 +114,14 @@ func (a *Accumulator) init() {
 	}
 	a.histLocal = map[string]int{}
 	a.statusLocal = map[statusName]uint32{}
+	a.nRecentHist = 0
+}
+
+// nameNumber is a request name and its number in the shared numbering
+// (-1: past MaxHistNames).
+type nameNumber struct {
+	name string
+	i    int
 }
 
 // Fork returns an empty Accumulator with a's options that shares a's
@@ -424,11 +435,20 @@ func (a *Accumulator) statusIndex(k statusName) uint32 {
 // numbering of the names with histograms, −1 past MaxHistNames.
 func (a *Accumulator) nameIndex(s *ingest.Sample) int {
 	n := requestName(&s.Tags)
+	r := &a.recentHist
+	for _, e := range r[:a.nRecentHist] {
+		if e.name == n {
+			return e.i
+		}
+	}
 	i, ok := a.histLocal[n]
 	if !ok {
 		i = a.sh.names.Of(n)
 		a.histLocal[n] = i
 	}
+	copy(r[1:], r[:len(r)-1])
+	r[0] = nameNumber{n, i}
+	a.nRecentHist = min(a.nRecentHist+1, len(r))
 	return i
 }
 

@@ -106,6 +106,10 @@ type totals struct {
 	lastStatusN  *uint64
 	recentNames  [4]string
 	nRecentNames int
+	// lastSpan is perSource[lastSpanK] (nil: none yet); perSource never
+	// replaces an entry.
+	lastSpanK srcKey
+	lastSpan  *sourceSpan
 }
 
 // countStatus adds n to byStatus[k].
@@ -265,10 +269,13 @@ func (t *totals) addCheck(s *ingest.Sample) {
 }
 
 func (t *totals) span(k srcKey, s *ingest.Sample) {
-	sp := t.perSource[k]
-	if sp == nil {
-		sp = &sourceSpan{minNS: s.TimeNS, maxNS: s.TimeNS}
-		t.perSource[k] = sp
+	sp := t.lastSpan
+	if sp == nil || k != t.lastSpanK {
+		if sp = t.perSource[k]; sp == nil {
+			sp = &sourceSpan{minNS: s.TimeNS, maxNS: s.TimeNS}
+			t.perSource[k] = sp
+		}
+		t.lastSpanK, t.lastSpan = k, sp
 	}
 	sp.n++
 	sp.micro += int64(math.Round(s.Value * 1e6))
