@@ -265,6 +265,34 @@ func TestTruncatedGzip(t *testing.T) {
 	}
 }
 
+// TestGzipWithoutData: a .gz cut (or damaged) before its first byte of data
+// is reported as a damaged compressed file, not as an empty one.
+func TestGzipWithoutData(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(hdr + "http_reqs,1796004429,1.000000,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,,\n"))
+	zw.Close()
+	dir := t.TempDir()
+	for name, b := range map[string][]byte{
+		"cut.csv.gz":     gz.Bytes()[:12],                   // the header and two bytes of data
+		"garbage.csv.gz": []byte("\x1f\x8b\x08\x00garbage"), // a gzip header, then no deflate stream
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(path, nil)
+		if err == nil {
+			r.Close()
+			t.Errorf("%s: opened; want an error", name)
+			continue
+		}
+		if msg := err.Error(); strings.Contains(msg, "empty file") || !strings.Contains(msg, path) || !strings.Contains(msg, "compressed") {
+			t.Errorf("%s: %q; want an error naming the file and its damaged compressed stream", name, msg)
+		}
+	}
+}
+
 // TestOpenAllStdin: several inputs are one stream and - is stdin; each
 // sample knows its source.
 func TestOpenAllStdin(t *testing.T) {

@@ -184,9 +184,17 @@ func (p *peekedReader) Read(b []byte) (int, error) {
 
 // sniff tells the format from the first bytes.
 func sniff(br *bufio.Reader, name string) (Format, error) {
-	head, _ := br.Peek(512)
+	head, perr := br.Peek(512)
 	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
 	switch {
+	case len(t) == 0 && perr != nil && perr != io.EOF && perr != bufio.ErrBufferFull:
+		// Not empty: a compressed stream that is cut or damaged before its
+		// first line, or a read error.
+		var te *TruncatedError
+		if errors.As(perr, &te) {
+			return "", fmt.Errorf("%v before any data: nothing to analyse (a damaged or incomplete compressed file)", te)
+		}
+		return "", fmt.Errorf("%s: %w", name, perr)
 	case len(t) == 0:
 		return FormatK6CSV, nil // NewCSVReader reports the empty file
 	case t[0] == '{':
