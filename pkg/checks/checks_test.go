@@ -574,3 +574,19 @@ func TestNegativeVUs(t *testing.T) {
 		t.Errorf("clean run: input %s %q", c.Status, c.Message)
 	}
 }
+
+// TestCorruptInput: a compressed file whose checksum failed was read to
+// its end with damaged bytes: the input check warns that its data is
+// damaged, not that it "ended early" (which a cut file did).
+func TestCorruptInput(t *testing.T) {
+	r := openRun(20, 60)
+	rep := r.evaluate(t, Options{Input: Input{Rows: int64(len(r.samples)), Truncated: true, Corrupt: true, Set: true}})
+	in := get(t, rep, IDInput)
+	if in.Status != Warn || !strings.Contains(in.Message, "checksum") || strings.Contains(in.Message, "ended early") {
+		t.Errorf("corrupt input: %s %q", in.Status, in.Message)
+	}
+	cut := openRun(20, 60).evaluate(t, Options{Input: Input{Rows: 1, Truncated: true, Set: true}})
+	if c := get(t, cut, IDInput); c.Status != Warn || !strings.Contains(c.Message, "ended early") {
+		t.Errorf("cut input: %s %q", c.Status, c.Message)
+	}
+}

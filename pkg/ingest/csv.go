@@ -908,7 +908,12 @@ func (c *CSVReader) absorb(b *csvBatch) {
 	c.st.Bytes = b.raw.bytes
 	if te := b.raw.trunc; te != nil {
 		c.st.Truncated = true
-		c.st.Warnings = append(c.st.Warnings, te.Error()+"; the rows before the cut are analysed")
+		if te.Corrupt() {
+			c.st.Corrupt = true
+			c.st.Warnings = append(c.st.Warnings, te.Error()+"; every row is analysed, and a damaged one is skipped only where it is malformed: get an intact copy")
+		} else {
+			c.st.Warnings = append(c.st.Warnings, te.Error()+"; the rows before the cut are analysed")
+		}
 		if b.raw.dropped > 0 {
 			c.st.record(&SyntaxError{File: c.name, Line: c.lines + 1, Msg: fmt.Sprintf("last line cut short by the truncated stream (%d bytes dropped)", b.raw.dropped)})
 		}

@@ -265,6 +265,45 @@ func TestTruncatedGzip(t *testing.T) {
 	}
 }
 
+// TestGzipChecksumFailed: a .gz whose bytes were damaged so that it still
+// inflates to its end but fails its checksum is read whole and marked
+// Corrupt (and Truncated, so every check of the input still warns), with a
+// warning that says the data is damaged, not that the file was cut.
+func TestGzipChecksumFailed(t *testing.T) {
+	var plain bytes.Buffer
+	plain.WriteString(hdr)
+	for i := range 200 {
+		fmt.Fprintf(&plain, "http_req_duration,%d,%d.123456,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,,\n", 1796004429+i/10, 100+i%7)
+	}
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.NoCompression) // stored blocks: a changed byte still inflates
+	zw.Write(plain.Bytes())
+	zw.Close()
+	b := gz.Bytes()
+	i := bytes.Index(b, []byte("100.123456"))
+	b[i] = '9' // 900.123456: a damaged number that still parses
+	path := filepath.Join(t.TempDir(), "damaged.csv.gz")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	n := 0
+	for r.Next() {
+		n++
+	}
+	st := r.Stats()
+	if r.Err() != nil || n != 200 || !st.Corrupt || !st.Truncated || len(st.Warnings) != 1 {
+		t.Fatalf("err %v, %d rows, corrupt %v truncated %v, warnings %q; want 200 rows, corrupt, one warning", r.Err(), n, st.Corrupt, st.Truncated, st.Warnings)
+	}
+	if w := st.Warnings[0]; !strings.Contains(w, "checksum") || strings.Contains(w, "cut short") || strings.Contains(w, "before the cut") {
+		t.Errorf("warning = %q; want one saying the data is damaged, not cut", w)
+	}
+}
+
 // TestGzipWithoutData: a .gz cut (or damaged) before its first byte of data
 // is reported as a damaged compressed file, not as an empty one.
 func TestGzipWithoutData(t *testing.T) {

@@ -22,8 +22,15 @@ type TruncatedError struct {
 }
 
 func (e *TruncatedError) Error() string {
+	if e.Corrupt() {
+		return fmt.Sprintf("%s: compressed stream damaged (%v): it was read to its end, but some of its bytes decoded wrong", e.File, e.Err)
+	}
 	return fmt.Sprintf("%s: compressed stream cut short (%v)", e.File, e.Err)
 }
+
+// Corrupt reports a stream that was read to its end but failed its
+// checksum: its bytes were damaged (on disk, in a copy), not cut.
+func (e *TruncatedError) Corrupt() bool { return errors.Is(e.Err, gzip.ErrChecksum) }
 
 func (e *TruncatedError) Unwrap() error { return e.Err }
 

@@ -262,7 +262,7 @@ func (an *Analysis) analyse(opt Options, exp *prom.Export, acc *accs, perScenari
 		return fmt.Errorf("%s: %w", an.Name(), err)
 	}
 	copt := opt.Checks
-	copt.Input = checks.Input{Rows: an.Input.Rows, Skipped: an.Input.Skipped, Truncated: an.Input.Truncated, Set: true}
+	copt.Input = checks.Input{Rows: an.Input.Rows, Skipped: an.Input.Skipped, Truncated: an.Input.Truncated, Corrupt: an.Input.Corrupt, Set: true}
 	if exp != nil && copt.Generator == nil {
 		copt.Generator = GeneratorFromExport(exp, opt.GeneratorPods)
 	}
