@@ -173,6 +173,9 @@ func Run(paths []string, opt Options) (*Analysis, error) {
 	if tl.Rows() == 0 && st.Rows == 0 && len(st.Metrics) > 0 {
 		return an, fmt.Errorf("%s: no Point lines: only metric declarations (%d Metric lines of k6's JSON output) (%w)", an.Name(), len(st.Metrics), knee.ErrNoSamples)
 	}
+	if tl.Rows() == 0 && st.Rows == 0 && st.Skipped > 0 {
+		return an, fmt.Errorf("%s: all %d data lines were malformed and skipped (the errors above say why) (%w)", an.Name(), st.Skipped, knee.ErrNoSamples)
+	}
 	if tl.Rows() == 0 && st.Rows == 0 {
 		return an, fmt.Errorf("%s: the input has a header but no data rows (%w)", an.Name(), knee.ErrNoSamples)
 	}
