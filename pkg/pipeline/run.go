@@ -351,11 +351,16 @@ func windowOptions(opt Options) (by, ep *window.Options, err error) {
 
 // autoWindowNS is a window width, in ns, that cuts the run into about
 // target windows: whole seconds, at least the input's resolution and 1 s.
+// When gaps split the data (a stray timestamp, two runs in one file) it
+// cuts the main span, the one the windows cover.
 func autoWindowNS(tl *timeline.Timeline, target int) int64 {
 	res := tl.ResolutionNS()
 	span := int64(0)
 	if tl.Rows() > 0 {
 		span = tl.EndNS() - tl.StartNS() + max(res, 1e9)
+		if len(tl.Spans()) > 1 {
+			span = int64(tl.Main().Len()-1)*1e9 + max(res, 1e9)
+		}
 	}
 	w := (span/int64(target) + 1e9 - 1) / 1e9 * 1e9
 	r := (res + 1e9 - 1) / 1e9 * 1e9
