@@ -304,6 +304,21 @@ func TestGzipChecksumFailed(t *testing.T) {
 	}
 }
 
+// TestOpenDirectory: a directory given as a run is an error that names it
+// once and says what to give instead (before: "DIR: read DIR: is a
+// directory").
+func TestOpenDirectory(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Open(dir, nil)
+	if err == nil {
+		r.Close()
+		t.Fatal("opened a directory")
+	}
+	if msg := err.Error(); strings.Count(msg, dir) != 1 || !strings.Contains(msg, "a directory") || !strings.Contains(msg, "suite") {
+		t.Errorf("%q; want the directory named once, and `suite` for a directory of runs", msg)
+	}
+}
+
 // TestGzipWithoutData: a .gz cut (or damaged) before its first byte of data
 // is reported as a damaged compressed file, not as an empty one.
 func TestGzipWithoutData(t *testing.T) {

@@ -83,6 +83,10 @@ func openCounted(path string, stdin io.Reader, onRead func(int)) (Reader, error)
 		if err != nil {
 			return nil, err
 		}
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			f.Close()
+			return nil, fmt.Errorf("%s: a directory, not a k6 output: give the run's files (several are one distributed run), or use `ldanalyze suite` for a directory of runs", path)
+		}
 		file = &onceCloser{c: f}
 		src, closer = f, file
 	}
