@@ -319,6 +319,20 @@ func TestOpenDirectory(t *testing.T) {
 	}
 }
 
+// TestCSVRepeatedHeader: a header line in the middle of the data (two k6
+// CSV outputs concatenated with cat) is skipped and said to be a header,
+// not reported as a bad timestamp "timestamp".
+func TestCSVRepeatedHeader(t *testing.T) {
+	row := "http_reqs,1796004429,1.000000,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,,\n"
+	samples, st := readString(t, hdr+row+hdr+row)
+	if len(samples) != 2 || st.Skipped != 1 || len(st.Errors) != 1 {
+		t.Fatalf("%d samples, %d skipped, errors %v; want 2, 1, one error", len(samples), st.Skipped, st.Errors)
+	}
+	if e := st.Errors[0]; e.Line != 3 || !strings.Contains(e.Msg, "header") || strings.Contains(e.Msg, "want unix seconds") {
+		t.Errorf("error %v; want line 3 said to be a repeated header", e)
+	}
+}
+
 // TestGzipWithoutData: a .gz cut (or damaged) before its first byte of data
 // is reported as a damaged compressed file, not as an empty one.
 func TestGzipWithoutData(t *testing.T) {
