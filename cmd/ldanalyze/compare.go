@@ -65,6 +65,9 @@ func (e *env) compare(c *cli.Context) error {
 	if dirs, err := compareDirs(paths); err != nil {
 		return err
 	} else if dirs {
+		if err := checkOutputNotInDirs(c, []string{paths[0][0], paths[1][0]}); err != nil {
+			return err
+		}
 		if docs, err = e.compareSuites(labels, paths, opt, copt); err != nil {
 			return err
 		}

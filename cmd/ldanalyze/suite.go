@@ -44,6 +44,9 @@ func (e *env) suiteDoc(c *cli.Context, args []string) (*present.SuiteDoc, error)
 	if _, err := render.ParseFormat(c.String("format")); err != nil {
 		return nil, usageError{err}
 	}
+	if err := checkOutputNotInDirs(c, args); err != nil {
+		return nil, err
+	}
 	// `summary` on many files has none of the run flags: knee's
 	// defaults.
 	opt := pipeline.Options{Knee: knee.Options{WindowNS: int64(30 * time.Second)}}

@@ -31,9 +31,22 @@ func Values(c *cli.Context, name string) []string {
 // Inputs lists the files the command of c may read, for the check that no
 // output replaces one (outfile.Options.Inputs): its arguments and the
 // values of its flags that were set (the FILE of an X=FILE value too), but
-// -o and --html. Values that are not files are ignored by the check.
+// -o and --html. An argument LABEL=FILE (compare's before=run.csv) lists
+// FILE too, and each file of A,B or LABEL=A,B. Values that are not files are
+// ignored by the check.
 func Inputs(c *cli.Context) []string {
-	in := c.Args().Slice()
+	var in []string
+	for _, a := range c.Args().Slice() {
+		in = append(in, a)
+		file := a
+		if _, f, ok := strings.Cut(a, "="); ok {
+			file = f
+			in = append(in, file)
+		}
+		if strings.Contains(file, ",") {
+			in = append(in, List([]string{file})...)
+		}
+	}
 	add := func(v string) {
 		in = append(in, v)
 		if _, file, ok := strings.Cut(v, "="); ok {

@@ -49,3 +49,39 @@ func TestInputsAndCheckOutputsFirst(t *testing.T) {
 		t.Errorf("-o an input: ran %v, %v", ran, err)
 	}
 }
+
+// TestInputsLabelledArguments: an argument LABEL=FILE (compare's
+// before=run.csv) or LABEL=A,B (several files of one side) lists each FILE
+// as an input, so `compare a=run.csv b=other.csv -o run.csv` is refused
+// before anything is read or written.
+func TestInputsLabelledArguments(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "run.csv")
+	other := filepath.Join(dir, "other.csv")
+	for _, p := range []string{in, other} {
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ran := false
+	cmds := []*cli.Command{{Name: "compare", Flags: []cli.Flag{
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}},
+	}, Action: func(c *cli.Context) error { ran = true; return nil }}}
+	CheckOutputsFirst(cmds)
+	app := &cli.App{Name: "x", Commands: cmds, Writer: &strings.Builder{}, ErrWriter: &strings.Builder{}}
+	for _, args := range [][]string{
+		{"a=" + in, "b=" + other},
+		{"a=" + other, "b=" + other + "," + in},
+		{other + "," + in, other},
+	} {
+		ran = false
+		err := app.Run(append([]string{"x", "compare", "-o", in}, args...))
+		if err == nil || ran || !strings.Contains(err.Error(), "input") {
+			t.Errorf("compare %q -o %s: ran %v, err %v; want refused before running", args, in, ran, err)
+		}
+	}
+	ran = false
+	if err := app.Run([]string{"x", "compare", "-o", filepath.Join(dir, "out.txt"), "a=" + in, "b=" + other}); err != nil || !ran {
+		t.Errorf("compare to a new file: ran %v, err %v", ran, err)
+	}
+}

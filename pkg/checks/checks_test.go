@@ -574,3 +574,41 @@ func TestNegativeVUs(t *testing.T) {
 		t.Errorf("clean run: input %s %q", c.Status, c.Message)
 	}
 }
+
+// TestCorruptInput: a compressed file whose checksum failed was read to
+// its end with damaged bytes: the input check warns that its data is
+// damaged, not that it "ended early" (which a cut file did).
+func TestCorruptInput(t *testing.T) {
+	r := openRun(20, 60)
+	rep := r.evaluate(t, Options{Input: Input{Rows: int64(len(r.samples)), Truncated: true, Corrupt: true, Set: true}})
+	in := get(t, rep, IDInput)
+	if in.Status != Warn || !strings.Contains(in.Message, "checksum") || strings.Contains(in.Message, "ended early") {
+		t.Errorf("corrupt input: %s %q", in.Status, in.Message)
+	}
+	cut := openRun(20, 60).evaluate(t, Options{Input: Input{Rows: 1, Truncated: true, Set: true}})
+	if c := get(t, cut, IDInput); c.Status != Warn || !strings.Contains(c.Message, "ended early") {
+		t.Errorf("cut input: %s %q", c.Status, c.Message)
+	}
+}
+
+// TestSummaryVsKneeUnmatchedThreshold: a threshold that matches no sample
+// (a misspelt metric) is not said to "hold over the whole run and at every
+// load level" — the thresholds check fails it; summary-vs-knee names it as
+// unmatched, and still judges the thresholds that have samples.
+func TestSummaryVsKneeUnmatchedThreshold(t *testing.T) {
+	r := openRun(20, 60)
+	miss, err := threshold.Parse("http_req_duraton:p(95)<500")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := threshold.Parse("http_req_failed:rate<0.05")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, thr := range [][]threshold.Threshold{{miss}, {held, miss}} {
+		c := get(t, r.evaluate(t, Options{}, thr...), IDSummaryVsKnee)
+		if c.Status != OK || strings.Contains(c.Message, "every threshold holds") || !strings.Contains(c.Message, "http_req_duraton:p(95)<500") || !strings.Contains(c.Message, "no sample") {
+			t.Errorf("%d thresholds: %s %q; want ok, naming the unmatched threshold", len(thr), c.Status, c.Message)
+		}
+	}
+}

@@ -791,9 +791,12 @@ func (e *eval) summaryVsKnee() Check {
 	unit := e.res.OfferedUnit
 
 	if thr := e.tl.Thresholds(); len(thr) > 0 {
-		var hidden, failedRun []string
+		var hidden, failedRun, unmatched []string
 		for i, t := range thr {
 			run, ok := e.tl.ThresholdValue(i, e.s0, e.s1)
+			if !ok {
+				unmatched = append(unmatched, t.Source)
+			}
 			ch.Evidence.add(fmt.Sprintf("threshold_%d_run", i+1), run)
 			nFail, firstOff := 0, math.NaN()
 			for j := range e.levels {
@@ -826,7 +829,14 @@ func (e *eval) summaryVsKnee() Check {
 			return ch
 		}
 		ch.Status = OK
-		ch.Message = "every threshold holds over the whole run and at every load level."
+		switch {
+		case len(unmatched) == len(thr):
+			ch.Message = fmt.Sprintf("no sample of the run matches %s (the thresholds check fails the run): nothing to judge per load level.", strings.Join(unmatched, ", "))
+		case len(unmatched) > 0:
+			ch.Message = fmt.Sprintf("every threshold with samples holds over the whole run and at every load level; no sample of the run matches %s (the thresholds check fails the run).", strings.Join(unmatched, ", "))
+		default:
+			ch.Message = "every threshold holds over the whole run and at every load level."
+		}
 		return ch
 	}
 

@@ -14,6 +14,9 @@ const IDInput ID = "input"
 type Input struct {
 	Rows, Skipped int64
 	Truncated     bool
+	// Corrupt marks a compressed file that failed its checksum (with
+	// Truncated): read to its end, but with damaged bytes.
+	Corrupt bool
 	// Set marks an Input filled in by the caller (the zero value leaves
 	// the check n/a).
 	Set bool
@@ -35,7 +38,10 @@ func (e *eval) input() Check {
 	ch.Evidence.add("skipped_lines", float64(in.Skipped))
 	ch.Evidence.add("truncated", b2f(in.Truncated))
 	var why []string
-	if in.Truncated {
+	if in.Corrupt {
+		ch.Evidence.add("corrupt", 1)
+		why = append(why, "a compressed file failed its checksum (damaged on disk or in a copy): it was read to its end, but some of its rows decoded wrong, and those that still parse are in the figures with damaged values or timestamps; get an intact copy")
+	} else if in.Truncated {
 		end := ""
 		if e.s1 > e.s0 {
 			end = fmt.Sprintf(" after +%d s", e.s1-1-e.s0)

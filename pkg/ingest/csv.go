@@ -707,7 +707,11 @@ func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, e
 	if (h == nil || !h.sameTS) && (len(w.lastTS) == 0 || !bytes.Equal(tf, w.lastTS)) {
 		ns, res, err := parseTimestamp(tf)
 		if err != nil {
-			b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Column: to + 1, Msg: fmt.Sprintf("timestamp %q: %v", trunc(tf), err)})
+			col, msg := to+1, fmt.Sprintf("timestamp %q: %v", trunc(tf), err)
+			if string(mf) == "metric_name" && string(tf) == "timestamp" {
+				col, msg = 0, "a header line among the data (k6 CSV outputs concatenated?): skipped; give each run as its own file"
+			}
+			b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: lineNo, Column: col, Msg: msg})
 			return
 		}
 		w.lastTS = append(w.lastTS[:0], tf...)
@@ -908,7 +912,12 @@ func (c *CSVReader) absorb(b *csvBatch) {
 	c.st.Bytes = b.raw.bytes
 	if te := b.raw.trunc; te != nil {
 		c.st.Truncated = true
-		c.st.Warnings = append(c.st.Warnings, te.Error()+"; the rows before the cut are analysed")
+		if te.Corrupt() {
+			c.st.Corrupt = true
+			c.st.Warnings = append(c.st.Warnings, te.Error()+"; every row is analysed, and a damaged one is skipped only where it is malformed: get an intact copy")
+		} else {
+			c.st.Warnings = append(c.st.Warnings, te.Error()+"; the rows before the cut are analysed")
+		}
 		if b.raw.dropped > 0 {
 			c.st.record(&SyntaxError{File: c.name, Line: c.lines + 1, Msg: fmt.Sprintf("last line cut short by the truncated stream (%d bytes dropped)", b.raw.dropped)})
 		}

@@ -265,6 +265,102 @@ func TestTruncatedGzip(t *testing.T) {
 	}
 }
 
+// TestGzipChecksumFailed: a .gz whose bytes were damaged so that it still
+// inflates to its end but fails its checksum is read whole and marked
+// Corrupt (and Truncated, so every check of the input still warns), with a
+// warning that says the data is damaged, not that the file was cut.
+func TestGzipChecksumFailed(t *testing.T) {
+	var plain bytes.Buffer
+	plain.WriteString(hdr)
+	for i := range 200 {
+		fmt.Fprintf(&plain, "http_req_duration,%d,%d.123456,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,,\n", 1796004429+i/10, 100+i%7)
+	}
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.NoCompression) // stored blocks: a changed byte still inflates
+	zw.Write(plain.Bytes())
+	zw.Close()
+	b := gz.Bytes()
+	i := bytes.Index(b, []byte("100.123456"))
+	b[i] = '9' // 900.123456: a damaged number that still parses
+	path := filepath.Join(t.TempDir(), "damaged.csv.gz")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	n := 0
+	for r.Next() {
+		n++
+	}
+	st := r.Stats()
+	if r.Err() != nil || n != 200 || !st.Corrupt || !st.Truncated || len(st.Warnings) != 1 {
+		t.Fatalf("err %v, %d rows, corrupt %v truncated %v, warnings %q; want 200 rows, corrupt, one warning", r.Err(), n, st.Corrupt, st.Truncated, st.Warnings)
+	}
+	if w := st.Warnings[0]; !strings.Contains(w, "checksum") || strings.Contains(w, "cut short") || strings.Contains(w, "before the cut") {
+		t.Errorf("warning = %q; want one saying the data is damaged, not cut", w)
+	}
+}
+
+// TestOpenDirectory: a directory given as a run is an error that names it
+// once and says what to give instead (before: "DIR: read DIR: is a
+// directory").
+func TestOpenDirectory(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Open(dir, nil)
+	if err == nil {
+		r.Close()
+		t.Fatal("opened a directory")
+	}
+	if msg := err.Error(); strings.Count(msg, dir) != 1 || !strings.Contains(msg, "a directory") || !strings.Contains(msg, "suite") {
+		t.Errorf("%q; want the directory named once, and `suite` for a directory of runs", msg)
+	}
+}
+
+// TestCSVRepeatedHeader: a header line in the middle of the data (two k6
+// CSV outputs concatenated with cat) is skipped and said to be a header,
+// not reported as a bad timestamp "timestamp".
+func TestCSVRepeatedHeader(t *testing.T) {
+	row := "http_reqs,1796004429,1.000000,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,,\n"
+	samples, st := readString(t, hdr+row+hdr+row)
+	if len(samples) != 2 || st.Skipped != 1 || len(st.Errors) != 1 {
+		t.Fatalf("%d samples, %d skipped, errors %v; want 2, 1, one error", len(samples), st.Skipped, st.Errors)
+	}
+	if e := st.Errors[0]; e.Line != 3 || !strings.Contains(e.Msg, "header") || strings.Contains(e.Msg, "want unix seconds") {
+		t.Errorf("error %v; want line 3 said to be a repeated header", e)
+	}
+}
+
+// TestGzipWithoutData: a .gz cut (or damaged) before its first byte of data
+// is reported as a damaged compressed file, not as an empty one.
+func TestGzipWithoutData(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(hdr + "http_reqs,1796004429,1.000000,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,,\n"))
+	zw.Close()
+	dir := t.TempDir()
+	for name, b := range map[string][]byte{
+		"cut.csv.gz":     gz.Bytes()[:12],                   // the header and two bytes of data
+		"garbage.csv.gz": []byte("\x1f\x8b\x08\x00garbage"), // a gzip header, then no deflate stream
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(path, nil)
+		if err == nil {
+			r.Close()
+			t.Errorf("%s: opened; want an error", name)
+			continue
+		}
+		if msg := err.Error(); strings.Contains(msg, "empty file") || !strings.Contains(msg, path) || !strings.Contains(msg, "compressed") {
+			t.Errorf("%s: %q; want an error naming the file and its damaged compressed stream", name, msg)
+		}
+	}
+}
+
 // TestOpenAllStdin: several inputs are one stream and - is stdin; each
 // sample knows its source.
 func TestOpenAllStdin(t *testing.T) {

@@ -437,7 +437,12 @@ func (j *K6JSONReader) absorb(b *jsonBatch) {
 	j.st.Bytes = b.raw.bytes
 	if te := b.raw.trunc; te != nil {
 		j.st.Truncated = true
-		j.st.Warnings = append(j.st.Warnings, te.Error()+"; the lines before the cut are analysed")
+		if te.Corrupt() {
+			j.st.Corrupt = true
+			j.st.Warnings = append(j.st.Warnings, te.Error()+"; every line is analysed, and a damaged one is skipped only where it is malformed: get an intact copy")
+		} else {
+			j.st.Warnings = append(j.st.Warnings, te.Error()+"; the lines before the cut are analysed")
+		}
 		if b.raw.dropped > 0 {
 			j.st.record(&SyntaxError{File: j.name, Line: j.lines + 1, Msg: fmt.Sprintf("last line cut short by the truncated stream (%d bytes dropped)", b.raw.dropped)})
 		}

@@ -22,8 +22,15 @@ type TruncatedError struct {
 }
 
 func (e *TruncatedError) Error() string {
+	if e.Corrupt() {
+		return fmt.Sprintf("%s: compressed stream damaged (%v): it was read to its end, but some of its bytes decoded wrong", e.File, e.Err)
+	}
 	return fmt.Sprintf("%s: compressed stream cut short (%v)", e.File, e.Err)
 }
+
+// Corrupt reports a stream that was read to its end but failed its
+// checksum: its bytes were damaged (on disk, in a copy), not cut.
+func (e *TruncatedError) Corrupt() bool { return errors.Is(e.Err, gzip.ErrChecksum) }
 
 func (e *TruncatedError) Unwrap() error { return e.Err }
 
@@ -75,6 +82,10 @@ func openCounted(path string, stdin io.Reader, onRead func(int)) (Reader, error)
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, err
+		}
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			f.Close()
+			return nil, fmt.Errorf("%s: a directory, not a k6 output: give the run's files (several are one distributed run), or use `ldanalyze suite` for a directory of runs", path)
 		}
 		file = &onceCloser{c: f}
 		src, closer = f, file
@@ -184,9 +195,17 @@ func (p *peekedReader) Read(b []byte) (int, error) {
 
 // sniff tells the format from the first bytes.
 func sniff(br *bufio.Reader, name string) (Format, error) {
-	head, _ := br.Peek(512)
+	head, perr := br.Peek(512)
 	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
 	switch {
+	case len(t) == 0 && perr != nil && perr != io.EOF && perr != bufio.ErrBufferFull:
+		// Not empty: a compressed stream that is cut or damaged before its
+		// first line, or a read error.
+		var te *TruncatedError
+		if errors.As(perr, &te) {
+			return "", fmt.Errorf("%v before any data: nothing to analyse (a damaged or incomplete compressed file)", te)
+		}
+		return "", fmt.Errorf("%s: %w", name, perr)
 	case len(t) == 0:
 		return FormatK6CSV, nil // NewCSVReader reports the empty file
 	case t[0] == '{':

@@ -239,6 +239,10 @@ type Stats struct {
 	// killed leaves a gzip file with no trailer); the samples before the cut
 	// were returned.
 	Truncated bool
+	// Corrupt is set, with Truncated, when a compressed stream was read to
+	// its end but failed its checksum: some of the samples returned may
+	// hold damaged bytes.
+	Corrupt bool
 	// Warnings are caveats about the input, in plain words.
 	Warnings []string
 	// ResolutionNS is the coarsest timestamp resolution seen, in
@@ -278,6 +282,7 @@ func (st *Stats) merge(o Stats) {
 		}
 	}
 	st.Truncated = st.Truncated || o.Truncated
+	st.Corrupt = st.Corrupt || o.Corrupt
 	st.Warnings = append(st.Warnings, o.Warnings...)
 	if o.ResolutionNS > st.ResolutionNS {
 		st.ResolutionNS = o.ResolutionNS

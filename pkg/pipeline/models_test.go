@@ -361,16 +361,29 @@ func TestEstimateMMcCorpus(t *testing.T) {
 // TestAutoWindow: a 131 s run at 1 s resolution cut into about 80 windows
 // gets ⌈131/80⌉ = 2 s windows; never finer than the resolution.
 func TestAutoWindow(t *testing.T) {
-	acc := timeline.New(timeline.Options{})
-	acc.Add(&ingest.Sample{Metric: "vus", TimeNS: 1796004258e9})
-	acc.Add(&ingest.Sample{Metric: "vus", TimeNS: 1796004388e9})
-	if got := autoWindowNS(acc.Close(1e9), 80); got != 2e9 {
+	// A sample every 10 s: one span (gaps under timeline.MaxGapS).
+	run := func() *timeline.Accumulator {
+		acc := timeline.New(timeline.Options{})
+		for sec := int64(1796004258); sec <= 1796004388; sec += 10 {
+			acc.Add(&ingest.Sample{Metric: "vus", TimeNS: sec * 1e9})
+		}
+		return acc
+	}
+	if got := autoWindowNS(run().Close(1e9), 80); got != 2e9 {
 		t.Errorf("window %d ns, want 2e9", got)
 	}
-	acc = timeline.New(timeline.Options{})
-	acc.Add(&ingest.Sample{Metric: "vus", TimeNS: 1796004258e9})
-	acc.Add(&ingest.Sample{Metric: "vus", TimeNS: 1796004388e9})
-	if got := autoWindowNS(acc.Close(5e9), 80); got != 5e9 {
+	if got := autoWindowNS(run().Close(5e9), 80); got != 5e9 {
 		t.Errorf("window %d ns, want the 5 s resolution", got)
+	}
+	// A stray sample at the epoch splits the data: the windows cut the
+	// main span (the one analysed), so its 131 s give 2 s windows, not
+	// 56 years ÷ 80.
+	acc := timeline.New(timeline.Options{})
+	acc.Add(&ingest.Sample{Metric: "vus", TimeNS: 0})
+	for sec := int64(1796004258); sec <= 1796004388; sec++ {
+		acc.Add(&ingest.Sample{Metric: "vus", TimeNS: sec * 1e9})
+	}
+	if got := autoWindowNS(acc.Close(1e9), 80); got != 2e9 {
+		t.Errorf("with a stray sample at 0: window %d ns, want 2e9 (the main span's)", got)
 	}
 }

@@ -173,6 +173,9 @@ func Run(paths []string, opt Options) (*Analysis, error) {
 	if tl.Rows() == 0 && st.Rows == 0 && len(st.Metrics) > 0 {
 		return an, fmt.Errorf("%s: no Point lines: only metric declarations (%d Metric lines of k6's JSON output) (%w)", an.Name(), len(st.Metrics), knee.ErrNoSamples)
 	}
+	if tl.Rows() == 0 && st.Rows == 0 && st.Skipped > 0 {
+		return an, fmt.Errorf("%s: all %d data lines were malformed and skipped (the errors above say why) (%w)", an.Name(), st.Skipped, knee.ErrNoSamples)
+	}
 	if tl.Rows() == 0 && st.Rows == 0 {
 		return an, fmt.Errorf("%s: the input has a header but no data rows (%w)", an.Name(), knee.ErrNoSamples)
 	}
@@ -262,7 +265,7 @@ func (an *Analysis) analyse(opt Options, exp *prom.Export, acc *accs, perScenari
 		return fmt.Errorf("%s: %w", an.Name(), err)
 	}
 	copt := opt.Checks
-	copt.Input = checks.Input{Rows: an.Input.Rows, Skipped: an.Input.Skipped, Truncated: an.Input.Truncated, Set: true}
+	copt.Input = checks.Input{Rows: an.Input.Rows, Skipped: an.Input.Skipped, Truncated: an.Input.Truncated, Corrupt: an.Input.Corrupt, Set: true}
 	if exp != nil && copt.Generator == nil {
 		copt.Generator = GeneratorFromExport(exp, opt.GeneratorPods)
 	}
@@ -348,11 +351,16 @@ func windowOptions(opt Options) (by, ep *window.Options, err error) {
 
 // autoWindowNS is a window width, in ns, that cuts the run into about
 // target windows: whole seconds, at least the input's resolution and 1 s.
+// When gaps split the data (a stray timestamp, two runs in one file) it
+// cuts the main span, the one the windows cover.
 func autoWindowNS(tl *timeline.Timeline, target int) int64 {
 	res := tl.ResolutionNS()
 	span := int64(0)
 	if tl.Rows() > 0 {
 		span = tl.EndNS() - tl.StartNS() + max(res, 1e9)
+		if len(tl.Spans()) > 1 {
+			span = int64(tl.Main().Len()-1)*1e9 + max(res, 1e9)
+		}
 	}
 	w := (span/int64(target) + 1e9 - 1) / 1e9 * 1e9
 	r := (res + 1e9 - 1) / 1e9 * 1e9
