@@ -65,7 +65,7 @@ func (e *env) compare(c *cli.Context) error {
 	if dirs, err := compareDirs(paths); err != nil {
 		return err
 	} else if dirs {
-		if err := checkOutputNotInDirs(c, []string{paths[0][0], paths[1][0]}); err != nil {
+		if err := cliapp.OutputNotInDirs(c.String("output"), []string{paths[0][0], paths[1][0]}); err != nil {
 			return err
 		}
 		if docs, err = e.compareSuites(labels, paths, opt, copt); err != nil {

@@ -2,12 +2,10 @@ package main
 
 import (
 	"io"
-	"os"
 
 	"github.com/ldanalyze/ldanalyze/internal/cliapp"
 	"github.com/ldanalyze/ldanalyze/internal/outfile"
 	"github.com/ldanalyze/ldanalyze/internal/render"
-	"github.com/ldanalyze/ldanalyze/pkg/suite"
 	"github.com/urfave/cli/v2"
 )
 
@@ -49,37 +47,4 @@ func (e *env) emit(c *cli.Context, write func(w io.Writer, f render.Format) erro
 		return write(e.stdout, f)
 	}
 	return e.outs.WriteFile(path, outfile.Options{Inputs: cliapp.Inputs(c)}, func(w io.Writer) error { return write(w, f) })
-}
-
-// checkOutputNotInDirs refuses, before anything is read, an -o that is one
-// of the runs or summaries (suite.Discover) held by the directories among
-// args: Inputs lists the directories themselves, not the files they hold,
-// so without it `suite DIR -o DIR/run.csv` replaced a run with the table.
-// Other files in the directories (an earlier table) may be replaced.
-func checkOutputNotInDirs(c *cli.Context, args []string) error {
-	path := c.String("output")
-	if path == "" || path == "-" {
-		return nil
-	}
-	var dirs []string
-	for _, a := range args {
-		if fi, err := os.Stat(a); err == nil && fi.IsDir() {
-			dirs = append(dirs, a)
-		}
-	}
-	if len(dirs) == 0 {
-		return nil
-	}
-	ins, _, err := suite.Discover(dirs)
-	if err != nil {
-		return nil // the command reports it when it reads them
-	}
-	var files []string
-	for _, in := range ins {
-		files = append(files, in.Path)
-		if in.Summary != "" {
-			files = append(files, in.Summary)
-		}
-	}
-	return outfile.Check(path, outfile.Options{Inputs: files})
 }

@@ -44,7 +44,7 @@ func (e *env) suiteDoc(c *cli.Context, args []string) (*present.SuiteDoc, error)
 	if _, err := render.ParseFormat(c.String("format")); err != nil {
 		return nil, usageError{err}
 	}
-	if err := checkOutputNotInDirs(c, args); err != nil {
+	if err := cliapp.OutputNotInDirs(c.String("output"), args); err != nil {
 		return nil, err
 	}
 	// `summary` on many files has none of the run flags: knee's
