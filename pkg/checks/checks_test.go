@@ -576,14 +576,26 @@ func TestNegativeVUs(t *testing.T) {
 }
 
 // TestCorruptInput: a compressed file whose checksum failed was read to
-// its end with damaged bytes: the input check warns that its data is
-// damaged, not that it "ended early" (which a cut file did).
+// its end with damaged bytes: the input check fails, saying its data is
+// damaged, not that it "ended early" (which a cut file did, and warns).
+// More malformed lines than samples read fails too; as many or fewer warn.
 func TestCorruptInput(t *testing.T) {
 	r := openRun(20, 60)
 	rep := r.evaluate(t, Options{Input: Input{Rows: int64(len(r.samples)), Truncated: true, Corrupt: true, Set: true}})
 	in := get(t, rep, IDInput)
-	if in.Status != Warn || !strings.Contains(in.Message, "checksum") || strings.Contains(in.Message, "ended early") {
-		t.Errorf("corrupt input: %s %q", in.Status, in.Message)
+	if in.Status != Fail || !strings.Contains(in.Message, "checksum") || strings.Contains(in.Message, "ended early") {
+		t.Errorf("corrupt input: %s %q; want fail", in.Status, in.Message)
+	}
+	// More malformed lines than samples fails; fewer warns.
+	n := int64(len(r.samples))
+	for _, tc := range []struct {
+		skipped int64
+		want    Status
+	}{{n + 1, Fail}, {n, Warn}, {1, Warn}} {
+		c := get(t, openRun(20, 60).evaluate(t, Options{Input: Input{Rows: n, Skipped: tc.skipped, Set: true}}), IDInput)
+		if c.Status != tc.want || !strings.Contains(c.Message, "malformed lines were skipped") {
+			t.Errorf("%d skipped of %d: %s %q; want %s", tc.skipped, n, c.Status, c.Message, tc.want)
+		}
 	}
 	cut := openRun(20, 60).evaluate(t, Options{Input: Input{Rows: 1, Truncated: true, Set: true}})
 	if c := get(t, cut, IDInput); c.Status != Warn || !strings.Contains(c.Message, "ended early") {

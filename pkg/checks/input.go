@@ -26,7 +26,10 @@ type Input struct {
 // early (a k6 that was killed, a copy cut short) lost the end of the run,
 // so its last levels, its ceiling and "not reached" may be the cut's; and
 // skipped lines lost samples; negative VU gauge samples are damage too.
-// Each warns, with the counts.
+// Each warns, with the counts. Two fail, because no figure of the run can
+// be trusted: a compressed file that failed its checksum (its damaged rows
+// that still parse are in the figures with wrong values), and more
+// malformed lines than samples read (most of the run is not there).
 func (e *eval) input() Check {
 	ch := Check{ID: IDInput}
 	in := e.opt.Input
@@ -54,6 +57,11 @@ func (e *eval) input() Check {
 	if n := e.tl.NegativeVUs(); n > 0 {
 		ch.Evidence.add("negative_vus_samples", float64(n))
 		why = append(why, fmt.Sprintf("%d vus/vus_max samples are negative, which a VU count cannot be (a damaged file, or not k6's gauge): they are left out of the VU figures", n))
+	}
+	if in.Corrupt || in.Skipped > in.Rows {
+		ch.Status = Fail
+		ch.Message = strings.Join(why, "; ") + "."
+		return ch
 	}
 	if len(why) == 0 {
 		ch.Status = OK
