@@ -282,22 +282,9 @@ func TestGzipChecksumFailed(t *testing.T) {
 	b := gz.Bytes()
 	i := bytes.Index(b, []byte("100.123456"))
 	b[i] = '9' // 900.123456: a damaged number that still parses
-	path := filepath.Join(t.TempDir(), "damaged.csv.gz")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	n := 0
-	for r.Next() {
-		n++
-	}
-	st := r.Stats()
-	if r.Err() != nil || n != 200 || !st.Corrupt || !st.Truncated || len(st.Warnings) != 1 {
-		t.Fatalf("err %v, %d rows, corrupt %v truncated %v, warnings %q; want 200 rows, corrupt, one warning", r.Err(), n, st.Corrupt, st.Truncated, st.Warnings)
+	n, st, err := countFile(t, "damaged.csv.gz", b)
+	if err != nil || n != 200 || !st.Corrupt || !st.Truncated || len(st.Warnings) != 1 {
+		t.Fatalf("err %v, %d rows, corrupt %v truncated %v, warnings %q; want 200 rows, corrupt, one warning", err, n, st.Corrupt, st.Truncated, st.Warnings)
 	}
 	if w := st.Warnings[0]; !strings.Contains(w, "checksum") || strings.Contains(w, "cut short") || strings.Contains(w, "before the cut") {
 		t.Errorf("warning = %q; want one saying the data is damaged, not cut", w)
@@ -801,4 +788,25 @@ func TestCSVDrainRepeatedTails(t *testing.T) {
 	if d.Stats().Skipped != r.Stats().Skipped || r.Stats().Skipped == 0 {
 		t.Errorf("skipped: Drain %d, Next %d", d.Stats().Skipped, r.Stats().Skipped)
 	}
+}
+
+// countFile writes b to a file of that name in a temporary directory, reads
+// it through Open and returns its samples' count, the Stats and the read
+// error.
+func countFile(t *testing.T, name string, b []byte) (int, Stats, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	n := 0
+	for r.Next() {
+		n++
+	}
+	return n, r.Stats(), r.Err()
 }
