@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +30,13 @@ func TestKneeByDeterministic(t *testing.T) {
 	jsonl.WriteString(`{"type":"Metric","data":{"name":"http_req_failed","type":"rate","contains":"default","thresholds":[],"submetrics":null},"metric":"http_req_failed"}` + "\n")
 	jsonl.WriteString(`{"type":"Metric","data":{"name":"http_req_duration","type":"trend","contains":"time","thresholds":[],"submetrics":null},"metric":"http_req_duration"}` + "\n")
 	const t0 = 1796004000
+	// The rows in time order, as k6 writes them (a file whose time steps
+	// back is warned of as two runs in one).
+	type row struct {
+		sec        int64
+		csv, jsonl string
+	}
+	var rows []row
 	for i := range 600 {
 		name := fmt.Sprintf("/item/%04d?id=%d", i, i*7919%10007)
 		for j := range 4 * (1 + i%9) {
@@ -42,10 +51,16 @@ func TestKneeByDeterministic(t *testing.T) {
 				metric string
 				v      float64
 			}{{"http_req_failed", float64(failed)}, {"http_req_duration", v}} {
-				fmt.Fprintf(&csv, "%s,%d,%g,true,%s,%s\n", m.metric, sec, m.v, name, status)
-				fmt.Fprintf(&jsonl, `{"type":"Point","metric":%q,"data":{"time":%q,"value":%g,"tags":{"expected_response":"true","name":%q,"status":%q}}}`+"\n", m.metric, ts, m.v, name, status)
+				rows = append(rows, row{sec,
+					fmt.Sprintf("%s,%d,%g,true,%s,%s\n", m.metric, sec, m.v, name, status),
+					fmt.Sprintf(`{"type":"Point","metric":%q,"data":{"time":%q,"value":%g,"tags":{"expected_response":"true","name":%q,"status":%q}}}`+"\n", m.metric, ts, m.v, name, status)})
 			}
 		}
+	}
+	slices.SortStableFunc(rows, func(a, b row) int { return cmp.Compare(a.sec, b.sec) })
+	for _, r := range rows {
+		csv.WriteString(r.csv)
+		jsonl.WriteString(r.jsonl)
 	}
 	csvPath, jsonPath, pqPath := filepath.Join(dir, "run.csv"), filepath.Join(dir, "run.json"), filepath.Join(dir, "run.parquet")
 	if err := os.WriteFile(csvPath, []byte(csv.String()), 0o644); err != nil {

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -17,6 +18,14 @@ type Input struct {
 	// Corrupt marks a compressed file that failed its checksum (with
 	// Truncated): read to its end, but with damaged bytes.
 	Corrupt bool
+	// TimeSteps counts the steps back in time of more than
+	// ingest.BackStepNS within a file (ingest.Stats.TimeSteps); StepFile
+	// and StepLine locate the first, which went from StepFromNS back to
+	// StepToNS (ns since the epoch).
+	TimeSteps            int64
+	StepFile             string
+	StepLine             int64
+	StepFromNS, StepToNS int64
 	// Set marks an Input filled in by the caller (the zero value leaves
 	// the check n/a).
 	Set bool
@@ -53,6 +62,18 @@ func (e *eval) input() Check {
 	}
 	if in.Skipped > 0 {
 		why = append(why, fmt.Sprintf("%d malformed lines were skipped (%s of the lines read): their samples are not in the figures", in.Skipped, fmtPct(float64(in.Skipped)/float64(in.Rows+in.Skipped))))
+	}
+	if in.TimeSteps > 0 {
+		ch.Evidence.add("time_steps_back", float64(in.TimeSteps))
+		ch.Evidence.add("first_step_line", float64(in.StepLine))
+		ch.Evidence.add("first_step_from_s", math.Round(e.rel(in.StepFromNS)))
+		ch.Evidence.add("first_step_to_s", math.Round(e.rel(in.StepToNS)))
+		times := ""
+		if in.TimeSteps > 1 {
+			times = fmt.Sprintf(" (%d times in all)", in.TimeSteps)
+		}
+		why = append(why, fmt.Sprintf("time steps back in %s at line %d, from %+.0f s to %+.0f s%s: a second run, or the same run again, written after the first in one file (outputs concatenated), whose samples are added to the first's second by second, so rates, counts and load levels may be doubled; give each run as its own file (ldanalyze then tells one run given twice from the instances of a distributed run)",
+			in.StepFile, in.StepLine, e.rel(in.StepFromNS), e.rel(in.StepToNS), times))
 	}
 	if n := e.tl.NegativeVUs(); n > 0 {
 		ch.Evidence.add("negative_vus_samples", float64(n))

@@ -63,6 +63,8 @@ type CSVReader struct {
 	err error
 	// intRes and rfcRes: see csvBatch.
 	intRes, rfcRes int64
+	// times follows the times of the batches absorbed.
+	times timeOrder
 	// lines is the number of lines of the header and the batches absorbed.
 	lines int64
 }
@@ -108,6 +110,7 @@ type csvBatch struct {
 	errs   []*SyntaxError
 	maxRes int64 // coarsest unit of integer timestamps
 	rfcRes int64 // finest fraction of RFC 3339 timestamps (0: none)
+	times  timeOrder
 	ready  chan struct{}
 	seq    int64 // the batch's number among those the workers parse
 	// prevTail delivers the tail of the chunk before (nil: none); tail
@@ -443,6 +446,9 @@ func (w *csvWorker) parse(b *csvBatch) {
 // parseRecords parses the records of chunk; b.lines counts its lines.
 func (w *csvWorker) parseRecords(b *csvBatch, chunk []byte, quotes bool) {
 	w.row.newChunk()
+	// The time of the worker's last record is of another chunk: the
+	// chunk's first time is parsed, and so seen by b.times.
+	w.lastTS = w.lastTS[:0]
 	line := int64(1)
 	defer func() { b.lines = line - 1 }()
 	if cap(b.recs) == 0 && w.sink == nil { // Drain mode keeps no records
@@ -716,6 +722,7 @@ func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, e
 		}
 		w.lastTS = append(w.lastTS[:0], tf...)
 		w.lastNS, w.lastRes = ns, res
+		b.times.see(ns, lineNo)
 		w.lastRFC = tf[0] < '0' || tf[0] > '9' || bytes.IndexByte(tf, '-') >= 0
 	}
 	var v float64
@@ -900,6 +907,7 @@ func (c *CSVReader) absorb(b *csvBatch) {
 		e.Line += base
 		c.st.record(e)
 	}
+	c.times.absorb(&b.times, base, c.name)
 	c.lines += b.lines
 	c.intRes = max(c.intRes, b.maxRes)
 	if b.rfcRes > 0 && (c.rfcRes == 0 || b.rfcRes < c.rfcRes) {
@@ -910,6 +918,10 @@ func (c *CSVReader) absorb(b *csvBatch) {
 		return
 	}
 	c.st.Bytes = b.raw.bytes
+	if n := c.times.note(); n != "" {
+		c.st.TimeSteps, c.st.TimeStep = c.times.steps, c.times.step
+		c.st.Warnings = append(c.st.Warnings, n)
+	}
 	if te := b.raw.trunc; te != nil {
 		c.st.Truncated = true
 		if te.Corrupt() {

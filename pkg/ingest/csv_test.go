@@ -558,6 +558,9 @@ func FuzzCSVDrain(f *testing.F) {
 			}
 		}
 		st2 := r2.Stats()
+		if st1.TimeSteps != st2.TimeSteps || st1.TimeStep != st2.TimeStep || st1.TimeSteps > st1.Rows+st1.Skipped {
+			t.Fatalf("steps back in time: Next %d %+v, Drain %d %+v, of %d lines", st1.TimeSteps, st1.TimeStep, st2.TimeSteps, st2.TimeStep, st1.Rows+st1.Skipped)
+		}
 		if st1.Rows != st2.Rows || st1.Skipped != st2.Skipped || len(want) != len(got[0]) {
 			t.Fatalf("Next: %d rows %d skipped %d keys; Drain: %d rows %d skipped %d keys", st1.Rows, st1.Skipped, len(want), st2.Rows, st2.Skipped, len(got[0]))
 		}

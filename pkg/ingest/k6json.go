@@ -92,8 +92,9 @@ type K6JSONReader struct {
 
 	metrics    map[string]MetricInfo
 	undeclared map[string]bool
-	lines      int64 // lines of the batches absorbed so far
-	maxDigits  int   // most fraction digits seen; -1 before the first sample
+	lines      int64     // lines of the batches absorbed so far
+	times      timeOrder // the times of the batches absorbed so far
+	maxDigits  int       // most fraction digits seen; -1 before the first sample
 
 	st  Stats
 	err error
@@ -188,6 +189,7 @@ type jsonBatch struct {
 	// maxDigits is the most fraction digits of the batch's times, -1 for
 	// none.
 	maxDigits int
+	times     timeOrder
 	n         int64 // samples handed to a sink (Drain mode)
 	seq       int64 // the batch's number among those the workers parse
 	ready     chan struct{}
@@ -429,12 +431,17 @@ func (j *K6JSONReader) absorb(b *jsonBatch) {
 		d.info.Line += base
 		j.metrics[j.in.intern([]byte(d.name))] = d.info
 	}
+	j.times.absorb(&b.times, base, j.name)
 	j.lines += b.lines
 	j.maxDigits = max(j.maxDigits, b.maxDigits)
 	if !b.raw.final {
 		return
 	}
 	j.st.Bytes = b.raw.bytes
+	if n := j.times.note(); n != "" {
+		j.st.TimeSteps, j.st.TimeStep = j.times.steps, j.times.step
+		j.st.Warnings = append(j.st.Warnings, n)
+	}
 	if te := b.raw.trunc; te != nil {
 		j.st.Truncated = true
 		if te.Corrupt() {
@@ -641,6 +648,9 @@ func (w *jsonWorker) scanTime(b []byte, i int) (int, bool) {
 func (w *jsonWorker) parse(b *jsonBatch) {
 	w.stamp++
 	w.prevTags = nil // it points into the last chunk
+	// The time of the worker's last point is of another chunk: the
+	// chunk's first time is parsed, and so seen by b.times.
+	w.lastTS = w.lastTS[:0]
 	if w.bsink != nil {
 		w.bsink.begin(b.seq)
 		defer func() {
@@ -681,7 +691,7 @@ func (w *jsonWorker) line(b *jsonBatch, ln []byte, off int, lineNo int64) {
 	if w.scanK6(ln) || w.scanPoint(ln) {
 		pf := &w.pf
 		name := pf.name
-		if serr := w.check(ln, lineNo, name, pf.time, pf.sameTS, pf.timeCol, pf.value, pf.valueCol, pf.valueEnd); serr != nil {
+		if serr := w.check(&b.times, ln, lineNo, name, pf.time, pf.sameTS, pf.timeCol, pf.value, pf.valueCol, pf.valueEnd); serr != nil {
 			b.errs = append(b.errs, serr)
 			return
 		}
@@ -714,8 +724,9 @@ func (w *jsonWorker) line(b *jsonBatch, ln []byte, off int, lineNo int64) {
 }
 
 // check validates a point's time and value and makes the time current
-// (w.lastNS, w.lastDigits; cached: the points of one request share it).
-func (w *jsonWorker) check(ln []byte, lineNo int64, metric string, ts []byte, sameTS bool, timeCol int, v float64, valueCol, valueEnd int) *SyntaxError {
+// (w.lastNS, w.lastDigits; cached: the points of one request share it);
+// o follows the batch's times.
+func (w *jsonWorker) check(o *timeOrder, ln []byte, lineNo int64, metric string, ts []byte, sameTS bool, timeCol int, v float64, valueCol, valueEnd int) *SyntaxError {
 	if !sameTS && (len(w.lastTS) == 0 || !bytes.Equal(ts, w.lastTS)) {
 		ns, digits, err := w.parseTime(ts)
 		if err != nil {
@@ -723,6 +734,7 @@ func (w *jsonWorker) check(ln []byte, lineNo int64, metric string, ts []byte, sa
 		}
 		w.lastTS = append(w.lastTS[:0], ts...)
 		w.lastNS, w.lastDigits = ns, digits
+		o.see(ns, lineNo)
 	}
 	if v < 0 {
 		if msg := checkValue(metric, v); msg != "" {
@@ -1428,7 +1440,7 @@ func (w *jsonWorker) slowLine(b *jsonBatch, line []byte, lineNo int64) {
 	pf := pointFields{metric: []byte(env.Metric), mid: -1}
 	name := w.metricName(&pf)
 	vcol := valueColumn(line, "value") - 1
-	if serr := w.check(line, lineNo, name, []byte(*d.Time), false, valueColumn(line, "time")-1, *d.Value, vcol, -1); serr != nil {
+	if serr := w.check(&b.times, line, lineNo, name, []byte(*d.Time), false, valueColumn(line, "time")-1, *d.Value, vcol, -1); serr != nil {
 		b.errs = append(b.errs, serr)
 		return
 	}

@@ -110,9 +110,12 @@ func TestK6JSONEnvelopes(t *testing.T) {
 	if mi := m["vus"]; mi.Type != "gauge" || mi.Contains != "default" || len(mi.Thresholds) != 0 {
 		t.Errorf("Metrics()[vus] = %+v", mi)
 	}
-	// "checks" was never declared: kept, with one warning.
-	if len(st.Warnings) != 1 || !strings.Contains(st.Warnings[0], `test.json:6: a Point of metric "checks" comes before any Metric line`) {
-		t.Errorf("warnings = %q", st.Warnings)
+	// "checks" was never declared: kept, with one warning; and the
+	// lines' times, from several files, step back once (line 5: from
+	// 2026 to 2024), with one warning.
+	if len(st.Warnings) != 2 || !strings.Contains(st.Warnings[0], `test.json:6: a Point of metric "checks" comes before any Metric line`) ||
+		!strings.Contains(st.Warnings[1], "test.json:5: time steps back") || st.TimeSteps != 1 || st.TimeStep.ToNS != 1722846282672886700 {
+		t.Errorf("warnings = %q, %d steps back (%+v)", st.Warnings, st.TimeSteps, st.TimeStep)
 	}
 }
 

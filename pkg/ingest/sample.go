@@ -254,6 +254,12 @@ type Stats struct {
 	// lines (type, value kind), by name; nil for other formats. Filled by
 	// ReadAll.
 	Metrics map[string]MetricInfo
+	// TimeSteps counts the steps back in time of more than BackStepNS
+	// (k6 CSV and JSON lines: a second run, or the same one again, after
+	// the first in one file), and TimeStep is the first of them (valid
+	// when TimeSteps > 0). Each file with steps also adds a Warning.
+	TimeSteps int64
+	TimeStep  TimeStep
 }
 
 // MaxRecordedErrors is how many syntax errors a reader keeps in Stats.Errors;
@@ -288,6 +294,12 @@ func (st *Stats) merge(o Stats) {
 		st.ResolutionNS = o.ResolutionNS
 	}
 	st.Bytes += o.Bytes
+	if o.TimeSteps > 0 {
+		if st.TimeSteps == 0 {
+			st.TimeStep = o.TimeStep
+		}
+		st.TimeSteps += o.TimeSteps
+	}
 	for k, v := range o.Metrics {
 		if st.Metrics == nil {
 			st.Metrics = map[string]MetricInfo{}

@@ -265,7 +265,8 @@ func (an *Analysis) analyse(opt Options, exp *prom.Export, acc *accs, perScenari
 		return fmt.Errorf("%s: %w", an.Name(), err)
 	}
 	copt := opt.Checks
-	copt.Input = checks.Input{Rows: an.Input.Rows, Skipped: an.Input.Skipped, Truncated: an.Input.Truncated, Corrupt: an.Input.Corrupt, Set: true}
+	copt.Input = checks.Input{Rows: an.Input.Rows, Skipped: an.Input.Skipped, Truncated: an.Input.Truncated, Corrupt: an.Input.Corrupt, Set: true,
+		TimeSteps: an.Input.TimeSteps, StepFile: an.Input.TimeStep.File, StepLine: an.Input.TimeStep.Line, StepFromNS: an.Input.TimeStep.FromNS, StepToNS: an.Input.TimeStep.ToNS}
 	if exp != nil && copt.Generator == nil {
 		copt.Generator = GeneratorFromExport(exp, opt.GeneratorPods)
 	}
