@@ -55,6 +55,9 @@ import (
 type ColumnarReader struct {
 	name    string
 	closers []io.Closer
+	// times follows the rows' times (Next) or the units' (Drain), for
+	// the steps back in time.
+	times timeOrder
 
 	pq *parquetSource
 	ar *arrowSource
@@ -446,6 +449,7 @@ func (c *ColumnarReader) newCursor() colCursor {
 type unitResult struct {
 	rows, skipped int64 // samples handed out, rows skipped
 	n             int64 // rows of the unit
+	times         timeOrder
 	errs          []*SyntaxError
 	err           error
 }
@@ -532,6 +536,7 @@ func (r *unitResult) record(e *SyntaxError) {
 // absorb adds a unit's result to the stats, in file order; false when the
 // unit's read failed (c.err is set).
 func (c *ColumnarReader) absorb(r *unitResult, base int64) bool {
+	c.times.absorb(&r.times, base, c.name)
 	c.st.Rows += r.rows
 	c.st.Skipped += r.skipped - int64(len(r.errs))
 	for _, e := range r.errs {
@@ -584,6 +589,7 @@ func (c *ColumnarReader) Next() bool {
 			if c.unit >= c.units() {
 				c.done = true
 				c.cur.close()
+				c.times.finish(&c.st, c.name)
 				return false
 			}
 			if err := c.cur.open(c.unit); err != nil {
@@ -601,6 +607,9 @@ func (c *ColumnarReader) Next() bool {
 			}
 		}
 		c.fill(&c.s, &c.crow, b, i)
+		if o := &c.times; !o.set || c.s.TimeNS != o.last {
+			o.see(c.s.TimeNS, c.base+b.start+int64(i)+1)
+		}
 		c.st.Rows++
 		return true
 	}
@@ -722,6 +731,9 @@ func (c *ColumnarReader) drain(sinks []func(*Sample), bsinks []batchSink) error 
 						}
 						s.Metric = b.tab.strs[b.metric[i]]
 						s.TimeNS, s.Value, r.i = b.times[i], b.values[i], i
+						if o := &res.times; !o.set || s.TimeNS != o.last {
+							o.see(s.TimeNS, b.start+int64(i)+1)
+						}
 						if !b.oneSrc {
 							s.Source = c.source(b, i)
 						}
@@ -753,6 +765,7 @@ func (c *ColumnarReader) drain(sinks []func(*Sample), bsinks []batchSink) error 
 		}
 		base += results[u].n
 	}
+	c.times.finish(&c.st, c.name)
 	return c.err
 }
 

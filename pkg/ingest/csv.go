@@ -918,10 +918,7 @@ func (c *CSVReader) absorb(b *csvBatch) {
 		return
 	}
 	c.st.Bytes = b.raw.bytes
-	if n := c.times.note(); n != "" {
-		c.st.TimeSteps, c.st.TimeStep = c.times.steps, c.times.step
-		c.st.Warnings = append(c.st.Warnings, n)
-	}
+	c.times.finish(&c.st, c.name)
 	if te := b.raw.trunc; te != nil {
 		c.st.Truncated = true
 		if te.Corrupt() {

@@ -438,10 +438,7 @@ func (j *K6JSONReader) absorb(b *jsonBatch) {
 		return
 	}
 	j.st.Bytes = b.raw.bytes
-	if n := j.times.note(); n != "" {
-		j.st.TimeSteps, j.st.TimeStep = j.times.steps, j.times.step
-		j.st.Warnings = append(j.st.Warnings, n)
-	}
+	j.times.finish(&j.st, j.name)
 	if te := b.raw.trunc; te != nil {
 		j.st.Truncated = true
 		if te.Corrupt() {

@@ -85,11 +85,21 @@ func (o *timeOrder) absorb(o2 *timeOrder, base int64, name string) {
 	o.last = o2.last
 }
 
-// note returns the Stats warning of o's steps back ("" for none).
-func (o *timeOrder) note() string {
+// finish puts o's steps back into st, the stats of the file named name
+// (TimeSteps, TimeStep and a Warning), once the file is read.
+func (o *timeOrder) finish(st *Stats, name string) {
 	if o.steps == 0 {
-		return ""
+		return
 	}
+	if o.step.File == "" {
+		o.step.File = name
+	}
+	st.TimeSteps, st.TimeStep = o.steps, o.step
+	st.Warnings = append(st.Warnings, o.note())
+}
+
+// note returns the Stats warning of o's steps back.
+func (o *timeOrder) note() string {
 	s := o.step
 	what := fmt.Sprintf("time steps back %v", time.Duration(s.FromNS-s.ToNS).Round(time.Millisecond))
 	if o.steps > 1 {

@@ -3,6 +3,8 @@ package ingest
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -122,7 +124,7 @@ func TestTimeStepsCSVAndJSON(t *testing.T) {
 		fmt.Fprintf(&j, `{"metric":"http_req_duration","type":"Point","data":{"time":%q,"value":%s,"tags":{"name":"/a"}}}`+"\n",
 			time.Unix(sec, 0).UTC().Format(time.RFC3339), strings.TrimSuffix(f[2], ".000000"))
 	}
-	wantLine = 4001
+	wantLine = 4001 // no header line
 	_, jr := readAllJSON(t, j.String())
 	check("JSON Next", jr.Stats())
 	jr2 := NewK6JSONReader(strings.NewReader(j.String()), "test.json")
@@ -130,6 +132,47 @@ func TestTimeStepsCSVAndJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("JSON Drain", jr2.Stats())
+
+	// Parquet and Arrow, in row groups of 1000 rows: the step is at row
+	// 4001, within the fifth group.
+	dir := t.TempDir()
+	src := filepath.Join(dir, "twice.csv")
+	if err := os.WriteFile(src, []byte(twice), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []Format{FormatParquet, FormatArrow} {
+		r, err := Open(src, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, "twice."+string(format))
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := WriteColumnar(f, r, ColumnarOptions{Format: format, BatchRows: 1000}); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		r.Close()
+		c, err := OpenColumnar(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c.Next() {
+		}
+		check(string(format)+" Next", c.Stats())
+		c.Close()
+		c, err = OpenColumnar(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Drain([]func(*Sample){func(*Sample) {}, func(*Sample) {}}); err != nil {
+			t.Fatal(err)
+		}
+		check(string(format)+" Drain", c.Stats())
+		c.Close()
+	}
 
 	// Jitter: every tenth second steps back by 10 s, the most that is
 	// not a step.
