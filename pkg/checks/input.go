@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 )
 
 // IDInput is the check of the input itself: cut short, lines skipped.
@@ -19,13 +21,10 @@ type Input struct {
 	// Truncated): read to its end, but with damaged bytes.
 	Corrupt bool
 	// TimeSteps counts the steps back in time of more than
-	// ingest.BackStepNS within a file (ingest.Stats.TimeSteps); StepFile
-	// and StepLine locate the first, which went from StepFromNS back to
-	// StepToNS (ns since the epoch).
-	TimeSteps            int64
-	StepFile             string
-	StepLine             int64
-	StepFromNS, StepToNS int64
+	// ingest.BackStepNS within a file, and Steps are the first
+	// ingest.MaxTimeSteps of them (ingest.Stats).
+	TimeSteps int64
+	Steps     []ingest.TimeStep
 	// Set marks an Input filled in by the caller (the zero value leaves
 	// the check n/a).
 	Set bool
@@ -65,15 +64,9 @@ func (e *eval) input() Check {
 	}
 	if in.TimeSteps > 0 {
 		ch.Evidence.add("time_steps_back", float64(in.TimeSteps))
-		ch.Evidence.add("first_step_line", float64(in.StepLine))
-		ch.Evidence.add("first_step_from_s", math.Round(e.rel(in.StepFromNS)))
-		ch.Evidence.add("first_step_to_s", math.Round(e.rel(in.StepToNS)))
-		times := ""
-		if in.TimeSteps > 1 {
-			times = fmt.Sprintf(" (%d times in all)", in.TimeSteps)
+		if w := e.overlapStep(in); w != "" {
+			why = append(why, w)
 		}
-		why = append(why, fmt.Sprintf("time steps back in %s at line %d, from %+.0f s to %+.0f s%s: a second run, or the same run again, written after the first in one file (outputs concatenated), whose samples are added to the first's second by second, so rates, counts and load levels may be doubled; give each run as its own file (ldanalyze then tells one run given twice from the instances of a distributed run)",
-			in.StepFile, in.StepLine, e.rel(in.StepFromNS), e.rel(in.StepToNS), times))
 	}
 	if n := e.tl.NegativeVUs(); n > 0 {
 		ch.Evidence.add("negative_vus_samples", float64(n))
@@ -92,4 +85,36 @@ func (e *eval) input() Check {
 	ch.Status = Warn
 	ch.Message = strings.Join(why, "; ") + "."
 	return ch
+}
+
+// overlapStep describes the steps back in time whose both ends lie in the
+// run's main span (the span the load levels come from): the samples after
+// such a step overlap those before it, so a second run (or the same one
+// again) was written after the first, and the two are added second by
+// second. A step from or to a time outside the main span is a stray
+// timestamp or a run apart from the main one, which the spans warning of
+// the knee names and which adds nothing to the main span's seconds. It
+// returns "" when no kept step overlaps.
+func (e *eval) overlapStep(in Input) string {
+	m := e.tl.Main()
+	inside := func(ns int64) bool { s := secOf(ns); return s >= m.First && s <= m.Last }
+	var first *ingest.TimeStep
+	n := 0
+	for i := range in.Steps {
+		if s := &in.Steps[i]; inside(s.FromNS) && inside(s.ToNS) {
+			if first == nil {
+				first = s
+			}
+			n++
+		}
+	}
+	if first == nil {
+		return ""
+	}
+	more := ""
+	if n > 1 {
+		more = fmt.Sprintf(" (%d such steps)", n)
+	}
+	return fmt.Sprintf("time steps back in %s at line %d, from %+.0f s to %+.0f s%s, and the samples after it overlap those before: a second run, or the same run again, written after the first in one file (outputs concatenated), added to it second by second, so rates, counts and load levels may be doubled; give each run as its own file (ldanalyze then tells one run given twice from the instances of a distributed run)",
+		first.File, first.Line, math.Floor(e.rel(first.FromNS)), math.Floor(e.rel(first.ToNS)), more)
 }

@@ -558,8 +558,8 @@ func FuzzCSVDrain(f *testing.F) {
 			}
 		}
 		st2 := r2.Stats()
-		if st1.TimeSteps != st2.TimeSteps || st1.TimeStep != st2.TimeStep || st1.TimeSteps > st1.Rows+st1.Skipped {
-			t.Fatalf("steps back in time: Next %d %+v, Drain %d %+v, of %d lines", st1.TimeSteps, st1.TimeStep, st2.TimeSteps, st2.TimeStep, st1.Rows+st1.Skipped)
+		if st1.TimeSteps != st2.TimeSteps || !slices.Equal(st1.Steps, st2.Steps) || st1.TimeSteps > st1.Rows+st1.Skipped || int64(len(st1.Steps)) != min(st1.TimeSteps, MaxTimeSteps) {
+			t.Fatalf("steps back in time: Next %d %+v, Drain %d %+v, of %d lines", st1.TimeSteps, st1.Steps, st2.TimeSteps, st2.Steps, st1.Rows+st1.Skipped)
 		}
 		if st1.Rows != st2.Rows || st1.Skipped != st2.Skipped || len(want) != len(got[0]) {
 			t.Fatalf("Next: %d rows %d skipped %d keys; Drain: %d rows %d skipped %d keys", st1.Rows, st1.Skipped, len(want), st2.Rows, st2.Skipped, len(got[0]))

@@ -114,8 +114,8 @@ func TestK6JSONEnvelopes(t *testing.T) {
 	// lines' times, from several files, step back once (line 5: from
 	// 2026 to 2024), with one warning.
 	if len(st.Warnings) != 2 || !strings.Contains(st.Warnings[0], `test.json:6: a Point of metric "checks" comes before any Metric line`) ||
-		!strings.Contains(st.Warnings[1], "test.json:5: time steps back") || st.TimeSteps != 1 || st.TimeStep.ToNS != 1722846282672886700 {
-		t.Errorf("warnings = %q, %d steps back (%+v)", st.Warnings, st.TimeSteps, st.TimeStep)
+		!strings.Contains(st.Warnings[1], "test.json:5: time steps back") || st.TimeSteps != 1 || st.Steps[0].ToNS != 1722846282672886700 {
+		t.Errorf("warnings = %q, %d steps back (%+v)", st.Warnings, st.TimeSteps, st.Steps)
 	}
 }
 

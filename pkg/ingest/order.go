@@ -29,6 +29,10 @@ type TimeStep struct {
 	FromNS, ToNS int64
 }
 
+// MaxTimeSteps is how many steps back in time Stats keeps (all are
+// counted).
+const MaxTimeSteps = 8
+
 // timeOrder follows the times of the samples of a chunk (or of a whole
 // file) in file order and counts the steps back in time. A step compares
 // a sample with the one before it only, so that a chunk's steps are found
@@ -39,7 +43,7 @@ type timeOrder struct {
 	first, last int64 // the first and last times, ns
 	firstLine   int64 // the line of the first
 	steps       int64
-	step        TimeStep // the first step (Line within the chunk)
+	kept        []TimeStep // the first MaxTimeSteps steps (Line within the chunk)
 }
 
 // see notes a sample's time ns, at line (from 1 within the chunk).
@@ -51,12 +55,17 @@ func (o *timeOrder) see(ns, line int64) {
 		return
 	}
 	if ns < o.last-BackStepNS {
-		if o.steps == 0 {
-			o.step = TimeStep{Line: line, FromNS: o.last, ToNS: ns}
-		}
-		o.steps++
+		o.add(TimeStep{Line: line, FromNS: o.last, ToNS: ns})
 	}
 	o.last = ns
+}
+
+// add counts step s, and keeps it if there is room.
+func (o *timeOrder) add(s TimeStep) {
+	o.steps++
+	if len(o.kept) < MaxTimeSteps {
+		o.kept = append(o.kept, s)
+	}
 }
 
 // absorb follows the next chunk's times, o2, whose lines start after
@@ -70,42 +79,44 @@ func (o *timeOrder) absorb(o2 *timeOrder, base int64, name string) {
 	if !o.set {
 		o.set, o.first, o.firstLine = true, o2.first, base+o2.firstLine
 	} else if o2.first < o.last-BackStepNS {
-		if o.steps == 0 {
-			o.step = TimeStep{File: name, Line: base + o2.firstLine, FromNS: o.last, ToNS: o2.first}
-		}
-		o.steps++
+		o.add(TimeStep{File: name, Line: base + o2.firstLine, FromNS: o.last, ToNS: o2.first})
 	}
-	if o2.steps > 0 {
-		if o.steps == 0 {
-			o.step = o2.step
-			o.step.File, o.step.Line = name, base+o2.step.Line
-		}
-		o.steps += o2.steps
+	for _, s := range o2.kept {
+		s.File, s.Line = name, base+s.Line
+		o.add(s)
 	}
+	o.steps += o2.steps - int64(len(o2.kept))
 	o.last = o2.last
 }
 
 // finish puts o's steps back into st, the stats of the file named name
-// (TimeSteps, TimeStep and a Warning), once the file is read.
+// (TimeSteps, Steps and a Warning), once the file is read.
 func (o *timeOrder) finish(st *Stats, name string) {
 	if o.steps == 0 {
 		return
 	}
-	if o.step.File == "" {
-		o.step.File = name
+	for i := range o.kept {
+		if o.kept[i].File == "" {
+			o.kept[i].File = name
+		}
 	}
-	st.TimeSteps, st.TimeStep = o.steps, o.step
+	st.TimeSteps += o.steps
+	for _, s := range o.kept {
+		if len(st.Steps) < MaxTimeSteps {
+			st.Steps = append(st.Steps, s)
+		}
+	}
 	st.Warnings = append(st.Warnings, o.note())
 }
 
 // note returns the Stats warning of o's steps back.
 func (o *timeOrder) note() string {
-	s := o.step
-	what := fmt.Sprintf("time steps back %v", time.Duration(s.FromNS-s.ToNS).Round(time.Millisecond))
+	s := o.kept[0]
+	more := ""
 	if o.steps > 1 {
-		what = fmt.Sprintf("time steps back %d times, first %v", o.steps, time.Duration(s.FromNS-s.ToNS).Round(time.Millisecond))
+		more = fmt.Sprintf(", and %d more time(s)", o.steps-1)
 	}
 	at := func(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC3339Nano) }
-	return fmt.Sprintf("%s:%d: %s (from %s to %s): a second run, or the same run again, written after the first (outputs concatenated)? Their samples are added together second by second, so rates and counts may be doubled; give each run as its own file (ldanalyze then tells one run given twice from the instances of a distributed run)",
-		s.File, s.Line, what, at(s.FromNS), at(s.ToNS))
+	return fmt.Sprintf("%s:%d: time steps back %v, from %s to %s%s: two runs written one after the other (outputs concatenated), or a stray timestamp; ldanalyze check says which (its input check)",
+		s.File, s.Line, time.Duration(s.FromNS-s.ToNS).Round(time.Millisecond), at(s.FromNS), at(s.ToNS), more)
 }

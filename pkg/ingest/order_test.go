@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ func TestTimeOrderChunked(t *testing.T) {
 		now := int64(1_700_000_000) * 1e9
 		for i := range ts {
 			switch r := rng.IntN(100); {
-			case r < 3: // a second run: back by 11–200 s
+			case r < 6: // a second run: back by 11–200 s
 				now -= int64(11+rng.IntN(190)) * 1e9
 			case r < 20: // k6's jitter: back by up to 10 s, which is no step
 				now -= rng.Int64N(BackStepNS + 1)
@@ -48,12 +49,12 @@ func TestTimeOrderChunked(t *testing.T) {
 		if file.steps != whole.steps {
 			t.Fatalf("trial %d: %d steps chunked, %d whole", trial, file.steps, whole.steps)
 		}
-		if whole.steps > 0 {
-			want := whole.step
-			want.File = "f"
-			if file.step != want {
-				t.Fatalf("trial %d: first step %+v chunked, %+v whole", trial, file.step, want)
-			}
+		want := slices.Clone(whole.kept)
+		for i := range want {
+			want[i].File = "f"
+		}
+		if !slices.Equal(file.kept, want) {
+			t.Fatalf("trial %d: steps kept %+v chunked, %+v whole", trial, file.kept, want)
 		}
 	}
 }
@@ -89,13 +90,16 @@ func TestTimeStepsCSVAndJSON(t *testing.T) {
 		if st.TimeSteps != 1 {
 			t.Fatalf("%s: %d steps back, want 1", name, st.TimeSteps)
 		}
-		s := st.TimeStep
+		if len(st.Steps) != 1 {
+			t.Fatalf("%s: steps kept %+v", name, st.Steps)
+		}
+		s := st.Steps[0]
 		if s.Line != wantLine || s.FromNS != 1_700_000_039e9 || s.ToNS != 1_700_000_000e9 {
 			t.Fatalf("%s: step %+v, want line %d from +39 s to +0 s", name, s, wantLine)
 		}
 		found := false
 		for _, w := range st.Warnings {
-			found = found || strings.Contains(w, fmt.Sprintf(":%d: time steps back 39s", wantLine))
+			found = found || strings.Contains(w, fmt.Sprintf(":%d: time steps back 39s, from 2023-11-14T22:13:59Z to 2023-11-14T22:13:20Z:", wantLine))
 		}
 		if !found {
 			t.Fatalf("%s: no warning of the step in %q", name, st.Warnings)

@@ -255,11 +255,11 @@ type Stats struct {
 	// ReadAll.
 	Metrics map[string]MetricInfo
 	// TimeSteps counts the steps back in time of more than BackStepNS
-	// (k6 CSV and JSON lines: a second run, or the same one again, after
-	// the first in one file), and TimeStep is the first of them (valid
-	// when TimeSteps > 0). Each file with steps also adds a Warning.
+	// within a file (two runs in one file, or a stray timestamp), and
+	// Steps are the first MaxTimeSteps of them. Each file with steps
+	// also adds a Warning.
 	TimeSteps int64
-	TimeStep  TimeStep
+	Steps     []TimeStep
 }
 
 // MaxRecordedErrors is how many syntax errors a reader keeps in Stats.Errors;
@@ -294,11 +294,11 @@ func (st *Stats) merge(o Stats) {
 		st.ResolutionNS = o.ResolutionNS
 	}
 	st.Bytes += o.Bytes
-	if o.TimeSteps > 0 {
-		if st.TimeSteps == 0 {
-			st.TimeStep = o.TimeStep
+	st.TimeSteps += o.TimeSteps
+	for _, s := range o.Steps {
+		if len(st.Steps) < MaxTimeSteps {
+			st.Steps = append(st.Steps, s)
 		}
-		st.TimeSteps += o.TimeSteps
 	}
 	for k, v := range o.Metrics {
 		if st.Metrics == nil {

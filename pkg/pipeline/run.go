@@ -266,7 +266,7 @@ func (an *Analysis) analyse(opt Options, exp *prom.Export, acc *accs, perScenari
 	}
 	copt := opt.Checks
 	copt.Input = checks.Input{Rows: an.Input.Rows, Skipped: an.Input.Skipped, Truncated: an.Input.Truncated, Corrupt: an.Input.Corrupt, Set: true,
-		TimeSteps: an.Input.TimeSteps, StepFile: an.Input.TimeStep.File, StepLine: an.Input.TimeStep.Line, StepFromNS: an.Input.TimeStep.FromNS, StepToNS: an.Input.TimeStep.ToNS}
+		TimeSteps: an.Input.TimeSteps, Steps: an.Input.Steps}
 	if exp != nil && copt.Generator == nil {
 		copt.Generator = GeneratorFromExport(exp, opt.GeneratorPods)
 	}

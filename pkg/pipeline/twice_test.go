@@ -16,7 +16,8 @@ import (
 // file (the second copy without its header, as `tail -n +2` appends it)
 // doubles every rate, so the input check warns at the first line of the
 // second copy, 325,557 (header + 325,555 rows + 1), stepping back from
-// +130 s to +0 s; the run read once has no such warning.
+// +130 s to +0 s; the run read once has no such warning, nor has the run
+// with one stray timestamp.
 func TestSameRunTwiceInOneFile(t *testing.T) {
 	f, err := os.Open(filepath.Join("..", "..", "testdata", "k6", "breakpoint.csv.gz"))
 	if err != nil {
@@ -45,8 +46,8 @@ func TestSameRunTwiceInOneFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := an.Input
-	if st.TimeSteps != 1 || st.TimeStep.Line != 325557 || st.TimeStep.File != twice {
-		t.Fatalf("steps back %d, first %+v; want 1 at %s:325557", st.TimeSteps, st.TimeStep, twice)
+	if st.TimeSteps != 1 || st.Steps[0].Line != 325557 || st.Steps[0].File != twice {
+		t.Fatalf("steps back %d, %+v; want 1 at %s:325557", st.TimeSteps, st.Steps, twice)
 	}
 	c := an.Checks.Find(checks.IDInput)
 	if c == nil || c.Status != checks.Warn || !strings.Contains(c.Message, "at line 325557, from +130 s to +0 s") {
@@ -58,5 +59,34 @@ func TestSameRunTwiceInOneFile(t *testing.T) {
 	}
 	if c := an.Checks.Find(checks.IDInput); an.Input.TimeSteps != 0 || c.Status != checks.OK {
 		t.Fatalf("the run once: %d steps back, input check %s %q", an.Input.TimeSteps, c.Status, c.Message)
+	}
+	// One stray timestamp after line 1000, years ahead (2030) or behind
+	// (2001): time steps back once (from the stray, or to it), but from
+	// or to outside the main span, so no run overlaps: the input check
+	// stays ok, and the knee's spans warning names the stray.
+	nl := 0
+	cut := bytes.IndexFunc(raw, func(r rune) bool {
+		if r == '\n' {
+			nl++
+		}
+		return nl == 1000
+	})
+	for _, ts := range []string{"1900000000", "1000000000"} {
+		stray := filepath.Join(dir, "stray"+ts+".csv")
+		b := append(append(append([]byte(nil), raw[:cut+1]...), "vus,"+ts+",1.000000,,,,,,,,,,,,,,,,\n"...), raw[cut+1:]...)
+		if err := os.WriteFile(stray, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		an, err := Run([]string{stray}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := an.Checks.Find(checks.IDInput)
+		if an.Input.TimeSteps != 1 || c.Status != checks.OK {
+			t.Errorf("stray %s: %d steps back %+v, input check %s %q; want 1 step and ok", ts, an.Input.TimeSteps, an.Input.Steps, c.Status, c.Message)
+		}
+		if v, ok := c.Evidence.Get("time_steps_back"); !ok || v != 1 {
+			t.Errorf("stray %s: evidence %v", ts, c.Evidence)
+		}
 	}
 }
