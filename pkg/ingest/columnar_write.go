@@ -277,6 +277,12 @@ type fragBuilder struct {
 	extraGen  uint32
 	lastMeta  string
 	lastSpan  []byte // the tag fields of the fragment's last CSV row
+	// lastRow and lastRowN are the lazyRow that lastSpan came from and
+	// its row number then: a record the lazyRow keeps under that number
+	// has the same tail (lazyRow.sameTail compared it), and so the same
+	// tag fields.
+	lastRow  *lazyRow
+	lastRowN uint64
 }
 
 // rawID is a recent value of a slot, as bytes (the table's string), and
@@ -473,10 +479,12 @@ func (fb *fragBuilder) csvRow(l *lazyRow, row int) (extra, meta []byte, ok bool)
 	base := len(f.rowIDs)
 	f.rowIDs = slices.Grow(f.rowIDs, w)[:base+w]
 	ids := f.rowIDs[base:]
-	if row > 0 && len(fb.lastSpan) > 0 && base >= w && string(span) == string(fb.lastSpan) {
+	if row > 0 && len(fb.lastSpan) > 0 && base >= w && (fb.lastRow == l && fb.lastRowN == l.row || string(span) == string(fb.lastSpan)) {
 		copy(ids, f.rowIDs[base-w:base])
 		f.rowRep = append(f.rowRep, true)
+		fb.lastRow, fb.lastRowN = l, l.row
 	} else {
+		fb.lastRow, fb.lastRowN = l, l.row
 		clear(ids)
 		f.rowRep = append(f.rowRep, false)
 		p := 0
