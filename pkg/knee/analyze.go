@@ -619,6 +619,15 @@ func (a *analysis) detectModel() {
 		a.res.ModelEvidence = "no vus gauge in the input; assumed closed"
 		a.res.Warnings = append(a.res.Warnings, Warning{WarnNoVUs, "no vus samples: the workload model could not be detected and is assumed closed"})
 	case maxM > 0 && maxV >= 0.95*maxM:
+		// An arrival-rate executor that used up its allocated VUs reaches
+		// vus_max too (and allocates more, maxVUs allowing): its busy VUs
+		// still turn with every second's noise, where a VU executor's
+		// follow the schedule.
+		if changes, turns := vugauge.Turns(p.vus.slice(p.n)); changes >= vugauge.MinScheduleChanges && !vugauge.FollowsSchedule(changes, turns) {
+			a.model = Open
+			a.res.ModelEvidence = fmt.Sprintf("vus reached vus_max (%.0f of %.0f) but changed direction %d times in %d changes, as the busy VUs of an arrival-rate executor that used up its allocated VUs do (a VU executor's follow its schedule)", maxV, maxM, turns, changes)
+			return
+		}
 		a.model = Closed
 		a.res.ModelEvidence = fmt.Sprintf("vus reached vus_max (%.0f of %.0f), as VU executors do", maxV, maxM)
 	default:

@@ -172,6 +172,21 @@ func TestSimulatedModelWithSpareVUs(t *testing.T) {
 	open := sim.Config{Seed: 1, Server: sim.CorpusServer(), Scenarios: []sim.Scenario{{
 		Name: "open_spare", Executor: sim.RampingArrivalRate, StartRate: 10, PreAllocatedVUs: 300, MaxVUs: 300,
 		Stages: []sim.Stage{{Duration: 2 * time.Minute, Target: 150}}}}}
+	// A staircase 100 → 1000 it/s (30-s holds, 10-s steps) on a 600 req/s
+	// server, 200 VUs pre-allocated: past capacity every VU is busy, vus
+	// reaches 201 of vus_max 202 and nothing is dropped; the busy VUs
+	// still turn with every second's noise (225 turns in 337 changes).
+	usedUp, err := sim.PresetConfig("staircase")
+	if err != nil {
+		t.Fatal(err)
+	}
+	usedUp.Seed, usedUp.Server.Servers = 2, 6
+	sc := &usedUp.Scenarios[0]
+	sc.StartRate, sc.PreAllocatedVUs, sc.MaxVUs = 100, 200, 2000
+	sc.Stages = []sim.Stage{{Duration: 30 * time.Second, Target: 100}}
+	for k := 2; k <= 10; k++ {
+		sc.Stages = append(sc.Stages, sim.Stage{Duration: 10 * time.Second, Target: float64(100 * k)}, sim.Stage{Duration: 30 * time.Second, Target: float64(100 * k)})
+	}
 	for _, c := range []struct {
 		name  string
 		cfg   sim.Config
@@ -180,6 +195,8 @@ func TestSimulatedModelWithSpareVUs(t *testing.T) {
 	}{
 		{"ramping-vus stopped before its largest stage", cut, 45 * time.Second, knee.Closed},
 		{"ramping-arrival-rate with spare VUs", open, 0, knee.Open},
+		{"ramping-vus to its largest stage (vus reaches vus_max)", sim.ClosedRamp(), 0, knee.Closed},
+		{"ramping-arrival-rate that uses up its pre-allocated VUs (vus reaches vus_max, which grows by 1 %)", usedUp, 0, knee.Open},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			st, err := sim.NewStream(c.cfg)
