@@ -521,7 +521,14 @@ func (a *analysis) knee(levels []Level) *Knee {
 
 // hinge fits completed = a + b·min(λ, τ) + c·max(0, λ − τ) by least squares
 // over a grid of τ between the second-lowest and second-highest offered
-// load, and returns τ when the fit bends down (c < b/2, b > 0).
+// load, and returns τ when the fit bends down (c < b/2, b > 0) after a
+// first segment that rises: by at least a third of the completed load at
+// the bend from the lowest level to it (b·(τ − λ_min) ≥ (a + b·τ)/3).
+// Below the knee completed load grows with the offered (X = λ in an open
+// model; X = N/(Z + R₀) in a closed one, so the rise is most of X(τ)); a
+// run saturated from its first levels is flat throughout, and a slight
+// rise then a fall at the very end (a last level cut by the ramp-down)
+// is no knee.
 func hinge(levels []Level) (float64, bool) {
 	var xs, ys []float64
 	for _, l := range levels {
@@ -539,24 +546,28 @@ func hinge(levels []Level) (float64, bool) {
 	if hi <= lo {
 		return 0, false
 	}
-	bestSSE, bestTau, bestB, bestC := math.Inf(1), 0.0, 0.0, 0.0
+	bestSSE, bestTau, bestA, bestB, bestC := math.Inf(1), 0.0, 0.0, 0.0, 0.0
 	const grid = 400
 	for g := 0; g <= grid; g++ {
 		tau := lo + (hi-lo)*float64(g)/grid
-		sse, b, c, ok := fit3(xs, ys, tau)
+		sse, a, b, c, ok := fit3(xs, ys, tau)
 		if ok && sse < bestSSE {
-			bestSSE, bestTau, bestB, bestC = sse, tau, b, c
+			bestSSE, bestTau, bestA, bestB, bestC = sse, tau, a, b, c
 		}
 	}
 	if math.IsInf(bestSSE, 1) || bestB <= 0 || bestC >= bestB/2 {
+		return 0, false
+	}
+	if rise := bestB * (bestTau - s[0]); rise < (bestA+bestB*bestTau)/3 {
 		return 0, false
 	}
 	return bestTau, true
 }
 
 // fit3 solves the 3-parameter least squares of the hinge at a fixed τ
-// through its normal equations.
-func fit3(xs, ys []float64, tau float64) (sse, b, c float64, ok bool) {
+// through its normal equations: the intercept a, the slopes b below τ and
+// c above it, and the sum of squared residuals.
+func fit3(xs, ys []float64, tau float64) (sse, a, b, c float64, ok bool) {
 	var m [3][4]float64
 	for i, x := range xs {
 		row := [3]float64{1, math.Min(x, tau), math.Max(0, x-tau)}
@@ -576,7 +587,7 @@ func fit3(xs, ys []float64, tau float64) (sse, b, c float64, ok bool) {
 			}
 		}
 		if math.Abs(m[p][col]) < 1e-12 {
-			return 0, 0, 0, false
+			return 0, 0, 0, 0, false
 		}
 		m[col], m[p] = m[p], m[col]
 		for r := 0; r < 3; r++ {
@@ -594,7 +605,7 @@ func fit3(xs, ys []float64, tau float64) (sse, b, c float64, ok bool) {
 		d := ys[i] - (a0 + b*math.Min(x, tau) + c*math.Max(0, x-tau))
 		sse += d * d
 	}
-	return sse, b, c, true
+	return sse, a0, b, c, true
 }
 
 // interpolate returns completed and p95 at offered load x, linearly between
