@@ -256,25 +256,27 @@ func partitionPoly(y, w []float64, d0, minLen int) []int {
 	// better model of a piece (s, T), splitting it at t fits each part at
 	// least as well under M, so C(s,T) ≥ C(s,t) + C(t,T) − pen_M ≥
 	// C(s,t) + C(t,T) − K, and f[s] + C(s,T) ≥ f[t] + C(t,T) ≥ f[T]. That
-	// needs both models determined on (s, t) and on (t, T): every weight
-	// positive (no missing point) and T − t ≥ max(minLen, d0+2), from when
-	// on s is left out (dead[s]). The optimum is the same as without
-	// pruning; on a staircase most starts die within a few steps.
+	// needs both models determined on (s, t) and on (t, T): (t, T) at
+	// least minLen points long and holding d0+2 points of positive weight
+	// (a missing point weighs 0), from when on s is left out (dead[s]).
+	// The optimum is the same as without pruning; on a staircase most
+	// starts die within a few steps. Weights must be finite and not
+	// negative for it.
 	prune := true
 	for _, v := range w {
-		prune = prune && v > 0 && !math.IsInf(v, 1)
+		prune = prune && v >= 0 && !math.IsInf(v, 1)
 	}
 	return partition(y, w, d0, minLen, prune)
 }
 
 // partition is partitionPoly, pruning when prune is set (every weight
-// positive and finite).
+// finite and not negative).
 func partition(y, w []float64, d0, minLen int, prune bool) []int {
 	m := len(y)
 	l := math.Log(float64(m) + 1)
 	f := make([]float64, m+1)
 	last := make([]int, m+1)
-	var dead []int
+	var dead, need []int
 	delay := max(minLen, d0+2)
 	k := float64(d0+3) * l
 	if prune {
@@ -282,6 +284,7 @@ func partition(y, w []float64, d0, minLen int, prune bool) []int {
 		for i := range dead {
 			dead[i] = math.MaxInt
 		}
+		need = pruneAfter(w, d0+2, minLen)
 	}
 	var costs []float64 // costs[s]: the piece (s, t)'s cost when prunable
 	if prune {
@@ -319,9 +322,9 @@ func partition(y, w []float64, d0, minLen int, prune bool) []int {
 			}
 			continue
 		}
-		for s := lowest; prune && s < t; s++ {
+		for s := lowest; prune && need[t] != math.MaxInt && s < t; s++ {
 			if c := costs[s]; dead[s] == math.MaxInt && !math.IsNaN(c) && f[s]+c-k >= f[t] {
-				dead[s] = t + delay
+				dead[s] = need[t]
 			}
 		}
 	}
@@ -331,6 +334,34 @@ func partition(y, w []float64, d0, minLen int, prune bool) []int {
 	}
 	slices.Reverse(starts)
 	return starts
+}
+
+// pruneAfter returns, for each t of the m = len(w) points, the least T
+// such that (t, T) is at least minLen points long and holds k points of
+// positive weight (math.MaxInt when no T ≤ m does): from T on a piece
+// (t, T) is determined, which the partitioning's pruning at t needs. With
+// every weight positive it is t + max(minLen, k).
+func pruneAfter(w []float64, k, minLen int) []int {
+	m := len(w)
+	need := make([]int, m+1)
+	pos := make([]int, 0, m) // the points of positive weight
+	for i, v := range w {
+		if v > 0 {
+			pos = append(pos, i)
+		}
+	}
+	j := 0 // the first of pos at or after t
+	for t := range need {
+		for j < len(pos) && pos[j] < t {
+			j++
+		}
+		if j+k-1 >= len(pos) {
+			need[t] = math.MaxInt
+			continue
+		}
+		need[t] = max(t+minLen, pos[j+k-1]+1)
+	}
+	return need
 }
 
 // sse2 is fit's squared error alone (no coefficients, no variances: the
