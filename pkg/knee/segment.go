@@ -478,8 +478,13 @@ func segments(x []float64, missing []bool, minLen int, cumulative bool) []piece 
 	}
 	if cumulative {
 		d0 = 1
+		// A missing second's count is unknown: it is bridged by the line
+		// between the seconds with data either side (not the carried
+		// count before it, a whole step off at a change of level), and
+		// its point weighs nothing (below).
+		xf := bridged(x, missing)
 		var sum float64
-		for i, v := range x {
+		for i, v := range xf {
 			sum += v
 			y[i] = sum
 		}
@@ -578,6 +583,47 @@ func segments(x []float64, missing []bool, minLen int, cumulative bool) []piece 
 	out := make([]piece, 0, len(bounds)-1)
 	for k := 0; k+1 < len(bounds); k++ {
 		out = append(out, describe(y, w, x, bounds[k], bounds[k+1], d0, l))
+	}
+	return out
+}
+
+// bridged returns x with each run of missing seconds replaced by the
+// line between the seconds with data either side of it (the nearest one
+// at an end of x), or x itself when none is missing.
+func bridged(x []float64, missing []bool) []float64 {
+	if !slices.Contains(missing, true) {
+		return x
+	}
+	out := slices.Clone(x)
+	n := len(x)
+	for i := 0; i < n; {
+		if !missing[i] {
+			i++
+			continue
+		}
+		j := i
+		for j < n && missing[j] {
+			j++
+		}
+		// Seconds [i, j) are missing; i−1 and j hold data where they exist.
+		switch {
+		case i == 0 && j == n:
+			return out
+		case i == 0:
+			for k := i; k < j; k++ {
+				out[k] = x[j]
+			}
+		case j == n:
+			for k := i; k < j; k++ {
+				out[k] = x[i-1]
+			}
+		default:
+			for k := i; k < j; k++ {
+				f := float64(k-i+1) / float64(j-i+1)
+				out[k] = x[i-1] + f*(x[j]-x[i-1])
+			}
+		}
+		i = j
 	}
 	return out
 }
