@@ -169,7 +169,7 @@ func closedStair(seed uint64, holdS int) sim.Config {
 // cost 86.8 against 86.7 for one ramp with the clean run's noise).
 func TestSimulatedMissingSeconds(t *testing.T) {
 	if testing.Short() {
-		t.Skip("simulates 150 runs")
+		t.Skip("simulates 165 runs")
 	}
 	type gapSet struct {
 		secs []int

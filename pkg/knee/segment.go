@@ -160,6 +160,14 @@ func (p *polySums) fit(d int) (sse float64, coef, vars [3]float64, ok bool) {
 // its absolute value is 0.3186 of its standard deviation. floor is the
 // least variance of each point.
 func noiseVariance(y []float64, missing []bool, k int, floor []float64) []float64 {
+	return noiseVarianceOf(y, missing, k, floor, true)
+}
+
+// noiseVarianceOf is noiseVariance, a missing point +Inf when inf is set,
+// else its window's variance, as any other point's (a bridged point of a
+// running sum, which carries the bridge's error as every later point
+// does: only the differences across it are left out).
+func noiseVarianceOf(y []float64, missing []bool, k int, floor []float64, inf bool) []float64 {
 	m := len(y)
 	d, ok, binom := noiseDiffs(y, missing, k)
 	out := make([]float64, m)
@@ -180,7 +188,7 @@ func noiseVariance(y []float64, missing []bool, k int, floor []float64) []float6
 		if j := i + noiseWindow; j < m && ok[j] {
 			buf = sortedInsert(buf, d[j])
 		}
-		if missing != nil && missing[i] {
+		if inf && missing != nil && missing[i] {
 			out[i] = math.Inf(1)
 			continue
 		}
@@ -479,9 +487,12 @@ func segments(x []float64, missing []bool, minLen int, cumulative bool) []piece 
 	if cumulative {
 		d0 = 1
 		// A missing second's count is unknown: it is bridged by the line
-		// between the seconds with data either side (not the carried
-		// count before it, a whole step off at a change of level), and
-		// its point weighs nothing (below).
+		// between the seconds with data either side, not the count
+		// carried from the second before (a whole step off at a change of
+		// level). The bridge's error is an offset that the running sum
+		// keeps from that second on: the differences across it are left
+		// out of the noise (pmiss, missing below), but the points keep
+		// their weights, the later ones carrying the same error.
 		xf := bridged(x, missing)
 		var sum float64
 		for i, v := range xf {
@@ -513,6 +524,14 @@ func segments(x []float64, missing []bool, minLen int, cumulative bool) []piece 
 		if cumulative {
 			py[j] = y[hi-1]
 			pf[j] = floor[hi-1]
+			for i := lo; i < hi && missing != nil; i++ {
+				if missing[i] {
+					if pmiss == nil {
+						pmiss = make([]bool, m)
+					}
+					pmiss[j] = true
+				}
+			}
 			continue
 		}
 		cnt := 0.0
@@ -534,10 +553,7 @@ func segments(x []float64, missing []bool, minLen int, cumulative bool) []piece 
 		py[j] /= cnt
 		pf[j] /= cnt * cnt
 	}
-	if cumulative {
-		pmiss = nil // the running sum carries the load over missing seconds
-	}
-	pv := noiseVariance(py, pmiss, d0+2, pf)
+	pv := noiseVarianceOf(py, pmiss, d0+2, pf, !cumulative)
 	pw := make([]float64, m)
 	for j := range pv {
 		pw[j] = 1 / pv[j]
@@ -550,11 +566,7 @@ func segments(x []float64, missing []bool, minLen int, cumulative bool) []piece 
 		bounds[k] = min(n, s*b)
 	}
 	bounds[len(starts)] = n
-	var miss []bool
-	if !cumulative {
-		miss = missing
-	}
-	w := noiseVariance(y, miss, d0+2, floor) // the variances, then in place their inverses
+	w := noiseVarianceOf(y, missing, d0+2, floor, !cumulative) // the variances, then in place their inverses
 	for i := range w {
 		w[i] = 1 / w[i]
 	}
