@@ -164,9 +164,13 @@ func closedStair(seed uint64, holdS int) sim.Config {
 // differ from a ramp by less than that noise, so holds against a ramp is
 // a choice within a few units of BIC, which any second's point (lost,
 // or its noise estimate moved) can tip either way, and the run with every
-// second is itself only 7–9 holds of 13 (testdata/k6/breakpoint.csv.gz
-// with second 90 removed is such a case: its four holds past the knee
-// cost 86.8 against 86.7 for one ramp with the clean run's noise).
+// second is itself only 7–9 holds of 13. testdata/k6/breakpoint.csv.gz
+// with second 90 removed is such a case: the run with every second
+// chooses its four holds past the knee (seconds 71–109) by 86.9 against
+// 93.4 for one ramp; the point of second 90 alone, at a change of level
+// and of low noise, carries 11 of that (without it, its count known, the
+// ramp costs 82.6 against the holds' 86.8), and without the second the
+// ramp wins (66.0 against 80.3; the noise measured around it moves too).
 func TestSimulatedMissingSeconds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates 165 runs")
