@@ -465,6 +465,7 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 
 	// The fixed windows and the load levels read the same per-second data
 	// and nothing either writes: the windows are built on another core.
+	a.markLoneZeros()
 	windows := make(chan []Level, 1)
 	go func() { windows <- a.windows() }()
 	holds, steps := a.findLevels()

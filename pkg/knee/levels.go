@@ -106,6 +106,60 @@ func (a *analysis) findLevels() (holds, steps []Level) {
 	return holds, steps
 }
 
+// loneZeroMin is the least count, per second, of the seconds either side
+// of a run of seconds that counted nothing for markLoneZeros to take the
+// run as lost (a Poisson count of mean 10 is 0 with probability
+// e⁻¹⁰ = 4.5·10⁻⁵); maxZeroRun is the longest such run, in seconds.
+const (
+	loneZeroMin = 10
+	maxZeroRun  = 5
+)
+
+// markLoneZeros marks as missing (perSecond.missing) each run of up to
+// maxZeroRun seconds of the main span that counted nothing, between
+// seconds of data that counted at least loneZeroMin each: no iteration
+// ended or was dropped in an open model, the vus gauge read 0 in a closed
+// one. Such a run is a stalled generator or a lost export, not a load of
+// zero: like a second without any sample it is left out of the level
+// search (offeredSeries carries the load before it into it) and out of
+// the seconds of data that rates are taken per. The model must be known.
+func (a *analysis) markLoneZeros() {
+	p := a.p
+	n := p.n
+	gone := func(i int) bool { return p.missing != nil && p.missing[i] }
+	count := func(i int) float64 {
+		if a.model == Closed {
+			return p.vus.at(i)
+		}
+		return p.iterations.at(i) + p.dropped.at(i)
+	}
+	for i := 1; i+1 < n; i++ {
+		if gone(i) || count(i) != 0 {
+			continue
+		}
+		// The run [i, j) of seconds without data or counting nothing,
+		// and the seconds with data either side of it.
+		lo, j := i-1, i
+		for j < n && (gone(j) || count(j) == 0) {
+			j++
+		}
+		for lo >= 0 && gone(lo) {
+			lo--
+		}
+		if lo < 0 || j >= n || j-i > maxZeroRun || count(lo) < loneZeroMin || count(j) < loneZeroMin {
+			i = j
+			continue
+		}
+		if p.missing == nil {
+			p.missing = make([]bool, n)
+		}
+		for k := i; k < j; k++ {
+			p.missing[k] = true
+		}
+		i = j
+	}
+}
+
 // minRampS is the shortest ramp, in seconds, that is a stage of its own
 // rather than the transition between two holds (k6 scripts step a
 // staircase with 1-s stages, which the fit makes 1–3 s long; a spike ramps

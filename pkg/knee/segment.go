@@ -160,6 +160,14 @@ func (p *polySums) fit(d int) (sse float64, coef, vars [3]float64, ok bool) {
 // its absolute value is 0.3186 of its standard deviation. floor is the
 // least variance of each point.
 func noiseVariance(y []float64, missing []bool, k int, floor []float64) []float64 {
+	return noiseVarianceOf(y, missing, k, floor, true)
+}
+
+// noiseVarianceOf is noiseVariance, a missing point +Inf when inf is set,
+// else its window's variance, as any other point's (a bridged point of a
+// running sum, which carries the bridge's error as every later point
+// does: only the differences across it are left out).
+func noiseVarianceOf(y []float64, missing []bool, k int, floor []float64, inf bool) []float64 {
 	m := len(y)
 	d, ok, binom := noiseDiffs(y, missing, k)
 	out := make([]float64, m)
@@ -180,7 +188,7 @@ func noiseVariance(y []float64, missing []bool, k int, floor []float64) []float6
 		if j := i + noiseWindow; j < m && ok[j] {
 			buf = sortedInsert(buf, d[j])
 		}
-		if missing != nil && missing[i] {
+		if inf && missing != nil && missing[i] {
 			out[i] = math.Inf(1)
 			continue
 		}
@@ -256,25 +264,27 @@ func partitionPoly(y, w []float64, d0, minLen int) []int {
 	// better model of a piece (s, T), splitting it at t fits each part at
 	// least as well under M, so C(s,T) ≥ C(s,t) + C(t,T) − pen_M ≥
 	// C(s,t) + C(t,T) − K, and f[s] + C(s,T) ≥ f[t] + C(t,T) ≥ f[T]. That
-	// needs both models determined on (s, t) and on (t, T): every weight
-	// positive (no missing point) and T − t ≥ max(minLen, d0+2), from when
-	// on s is left out (dead[s]). The optimum is the same as without
-	// pruning; on a staircase most starts die within a few steps.
+	// needs both models determined on (s, t) and on (t, T): (t, T) at
+	// least minLen points long and holding d0+2 points of positive weight
+	// (a missing point weighs 0), from when on s is left out (dead[s]).
+	// The optimum is the same as without pruning; on a staircase most
+	// starts die within a few steps. Weights must be finite and not
+	// negative for it.
 	prune := true
 	for _, v := range w {
-		prune = prune && v > 0 && !math.IsInf(v, 1)
+		prune = prune && v >= 0 && !math.IsInf(v, 1)
 	}
 	return partition(y, w, d0, minLen, prune)
 }
 
 // partition is partitionPoly, pruning when prune is set (every weight
-// positive and finite).
+// finite and not negative).
 func partition(y, w []float64, d0, minLen int, prune bool) []int {
 	m := len(y)
 	l := math.Log(float64(m) + 1)
 	f := make([]float64, m+1)
 	last := make([]int, m+1)
-	var dead []int
+	var dead, need []int
 	delay := max(minLen, d0+2)
 	k := float64(d0+3) * l
 	if prune {
@@ -282,6 +292,7 @@ func partition(y, w []float64, d0, minLen int, prune bool) []int {
 		for i := range dead {
 			dead[i] = math.MaxInt
 		}
+		need = pruneAfter(w, d0+2, minLen)
 	}
 	var costs []float64 // costs[s]: the piece (s, t)'s cost when prunable
 	if prune {
@@ -319,9 +330,9 @@ func partition(y, w []float64, d0, minLen int, prune bool) []int {
 			}
 			continue
 		}
-		for s := lowest; prune && s < t; s++ {
+		for s := lowest; prune && need[t] != math.MaxInt && s < t; s++ {
 			if c := costs[s]; dead[s] == math.MaxInt && !math.IsNaN(c) && f[s]+c-k >= f[t] {
-				dead[s] = t + delay
+				dead[s] = need[t]
 			}
 		}
 	}
@@ -331,6 +342,34 @@ func partition(y, w []float64, d0, minLen int, prune bool) []int {
 	}
 	slices.Reverse(starts)
 	return starts
+}
+
+// pruneAfter returns, for each t of the m = len(w) points, the least T
+// such that (t, T) is at least minLen points long and holds k points of
+// positive weight (math.MaxInt when no T ≤ m does): from T on a piece
+// (t, T) is determined, which the partitioning's pruning at t needs. With
+// every weight positive it is t + max(minLen, k).
+func pruneAfter(w []float64, k, minLen int) []int {
+	m := len(w)
+	need := make([]int, m+1)
+	pos := make([]int, 0, m) // the points of positive weight
+	for i, v := range w {
+		if v > 0 {
+			pos = append(pos, i)
+		}
+	}
+	j := 0 // the first of pos at or after t
+	for t := range need {
+		for j < len(pos) && pos[j] < t {
+			j++
+		}
+		if j+k-1 >= len(pos) {
+			need[t] = math.MaxInt
+			continue
+		}
+		need[t] = max(t+minLen, pos[j+k-1]+1)
+	}
+	return need
 }
 
 // sse2 is fit's squared error alone (no coefficients, no variances: the
@@ -447,8 +486,16 @@ func segments(x []float64, missing []bool, minLen int, cumulative bool) []piece 
 	}
 	if cumulative {
 		d0 = 1
+		// A missing second's count is unknown: it is bridged by the line
+		// between the seconds with data either side, not the count
+		// carried from the second before (a whole step off at a change of
+		// level). The bridge's error is an offset that the running sum
+		// keeps from that second on: the differences across it are left
+		// out of the noise (pmiss, missing below), but the points keep
+		// their weights, the later ones carrying the same error.
+		xf := bridged(x, missing)
 		var sum float64
-		for i, v := range x {
+		for i, v := range xf {
 			sum += v
 			y[i] = sum
 		}
@@ -477,6 +524,14 @@ func segments(x []float64, missing []bool, minLen int, cumulative bool) []piece 
 		if cumulative {
 			py[j] = y[hi-1]
 			pf[j] = floor[hi-1]
+			for i := lo; i < hi && missing != nil; i++ {
+				if missing[i] {
+					if pmiss == nil {
+						pmiss = make([]bool, m)
+					}
+					pmiss[j] = true
+				}
+			}
 			continue
 		}
 		cnt := 0.0
@@ -498,10 +553,7 @@ func segments(x []float64, missing []bool, minLen int, cumulative bool) []piece 
 		py[j] /= cnt
 		pf[j] /= cnt * cnt
 	}
-	if cumulative {
-		pmiss = nil // the running sum carries the load over missing seconds
-	}
-	pv := noiseVariance(py, pmiss, d0+2, pf)
+	pv := noiseVarianceOf(py, pmiss, d0+2, pf, !cumulative)
 	pw := make([]float64, m)
 	for j := range pv {
 		pw[j] = 1 / pv[j]
@@ -514,11 +566,7 @@ func segments(x []float64, missing []bool, minLen int, cumulative bool) []piece 
 		bounds[k] = min(n, s*b)
 	}
 	bounds[len(starts)] = n
-	var miss []bool
-	if !cumulative {
-		miss = missing
-	}
-	w := noiseVariance(y, miss, d0+2, floor) // the variances, then in place their inverses
+	w := noiseVarianceOf(y, missing, d0+2, floor, !cumulative) // the variances, then in place their inverses
 	for i := range w {
 		w[i] = 1 / w[i]
 	}
@@ -547,6 +595,47 @@ func segments(x []float64, missing []bool, minLen int, cumulative bool) []piece 
 	out := make([]piece, 0, len(bounds)-1)
 	for k := 0; k+1 < len(bounds); k++ {
 		out = append(out, describe(y, w, x, bounds[k], bounds[k+1], d0, l))
+	}
+	return out
+}
+
+// bridged returns x with each run of missing seconds replaced by the
+// line between the seconds with data either side of it (the nearest one
+// at an end of x), or x itself when none is missing.
+func bridged(x []float64, missing []bool) []float64 {
+	if !slices.Contains(missing, true) {
+		return x
+	}
+	out := slices.Clone(x)
+	n := len(x)
+	for i := 0; i < n; {
+		if !missing[i] {
+			i++
+			continue
+		}
+		j := i
+		for j < n && missing[j] {
+			j++
+		}
+		// Seconds [i, j) are missing; i−1 and j hold data where they exist.
+		switch {
+		case i == 0 && j == n:
+			return out
+		case i == 0:
+			for k := i; k < j; k++ {
+				out[k] = x[j]
+			}
+		case j == n:
+			for k := i; k < j; k++ {
+				out[k] = x[i-1]
+			}
+		default:
+			for k := i; k < j; k++ {
+				f := float64(k-i+1) / float64(j-i+1)
+				out[k] = x[i-1] + f*(x[j]-x[i-1])
+			}
+		}
+		i = j
 	}
 	return out
 }

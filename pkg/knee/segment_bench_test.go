@@ -54,7 +54,7 @@ func TestSSEAgreesWithFit(t *testing.T) {
 // TestPruningKeepsOptimum: partitionPoly's pruning (PELT) finds the same
 // pieces as the full O(m²) search, on staircases, ramps, spikes and pure
 // noise, open (cumulative, d0 = 1) and closed (d0 = 0), for several
-// minimum lengths.
+// minimum lengths, with and without missing points (weight 0).
 func TestPruningKeepsOptimum(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	pruned := 0
@@ -88,6 +88,15 @@ func TestPruningKeepsOptimum(t *testing.T) {
 		w := make([]float64, m)
 		for i := range w {
 			w[i] = 1 / (1 + rng.Float64()*50)
+		}
+		// Missing points (weight 0) in every third trial, alone or in
+		// runs of up to 6 (a missing second, a stalled generator).
+		for i := 0; trial%3 == 2 && i < m; i++ {
+			if rng.IntN(25) == 0 {
+				for j := i; j < min(m, i+1+rng.IntN(6)); j++ {
+					w[j] = 0
+				}
+			}
 		}
 		minLen := 2 + rng.IntN(6)
 		want := partition(y, w, d0, minLen, false)
