@@ -331,6 +331,9 @@ type analysis struct {
 	res         *Result
 	// baseErr is the low-load error rate of the decision levels (judge).
 	baseErr float64
+	// oneLoad: the levels of the way up are of one load (oneLoad), so
+	// errors are judged against none.
+	oneLoad bool
 }
 
 // Analyze computes the knee analysis of a run's Timeline. It returns an
@@ -499,6 +502,7 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 	// Every level gets a verdict against the baseline of the way up; the
 	// levels past the peak are judged after, in time order.
 	base := a.baselineOf(levels)
+	a.oneLoad = oneLoad(levels)
 	a.judge(levels, base)
 	var rest []Level
 	up := map[int]Level{}

@@ -155,6 +155,14 @@ func (a *analysis) judge(levels []Level, base baseline) {
 	if base.reqs > 0 {
 		baseErr = base.fail / base.reqs
 	}
+	// With one load only (a.oneLoad: a constant-rate or constant-VU run),
+	// the low-load error rate is the level's own, and errors that came
+	// with the load could not be told from a constant rate: they are
+	// judged against none.
+	oneLoad := a.oneLoad
+	if oneLoad {
+		baseErr, base.fail = 0, 0
+	}
 	a.baseErr = baseErr
 	bestSoFar := 0.0
 	for i := range levels {
@@ -190,6 +198,9 @@ func (a *analysis) judge(levels []Level, base baseline) {
 				if baseErr > 0.005 {
 					why[len(why)-1] += fmt.Sprintf(" (%.1f%% at low load)", 100*baseErr)
 				}
+				if oneLoad {
+					why[len(why)-1] += " (the run has no lower load to compare with)"
+				}
 			}
 		}
 		dropsOK := true
@@ -223,6 +234,18 @@ func (a *analysis) judge(levels []Level, base baseline) {
 		}
 		bestSoFar = math.Max(bestSoFar, float64(l.CompletedRPS))
 	}
+}
+
+// oneLoad reports whether the levels (of the way up) are of one load:
+// the highest offered within 25 % of the lowest.
+func oneLoad(levels []Level) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, l := range levels {
+		if l.Offered.Valid() {
+			lo, hi = math.Min(lo, float64(l.Offered)), math.Max(hi, float64(l.Offered))
+		}
+	}
+	return lo > 0 && hi <= 1.25*lo
 }
 
 // significantlyHigher reports whether the failure share f/n exceeds the

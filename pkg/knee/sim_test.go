@@ -3,6 +3,7 @@ package knee_test
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -226,5 +227,34 @@ func TestSimulatedModelWithSpareVUs(t *testing.T) {
 			}
 			t.Logf("%s: %s", r.Model, r.ModelEvidence)
 		})
+	}
+}
+
+// TestSimulatedOneLoad: a constant-arrival-rate run is one load level, so
+// its errors have no lower load to be judged against. At 260 it/s on the
+// 200 req/s corpus server (429s and 503s for 22 % of the requests) the
+// level lacks headroom and there is no knee below it; at 150 it/s, with
+// no error, the level has headroom and the knee is above it.
+func TestSimulatedOneLoad(t *testing.T) {
+	for _, c := range []struct {
+		rate     float64
+		headroom bool
+	}{{260, false}, {150, true}} {
+		cfg := sim.Config{Seed: 1, Server: sim.CorpusServer(), Scenarios: []sim.Scenario{{
+			Name: "constant", Executor: sim.ConstantArrivalRate, Rate: c.rate, Duration: time.Minute, PreAllocatedVUs: 50, MaxVUs: 100}}}
+		r, _ := simulate(t, cfg, knee.Options{})
+		levels := append(slices.Clone(r.Holds), r.RampSteps...)
+		if len(levels) == 0 {
+			t.Fatalf("%.0f it/s: no level", c.rate)
+		}
+		for _, l := range levels {
+			if (l.Verdict == knee.Headroom) != c.headroom {
+				t.Errorf("%.0f it/s: level at %.1f %s (%s)", c.rate, float64(l.Offered), l.Verdict, l.Reason)
+			}
+		}
+		if c.headroom != (r.Knee != nil && !r.Knee.Reached) {
+			t.Errorf("%.0f it/s: knee %+v", c.rate, r.Knee)
+		}
+		t.Logf("%.0f it/s: %s; knee %+v", c.rate, describe(r), r.Knee)
 	}
 }
