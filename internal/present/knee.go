@@ -268,6 +268,10 @@ var completedWhat = map[string]string{
 // Findings states the knee, the ceiling and the SLO capacity of r, one
 // sentence per line.
 func Findings(b *strings.Builder, r *knee.Result) {
+	if r.NoVerdict != "" {
+		fmt.Fprintf(b, "Knee, ceiling: not judged: %s.\n", r.NoVerdict)
+		return
+	}
 	unit := r.OfferedUnit
 	cu := CompletedUnit(r)
 	if k := r.Knee; k != nil && !k.Reached {

@@ -17,8 +17,9 @@ import (
 // Decision limits. Each is named in the message of the check it drives.
 const (
 	// MinDurationS and MinIterations: a shorter run is too short to
-	// analyse (issue 5).
-	MinDurationS  = 30
+	// analyse (issue 5); the knee analysis judges no knee below
+	// MinDurationS either (knee.Result.NoVerdict).
+	MinDurationS  = knee.MinRunS
 	MinIterations = 100
 	// COGrowth is the growth of the median iteration duration over its
 	// low-load value, and COShare the share of iterations not sent, past

@@ -145,7 +145,12 @@ type Result struct {
 	Knee      *Knee      `json:"knee"`
 	Ceiling   *Ceiling   `json:"ceiling"`
 	SLO       *SLOResult `json:"slo"`
-	Overall   Overall    `json:"overall"`
+	// NoVerdict, when not empty, says why the run has no knee, ceiling or
+	// SLO capacity (Knee, Ceiling and SLO are nil): its main span is
+	// shorter than MinRunS, too short to judge them (its levels are still
+	// listed), or than two seconds (no levels at all).
+	NoVerdict string  `json:"no_verdict,omitempty"`
+	Overall   Overall `json:"overall"`
 	// Scenario names the scenario whose analysis is the answer (model,
 	// levels, knee, ceiling) when the run has two or more, each analysed
 	// on its own in Scenarios (SetScenarios); empty otherwise.
@@ -399,7 +404,8 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 		r.Model, r.OfferedUnit = Closed, "VUs"
 		r.ModelEvidence = "run too short to tell"
 		r.Levels = "none"
-		r.Warnings = append(r.Warnings, Warning{WarnShortRun, fmt.Sprintf("the run lasts %.3g s, less than two seconds of data at the file's %v resolution: no rates, windows or knee, only whole-run figures", span, time.Duration(resolutionNS))})
+		r.NoVerdict = fmt.Sprintf("the run lasts %.3g s, less than two seconds of data at the file's %v resolution: no rates, windows or knee, only whole-run figures", span, time.Duration(resolutionNS))
+		r.Warnings = append(r.Warnings, Warning{WarnShortRun, r.NoVerdict})
 		return r, nil
 	}
 	r.DurationS = F(a.p.runSeconds())
@@ -528,6 +534,10 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 		r.inspect = a.fixedSteps()
 		a.judge(r.inspect, base)
 	}
+	if d := min(float64(r.DurationS), float64(a.p.n)); d < MinRunS {
+		r.NoVerdict = fmt.Sprintf("the run lasts %.3g s, under %d s: too short to judge a knee, a ceiling or an SLO capacity; run longer", d, MinRunS)
+		return r, nil
+	}
 	r.Knee = a.knee(levels)
 	r.Ceiling = a.ceiling(levels)
 	if opt.SLO != nil {
@@ -535,6 +545,11 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 	}
 	return r, nil
 }
+
+// MinRunS is the shortest main span, in seconds, whose knee, ceiling and
+// SLO capacity are judged (Result.NoVerdict; the duration check of
+// pkg/checks warns below it too).
+const MinRunS = 30
 
 func (a *analysis) overall() Overall {
 	tr := a.tl.Trend()

@@ -291,6 +291,33 @@ func TestShortRun(t *testing.T) {
 	}
 }
 
+// TestTooShortToJudge: a 4-s run (two 2-s levels, the new-user trial's
+// first 4 s of breakpoint.csv) has its levels listed but no knee, ceiling
+// or SLO capacity, and NoVerdict says why (before: a knee "not reached"
+// and a ceiling beside the duration check's "too short to find a knee").
+// The 1-s run of TestShortRun says so too.
+func TestTooShortToJudge(t *testing.T) {
+	slo, err := ParseSLO("p95<500ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Analyze(synth([]float64{50, 100}, 2, 100, func(float64) float64 { return 2 }).Close(1e9), Options{SLO: slo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "the run lasts 4 s, under 30 s: too short to judge a knee, a ceiling or an SLO capacity; run longer"
+	if r.NoVerdict != want || r.Knee != nil || r.Ceiling != nil || r.SLO != nil || len(r.Windows) == 0 {
+		t.Errorf("no verdict %q, knee %+v, ceiling %+v, SLO %+v, %d windows; want %q, none and windows", r.NoVerdict, r.Knee, r.Ceiling, r.SLO, len(r.Windows), want)
+	}
+	short, err := Analyze(synth([]float64{5}, 1, 100, func(float64) float64 { return 2 }).Close(1e9), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(short.NoVerdict, "less than two seconds") {
+		t.Errorf("1-s run: no verdict %q", short.NoVerdict)
+	}
+}
+
 func TestErrors(t *testing.T) {
 	c := timeline.New(timeline.Options{Metric: "nope"})
 	if _, err := Analyze(c.Close(1e9), Options{}); !errors.Is(err, ErrNoSamples) {
