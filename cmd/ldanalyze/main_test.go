@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 )
@@ -303,4 +304,36 @@ func TestOneSecondRun(t *testing.T) {
 	if !strings.Contains(out, `"duration_s": 1,`) || !strings.Contains(errOut, "the run lasts 1 s") {
 		t.Errorf("stdout %.400s\nstderr %s", out, errOut)
 	}
+}
+
+// steadyRun writes timefmt_rfc3339_nano.csv (a 5-s run at 20 it/s, every
+// request a success) repeated copies times, each copy 5 s after the one
+// before, and returns the file: a steady run of 5·copies seconds that
+// never saturated, long enough (at 8 copies, 40 s) for a knee to be judged
+// (knee.MinRunS).
+func steadyRun(t *testing.T, copies int) string {
+	t.Helper()
+	b, err := os.ReadFile(td + "timefmt_rfc3339_nano.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var out strings.Builder
+	out.WriteString(lines[0] + "\n")
+	for k := range copies {
+		for _, l := range lines[1:] {
+			f := strings.SplitN(l, ",", 3)
+			ts, err := time.Parse(time.RFC3339Nano, f[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			f[1] = ts.Add(time.Duration(k) * 5 * time.Second).Format(time.RFC3339Nano)
+			out.WriteString(strings.Join(f, ",") + "\n")
+		}
+	}
+	path := filepath.Join(t.TempDir(), "steady.csv")
+	if err := os.WriteFile(path, []byte(out.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

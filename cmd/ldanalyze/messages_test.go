@@ -43,9 +43,9 @@ func TestInputMessages(t *testing.T) {
 
 // TestStrayTimestamps: rows with a stray timestamp (3 http_req_duration
 // rows of timefmt_rfc3339_nano.csv moved 3 days on) split the data; the
-// warning counts what lies outside the analysed span: its seconds of
-// data and the Trend's samples among them (before: only the spans and
-// the gap).
+// warning says what lies outside the analysed span: when it was, how far
+// from the main span, and the Trend's samples in it (before: only the
+// spans and the gap).
 func TestStrayTimestamps(t *testing.T) {
 	b, err := os.ReadFile(td + "timefmt_rfc3339_nano.csv")
 	if err != nil {
@@ -65,7 +65,7 @@ func TestStrayTimestamps(t *testing.T) {
 	}
 	_, errOut, code := runCLI(t, "", "knee", in)
 	// 101 samples of http_req_duration in all, 98 in the main span.
-	want := "ldanalyze: warning: the samples fall in 2 spans separated by up to 71h59m54s without any sample (a clock step, a paused generator, several runs in one file or a stray timestamp): the load levels come from the span with the most data, 2026-11-30T02:02:31Z to 2026-11-30T02:02:36Z (6 s of data); the 1 other span(s) hold 1 s of data with 3 of the 101 http_req_duration samples (3%), counted only in the whole-run figures. Split the file, or give separate runs as separate files\n"
+	want := "ldanalyze: warning: the samples fall in 2 spans separated by up to 71h59m54s without any sample (a clock step, a paused generator, several runs in one file or a stray timestamp): the load levels come from the span with the most data, 2026-11-30T02:02:31Z to 2026-11-30T02:02:36Z (6 s of data), and every offset (+N s) is measured from its start; the 1 other span(s) (1 s of data at 2026-12-03T02:02:31Z, 259195 s after the main span) hold 3 of the 101 http_req_duration samples (3%), counted only in the whole-run figures. Split the file, or give separate runs as separate files\n"
 	if code != 0 || !strings.Contains(errOut, want) {
 		t.Errorf("exit %d, stderr:\n%s\nwant 0 and %q", code, errOut, want)
 	}

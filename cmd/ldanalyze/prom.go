@@ -113,7 +113,7 @@ func (e *env) promRead(c *cli.Context) error {
 	for _, p := range paths {
 		r, err := e.open(p)
 		if err != nil {
-			return err
+			return cliapp.PromReadOpenError(p, err)
 		}
 		var warns []string
 		var skipped []*prom.SyntaxError

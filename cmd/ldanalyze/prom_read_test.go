@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,5 +57,23 @@ func TestPromReadGzip(t *testing.T) {
 	out, errOut, code := runCLI(t, "", "prom", "read", "../../testdata/k6-v2/prom_rw_stats.prom_query_range.json.gz")
 	if code != 0 || !strings.Contains(out, `k6_checks_rate`) {
 		t.Errorf("exit %d, stderr %s\n%.500s", code, errOut, out)
+	}
+}
+
+// TestPromReadSelector: a selector given to prom read as if it took one
+// ('{}', `{job="k6"}`) is explained: prom read takes exported files, and a
+// selector goes with prom k6 --url or --from-prom, what a valid one looks
+// like; a missing file that is no selector keeps the plain error. Before:
+// "open {}: no such file or directory".
+func TestPromReadSelector(t *testing.T) {
+	for _, arg := range []string{"{}", `{job="k6"}`, `up{instance=~"k6.*"}`} {
+		out, errOut, code := runCLI(t, "", "prom", "read", arg)
+		want := fmt.Sprintf("ldanalyze: prom read: %q is not a file, and prom read takes no selector: give files exported from Prometheus (query_range API JSON, Grafana CSV, VictoriaMetrics JSON lines, Prometheus/OpenMetrics text); to read a k6 run from a server, use ldanalyze prom k6 --url URL --match SELECTOR (or knee --from-prom URL --match SELECTOR), SELECTOR a PromQL label selector {label=\"value\", ...} (=, !=, =~ or !~) naming the run, e.g. '{testid=\"run-42\"}'\n", arg)
+		if code != 2 || out != "" || errOut != want {
+			t.Errorf("prom read %s: exit %d, stdout %q, stderr\n%s\nwant 2, nothing and\n%s", arg, code, out, errOut, want)
+		}
+	}
+	if _, errOut, code := runCLI(t, "", "prom", "read", "missing.json"); code != 2 || errOut != "ldanalyze: open missing.json: no such file or directory\n" {
+		t.Errorf("missing file: exit %d, stderr %q", code, errOut)
 	}
 }

@@ -196,18 +196,19 @@ func TestQueueMMcRun(t *testing.T) {
 }
 
 // TestQueueRunCeilingNotReached: a run that never saturated (the corpus's
-// 20 it/s run) gives a capacity that is only a lower bound; queue mmc
+// 20 it/s run, repeated to 40 s: steadyRun) gives a capacity that is only a lower bound; queue mmc
 // --run says so in its output and, with --servers given too, on stderr
 // (before: "measured ceiling 19.75/s", and no warning with --servers).
 func TestQueueRunCeilingNotReached(t *testing.T) {
-	out, errOut, code := runCLI(t, "", "queue", "mmc", "--servers", "4", "--run", td+"timefmt_rfc3339_nano.csv")
-	if want := "measured ceiling ≥ 19.75/s: not reached, the run never saturated, so a capacity from it is a lower bound\n"; code != 0 || !strings.Contains(out, want) {
+	steady := steadyRun(t, 8)
+	out, errOut, code := runCLI(t, "", "queue", "mmc", "--servers", "4", "--run", steady)
+	if want := "measured ceiling ≥ 20.15/s: not reached, the run never saturated, so a capacity from it is a lower bound\n"; code != 0 || !strings.Contains(out, want) {
 		t.Errorf("exit %d, output lacks %q:\n%s", code, want, out)
 	}
 	if want := "ldanalyze: warning: the run never saturated (its ceiling was not reached): its highest goodput is a lower bound of the capacity, not a measure of it\n"; !strings.Contains(errOut, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, errOut)
 	}
-	js, _, _ := runCLI(t, "", "queue", "mmc", "--run", td+"timefmt_rfc3339_nano.csv", "--format", "json")
+	js, _, _ := runCLI(t, "", "queue", "mmc", "--run", steady, "--format", "json")
 	if !strings.Contains(js, `"ceiling_reached": false`) {
 		t.Errorf("JSON lacks ceiling_reached false:\n%.600s", js)
 	}

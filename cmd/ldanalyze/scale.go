@@ -141,7 +141,7 @@ func (e *env) runPoints(c *cli.Context, p *scale.Points, usl bool) ([]present.Ru
 				warn = append(warn, fmt.Sprintf("%s: %s comes from a histogram (relative error ≤ %.2f%%)", name, sel, 100*sketch.RelativeError))
 			}
 		}
-		if err := p.Add(r.X, scale.Quantity{Value: row.Y, Unit: scale.Unit(row.YUnit)}); err != nil {
+		if err := p.AddFrom(r.X, scale.Quantity{Value: row.Y, Unit: scale.Unit(row.YUnit)}, name); err != nil {
 			return nil, nil, usageError{fmt.Errorf("%s: %w", name, err)}
 		}
 		rows = append(rows, row)
@@ -267,7 +267,7 @@ func (e *env) uslAction(c *cli.Context) error {
 	}
 	f, err := queueing.FitUSL(pts.X, pts.Y, c.Float64("level"))
 	if err != nil {
-		return usageError{err}
+		return usageError{fmt.Errorf("scale --usl: %w", pts.NamePoint(err))}
 	}
 	rep := present.NewUSLDoc(pts, f, runs, warn)
 	if s := c.String("at"); s != "" {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -122,6 +124,11 @@ func TestScaleUsageErrors(t *testing.T) {
 		{[]string{"scale", "--point", "100=36MB", "--point", "200=8s"}, `--point: point "200=8s": y unit s does not match the earlier points' B`},
 		{[]string{"scale", "--point", "100=36MB"}, "scale: a growth fit needs at least 2 points, got 1"},
 		{[]string{"scale", "--usl", "--point", "1=1", "--point", "2=2", "--point", "3=3"}, "queueing: a USL fit needs at least 4 points, got 3"},
+		// A bad point is named by its input, file:line or the flag, with
+		// what was expected (before: "queueing: point 5 (N=16, X=-1): …").
+		{[]string{"scale", "--usl", "--point", "1=100", "--point", "2=190", "--point", "4=350", "--point", "8=600", "--point", "16=-1"},
+			"ldanalyze: scale --usl: point 16=-1: N=16, X=-1: concurrency must be finite and > 0, throughput finite and ≥ 0\n"},
+		{[]string{"scale", "--usl", badSweep(t)}, "sweep.csv:6: N=16, X=-5: concurrency must be finite and > 0, throughput finite and ≥ 0\n"},
 	} {
 		_, errs, code := scaleRun(t, "", c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) {
@@ -250,4 +257,15 @@ func TestScaleUSLRuns(t *testing.T) {
 			t.Errorf("run %v", r)
 		}
 	}
+}
+
+// badSweep writes a USL sweep whose fifth point, on line 6, has a negative
+// throughput.
+func badSweep(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "sweep.csv")
+	if err := os.WriteFile(path, []byte("concurrency,throughput\n1,100\n2,190\n4,350\n8,600\n16,-5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

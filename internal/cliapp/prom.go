@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -239,4 +241,20 @@ func PullOptions(c *cli.Context, copt prom.ClientOptions, stdin io.Reader) (prom
 		}
 	}
 	return opt, st, nil
+}
+
+// selectorLike matches an argument that reads as a PromQL selector rather
+// than a file name: "{}", `{job="k6"}`, `up{instance=~"k6.*"}`.
+var selectorLike = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)?\{.*\}$`)
+
+// PromReadOpenError is err, the failure of `prom read` to open path,
+// explained when no such file exists and path reads as a Prometheus
+// selector: prom read takes exported files, and a selector belongs to the
+// commands that query a server (prom k6 --url, --from-prom).
+func PromReadOpenError(path string, err error) error {
+	if !errors.Is(err, fs.ErrNotExist) || !selectorLike.MatchString(strings.TrimSpace(path)) {
+		return err
+	}
+	return fmt.Errorf("prom read: %q is not a file, and prom read takes no selector: give files exported from Prometheus (query_range API JSON, Grafana CSV, VictoriaMetrics JSON lines, Prometheus/OpenMetrics text); "+
+		"to read a k6 run from a server, use ldanalyze prom k6 --url URL --match SELECTOR (or knee --from-prom URL --match SELECTOR), SELECTOR a PromQL label selector {label=\"value\", ...} (=, !=, =~ or !~) naming the run, e.g. '{testid=\"run-42\"}'", path)
 }

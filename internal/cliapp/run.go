@@ -29,7 +29,7 @@ func RunFlags(window time.Duration, windowUsage string) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "metric", Aliases: []string{"m"}, Usage: MetricUsage},
 		win,
-		&cli.DurationFlag{Name: "ramp-step", DefaultText: "auto", Usage: "width of the steps a continuous ramp is cut into, whole seconds (auto: chosen per ramp, at least 8 steps of at least 40 requests each where the ramp allows)"},
+		&cli.DurationFlag{Name: "ramp-step", DefaultText: "auto", Usage: "width of the steps a continuous ramp is cut into, whole seconds (auto, also given as 0: chosen per ramp, at least 8 steps of at least 40 requests each where the ramp allows)"},
 		&cli.StringFlag{Name: "percentiles", Value: "50,90,95,99", Usage: "percentiles per window and level, comma-separated (k6's definition)"},
 		&cli.Float64Flag{Name: "users-per-vu", DefaultText: "none: load in VUs", Usage: "`N` users driven by one VU (a class of 20 players and its host: 21): offered load, knee and SLO capacity of a VU executor in users"},
 		&cli.StringFlag{Name: "slo", Usage: "latency objective in k6 threshold syntax, e.g. 'p95<500ms' or 'p(99)<800': the highest load that meets it"},

@@ -80,3 +80,19 @@ func TestRunOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestRampStepZeroIsAuto: --ramp-step 0s means auto, as 0 does for
+// queue's --ramp-step and an auto --window, and the error of a bad value
+// offers it ("or 0: chosen automatically"); the help says so (before, it
+// named only "auto", so 0 looked like a width that was silently ignored).
+func TestRampStepZeroIsAuto(t *testing.T) {
+	opt, err := runOpts(t, 0, 30*time.Second, "--ramp-step", "0s")
+	if err != nil || opt.Knee.RampStepNS != 0 {
+		t.Errorf("--ramp-step 0s: %v, step %d ns; want auto (0)", err, opt.Knee.RampStepNS)
+	}
+	for _, f := range RunFlags(30*time.Second, "window") {
+		if d, ok := f.(*cli.DurationFlag); ok && d.Name == "ramp-step" && !strings.Contains(d.Usage, "auto, also given as 0") {
+			t.Errorf("--ramp-step help %q does not say that 0 is auto", d.Usage)
+		}
+	}
+}

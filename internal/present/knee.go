@@ -120,7 +120,7 @@ func KneeText(w io.Writer, f render.Format, rep *KneeDoc, rows []window.Row, by 
 		o.Requests, streamNoun(r), Pct(float64(o.ErrorRate)), o.Dropped)
 	if len(rep.Summary) > 0 {
 		h("k6's own summary beside the computed whole-run figures")
-		if err := flush(w, &b); err != nil {
+		if err := flushText(w, &b, f); err != nil {
 			return err
 		}
 		if err := SummaryGrid(rep.Summary).Write(w, f); err != nil {
@@ -133,7 +133,7 @@ func KneeText(w io.Writer, f render.Format, rep *KneeDoc, rows []window.Row, by 
 		if f == render.Markdown {
 			b.WriteString("Latency is of successful responses; percentiles by k6's definition.\n\n")
 		}
-		if err := flush(w, &b); err != nil {
+		if err := flushText(w, &b, f); err != nil {
 			return err
 		}
 		if err := LevelGrid(levels, r, pcts, false).Write(w, f); err != nil {
@@ -163,7 +163,7 @@ func KneeText(w io.Writer, f render.Format, rep *KneeDoc, rows []window.Row, by 
 	}
 	if len(rows) > 0 {
 		h(fmt.Sprintf("%s per %s window by %s", r.Metric, time.Duration(r.WindowS*1e9), strings.Join(by, ",")))
-		if err := flush(w, &b); err != nil {
+		if err := flushText(w, &b, f); err != nil {
 			return err
 		}
 		if err := ByGrid(rows, by, pcts, false).Write(w, f); err != nil {
@@ -173,7 +173,7 @@ func KneeText(w io.Writer, f render.Format, rep *KneeDoc, rows []window.Row, by 
 	if f == render.Markdown {
 		fmt.Fprintf(&b, "\n_%s._\n", r.PercentileMethod)
 	}
-	return flush(w, &b)
+	return flushText(w, &b, f)
 }
 
 // OverLines states the count above --over's limit and the worst tag
@@ -215,6 +215,18 @@ func CheckLines(b *strings.Builder, cs []checks.Check) {
 		n++
 		fmt.Fprintf(b, "  %-4s %s: %s\n", c.Status, c.ID, c.Message)
 	}
+}
+
+// flushText is flush for a document in format f: a terminal's text has
+// its invalid UTF-8 and control characters escaped (render.Printable), as
+// its tables have, since check messages and findings quote tag values.
+func flushText(w io.Writer, b *strings.Builder, f render.Format) error {
+	if f == render.Table {
+		s := render.Printable(b.String())
+		b.Reset()
+		b.WriteString(s)
+	}
+	return flush(w, b)
 }
 
 func flush(w io.Writer, b *strings.Builder) error {
@@ -268,6 +280,10 @@ var completedWhat = map[string]string{
 // Findings states the knee, the ceiling and the SLO capacity of r, one
 // sentence per line.
 func Findings(b *strings.Builder, r *knee.Result) {
+	if r.NoVerdict != "" {
+		fmt.Fprintf(b, "Knee, ceiling: not judged: %s.\n", r.NoVerdict)
+		return
+	}
 	unit := r.OfferedUnit
 	cu := CompletedUnit(r)
 	if k := r.Knee; k != nil && !k.Reached {

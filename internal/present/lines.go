@@ -69,7 +69,7 @@ func windowsText(w io.Writer, f render.Format, b *strings.Builder, r *knee.Resul
 	} else {
 		fmt.Fprintf(b, "\n%s\n", title)
 	}
-	if err := flush(w, b); err != nil {
+	if err := flushText(w, b, f); err != nil {
 		return err
 	}
 	g := LevelGrid(r.Windows, r, pcts, false)

@@ -401,7 +401,7 @@ func NewUSLDoc(pts scale.Points, f queueing.USLFit, runs []RunPoint, warnings []
 	}
 	steps, _, err := queueing.Sweep(pts.X, pts.Y)
 	if err != nil {
-		d.Warnings = append(d.Warnings, "no headroom/saturation/contention labels: "+err.Error())
+		d.Warnings = append(d.Warnings, "no headroom/saturation/contention labels: "+pts.NamePoint(err).Error())
 		return d
 	}
 	for i := range d.Points {

@@ -1,8 +1,10 @@
 package present
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -11,11 +13,15 @@ import (
 )
 
 // K6SummaryGrid lays a k6 end-of-test summary out as one table (`ldanalyze
-// summary`): metric, type, count, rate, avg, min, med, p90, p95, p99, max,
-// value and thresholds, times in ms. human rounds numbers to 6
-// significant digits; otherwise (CSV) they keep full precision.
+// summary`): metric, type, count, rate, avg, min, med, p90, p95, p99 and
+// every other percentile the summary holds (a custom summaryTrendStats'
+// p(99.9), in order), max, value and thresholds, times in ms. human rounds
+// numbers to 6 significant digits; otherwise (CSV) they keep full
+// precision.
 func K6SummaryGrid(s *summary.Summary, human bool) *render.Grid {
-	g := &render.Grid{Header: []string{"metric", "type", "count", "rate", "avg", "min", "med", "p90", "p95", "p99", "max", "value", "thresholds"}, Drop: summaryDrop}
+	pcts := summaryPercentiles(s)
+	header := append([]string{"metric", "type", "count", "rate", "avg", "min", "med"}, pcts...)
+	g := &render.Grid{Header: append(header, "max", "value", "thresholds"), Drop: summaryDrop}
 	num := func(v *float64) string {
 		if v == nil {
 			return ""
@@ -38,9 +44,41 @@ func K6SummaryGrid(s *summary.Summary, human bool) *render.Grid {
 			}
 			th = append(th, t.Source+" "+verdict)
 		}
-		g.Rows = append(g.Rows, []string{m.Name, m.Type, num(m.Count), num(m.Rate), num(m.Avg), num(m.Min), num(m.Med), pct(m, "p90"), pct(m, "p95"), pct(m, "p99"), num(m.Max), num(m.Value), strings.Join(th, "; ")})
+		row := []string{m.Name, m.Type, num(m.Count), num(m.Rate), num(m.Avg), num(m.Min), num(m.Med)}
+		for _, k := range pcts {
+			row = append(row, pct(m, k))
+		}
+		g.Rows = append(g.Rows, append(row, num(m.Max), num(m.Value), strings.Join(th, "; ")))
 	}
 	return g
+}
+
+// summaryPercentiles are the percentile columns of K6SummaryGrid: p90,
+// p95 and p99, and any other percentile a metric of s has, ordered by
+// their value ("p75" before "p90", "p99.9" after "p99").
+func summaryPercentiles(s *summary.Summary) []string {
+	cols := []string{"p90", "p95", "p99"}
+	for i := range s.Metrics {
+		for k := range s.Metrics[i].Percentiles {
+			if !slices.Contains(cols, k) {
+				cols = append(cols, k)
+			}
+		}
+	}
+	q := func(k string) float64 {
+		v, err := strconv.ParseFloat(strings.TrimPrefix(k, "p"), 64)
+		if err != nil {
+			return math.Inf(1) // not a number: after the others
+		}
+		return v
+	}
+	slices.SortStableFunc(cols, func(a, b string) int {
+		if c := cmp.Compare(q(a), q(b)); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return cols
 }
 
 // FailedThresholds lists the thresholds of s that failed, "metric:

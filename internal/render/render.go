@@ -8,8 +8,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -56,7 +59,9 @@ type Grid struct {
 
 // Write renders g in format f (Table, Markdown or CSV; JSON is refused, use
 // WriteJSON). Markdown cells are escaped so a '|' in a tag value cannot
-// break the table.
+// break the table; a terminal table's cells have their invalid UTF-8 and
+// control characters escaped as Go does (\xff, \x1b), so a tag value
+// cannot garble the terminal (CSV and markdown keep the bytes).
 func (g *Grid) Write(w io.Writer, f Format) error {
 	switch f {
 	case CSV:
@@ -71,6 +76,7 @@ func (g *Grid) Write(w io.Writer, f Format) error {
 	case Markdown, GitHub:
 		return g.markdown(w)
 	case Table:
+		g = g.printable()
 		if width := widthOf(w); width > 0 {
 			return g.fit(w, width)
 		}
@@ -226,4 +232,64 @@ func toAny(s []string) []any {
 		out[i] = v
 	}
 	return out
+}
+
+// printable returns g, or a copy whose cells are Printable where any
+// needs it.
+func (g *Grid) printable() *Grid {
+	var out *Grid
+	for i, r := range g.Rows {
+		copied := false
+		for j, cell := range r {
+			p := Printable(cell)
+			if p == cell {
+				continue
+			}
+			if out == nil {
+				out = &Grid{Header: g.Header, Rows: slices.Clone(g.Rows), Drop: g.Drop}
+			}
+			if !copied {
+				out.Rows[i], copied = slices.Clone(r), true
+			}
+			out.Rows[i][j] = p
+		}
+	}
+	if out == nil {
+		return g
+	}
+	return out
+}
+
+// Printable is s with each byte that is not valid UTF-8 written \xNN and
+// each control character but a newline escaped as strconv.Quote does
+// ("\x1b", "\u0085"): text for a terminal, from tag values a script
+// wrote. s itself when it needs none.
+func Printable(s string) string {
+	ok := utf8.ValidString(s)
+	if ok {
+		for _, r := range s {
+			if r != '\n' && unicode.IsControl(r) {
+				ok = false
+				break
+			}
+		}
+	}
+	if ok {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case r != '\n' && unicode.IsControl(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }

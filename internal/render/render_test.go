@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"unicode"
 
@@ -144,6 +145,33 @@ func TestFit(t *testing.T) {
 		}
 		if width == 60 && !bytes.Contains(b.Bytes(), []byte("(not shown, to fit 60 columns: extra")) {
 			t.Errorf("width 60: no note of the columns left out:\n%s", b.String())
+		}
+	}
+}
+
+// TestTableEscapesTagBytes: a tag value with invalid UTF-8 and an ANSI
+// escape (the new-user trial's name "se\xffar\x1b[31mch") reaches a
+// terminal table escaped as Go quotes it, while CSV and markdown keep the
+// bytes; before, the raw bytes reached the terminal.
+func TestTableEscapesTagBytes(t *testing.T) {
+	raw := "se\xffar\x1b[31mch"
+	g := &Grid{Header: []string{"name", "n"}, Rows: [][]string{{raw, "1"}, {"menu", "2"}}}
+	var tb, cb strings.Builder
+	if err := g.Write(&tb, Table); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Write(&cb, CSV); err != nil {
+		t.Fatal(err)
+	}
+	if want := `se\xffar\x1b[31mch`; !strings.Contains(tb.String(), want) || strings.Contains(tb.String(), "\xff") || strings.Contains(tb.String(), "\x1b") {
+		t.Errorf("table:\n%s\nwant %s and no raw bytes", tb.String(), want)
+	}
+	if !strings.Contains(cb.String(), raw) || g.Rows[0][0] != raw {
+		t.Errorf("CSV %q or the grid changed; want the bytes kept", cb.String())
+	}
+	for in, want := range map[string]string{"menu": "menu", "a\nb": "a\nb", "\xc3": `\xc3`, "é\u0085": `é\u0085`, "tab\t": `tab\t`} {
+		if got := Printable(in); got != want {
+			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

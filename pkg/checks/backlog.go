@@ -55,7 +55,7 @@ func (e *eval) backlog() Check {
 	lat := e.tl.Latency(top.end, e.s1)
 	med, mx := lat.Quantile(0.5), lat.Max()
 	share := float64(tail) / math.Max(1, float64(all))
-	ch.Evidence.add("load_end_s", float64(top.end-e.s0))
+	ch.Evidence.add("load_end_s", float64(top.end-e.o))
 	ch.Evidence.add("after_samples", float64(tail))
 	ch.Evidence.add("after_share", share)
 	ch.Evidence.add("after_p50_ms", med)
@@ -64,18 +64,18 @@ func (e *eval) backlog() Check {
 	metric := e.tl.Metric()
 	if tail == 0 {
 		ch.Status = OK
-		ch.Message = fmt.Sprintf("no sample of %s after the highest load level (ended at +%d s): no backlog draining after the load.", metric, top.end-e.s0)
+		ch.Message = fmt.Sprintf("no sample of %s after the highest load level (ended at %s s): no backlog draining after the load.", metric, plus(float64(top.end-e.o)))
 		return ch
 	}
 	if tail < BacklogMinSamples || share < BacklogMinShare || !(top.p50 > 0) || !(med > BacklogFactor*top.p50) {
 		ch.Status = OK
-		ch.Message = fmt.Sprintf("after the highest load level (ended at +%d s) %d samples of %s, median %s ms against %s ms in that level: no backlog draining after the load.",
-			top.end-e.s0, tail, metric, fmtNum(med), fmtNum(top.p50))
+		ch.Message = fmt.Sprintf("after the highest load level (ended at %s s) %d samples of %s, median %s ms against %s ms in that level: no backlog draining after the load.",
+			plus(float64(top.end-e.o)), tail, metric, fmtNum(med), fmtNum(top.p50))
 		return ch
 	}
 	ch.Status = Warn
-	ch.Message = fmt.Sprintf("%d samples of %s (%s of them) were measured after the highest load level ended at +%d s, median %s ms (max %s ms) against %s ms in that level: the system was still working through a backlog when the load stopped — those answers belong to the load offered before, so that level's latency understates it and the run's percentiles mix in the drain; judge the knee below that level, or hold the load until latency settles.",
-		tail, metric, fmtPct(share), top.end-e.s0, fmtNum(med), fmtNum(mx), fmtNum(top.p50))
+	ch.Message = fmt.Sprintf("%d samples of %s (%s of them) were measured after the highest load level ended at %s s, median %s ms (max %s ms) against %s ms in that level: the system was still working through a backlog when the load stopped — those answers belong to the load offered before, so that level's latency understates it and the run's percentiles mix in the drain; judge the knee below that level, or hold the load until latency settles.",
+		tail, metric, fmtPct(share), plus(float64(top.end-e.o)), fmtNum(med), fmtNum(mx), fmtNum(top.p50))
 	return ch
 }
 

@@ -624,3 +624,52 @@ func TestSummaryVsKneeUnmatchedThreshold(t *testing.T) {
 		}
 	}
 }
+
+// TestStrayTimestampKeepsOffsets: one vus sample 796,004,429 s before a
+// run (the new-user trial's stray line before breakpoint.csv) leaves every
+// offset of the checks — in messages and in evidence — as in the run
+// without it: they are measured from the main span's start, as the knee's
+// levels are (before, from the stray second: "+796004502 s"). Only the
+// whole-run figures (duration, samples read) count the stray second.
+func TestStrayTimestampKeepsOffsets(t *testing.T) {
+	build := func(stray bool) *run {
+		r := openRun(20, 60)
+		if stray {
+			r.add("vus", -796_004_429, 1)
+		}
+		for range 5 {
+			r.req(30, "503", "slow", 5)
+		}
+		for range 3 {
+			r.req(31, "429", "slow", 5)
+		}
+		r.add("dropped_iterations", 40, 2)
+		r.add("checks", 45, 0, "check", "body ok")
+		return r
+	}
+	clean, stray := build(false).evaluate(t, Options{}), build(true).evaluate(t, Options{})
+	for i, c := range clean.Checks {
+		s := &stray.Checks[i]
+		if c.ID == IDDuration || c.ID == IDInput || c.ID == IDDroppedIterations {
+			// The whole-run figures: duration, dropped per second and samples read.
+			if c.ID == IDDroppedIterations && (ev(t, s, "first_dropped_s") != 40 || !strings.Contains(s.Message, "from +40 s to +40 s")) {
+				t.Errorf("%s with a stray sample: %v, %q", c.ID, s.Evidence, s.Message)
+			}
+			continue
+		}
+		if c.Message != s.Message {
+			t.Errorf("%s with a stray sample:\n%s\nwant\n%s", c.ID, s.Message, c.Message)
+		}
+		for _, kv := range c.Evidence {
+			if !strings.HasSuffix(kv.Name, "_s") {
+				continue
+			}
+			if got := ev(t, s, kv.Name); got != kv.Value && !(math.IsNaN(got) && math.IsNaN(kv.Value)) {
+				t.Errorf("%s %s with a stray sample = %v, want %v", c.ID, kv.Name, got, kv.Value)
+			}
+		}
+	}
+	if e := get(t, stray, IDErrors); ev(t, e, "first_error_s") != 30 || ev(t, e, "peak_window_start_s") != 30 {
+		t.Errorf("errors with a stray sample: %v", e.Evidence)
+	}
+}

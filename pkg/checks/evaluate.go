@@ -17,8 +17,9 @@ import (
 // Decision limits. Each is named in the message of the check it drives.
 const (
 	// MinDurationS and MinIterations: a shorter run is too short to
-	// analyse (issue 5).
-	MinDurationS  = 30
+	// analyse (issue 5); the knee analysis judges no knee below
+	// MinDurationS either (knee.Result.NoVerdict).
+	MinDurationS  = knee.MinRunS
 	MinIterations = 100
 	// COGrowth is the growth of the median iteration duration over its
 	// low-load value, and COShare the share of iterations not sent, past
@@ -90,6 +91,9 @@ type eval struct {
 	opt    Options
 	res    *knee.Result
 	s0, s1 int64 // run seconds [s0, s1)
+	// o is the origin of every offset (+N s): the first second of the
+	// main span (knee.Result.Start), which is s0 unless gaps split the run.
+	o      int64
 	levels []knee.Level
 
 	iterations, dropped, reqs, okReqs uint64
@@ -101,6 +105,10 @@ func (e *eval) prepare() {
 	tl := e.tl
 	if tl.Rows() > 0 {
 		e.s0, e.s1 = secOf(tl.StartNS()), secOf(tl.EndNS())+1
+	}
+	e.o = e.s0
+	if m := tl.Main(); m.Seconds > 0 {
+		e.o = m.First
 	}
 	tl.Each(func(_ int64, sc *timeline.Second) {
 		e.iterations += sc.Iterations
@@ -130,8 +138,18 @@ func levelsOf(res *knee.Result) []knee.Level {
 // span returns the seconds [a, b) of a level.
 func span(l *knee.Level) (int64, int64) { return l.Start.Unix(), l.End.Unix() }
 
-// rel is a time in seconds since the run's first second.
-func (e *eval) rel(ns int64) float64 { return float64(ns-e.s0*1e9) / 1e9 }
+// rel is a time in seconds since the origin (the main span's first
+// second).
+func (e *eval) rel(ns int64) float64 { return float64(ns-e.o*1e9) / 1e9 }
+
+// plus writes an offset from the origin as "+73" (an event in a span of
+// data before the main one is "-5").
+func plus(s float64) string {
+	if s < 0 {
+		return fmtNum(s)
+	}
+	return "+" + fmtNum(s)
+}
 
 // durationS is the run's length in seconds of data.
 func (e *eval) durationS() float64 {
@@ -375,8 +393,8 @@ func (e *eval) droppedIterations() Check {
 	ch.Evidence.add("dropped_share", share)
 	ch.Evidence.add("dropped_per_s", float64(e.dropped)/d)
 	ch.Evidence.add("peak_dropped_per_s", float64(peak))
-	ch.Evidence.add("first_dropped_s", float64(first-e.s0))
-	ch.Evidence.add("last_dropped_s", float64(last-e.s0))
+	ch.Evidence.add("first_dropped_s", float64(first-e.o))
+	ch.Evidence.add("last_dropped_s", float64(last-e.o))
 	ch.Evidence.add("first_dropped_unix", float64(first))
 	ch.Evidence.add("seconds_with_drops", float64(secsWith))
 	// Little's law (L = λW) at the level that dropped most: the VUs busy
@@ -410,8 +428,8 @@ func (e *eval) droppedIterations() Check {
 			little = fmt.Sprintf("; by Little's law %s it/s × %s ms needs only %s VUs of vus_max %s, so VUs were short only in bursts (VU initialisation, latency spikes): raise preAllocatedVUs", fmtNum(rate), fmtNum(iterMS), fmtNum(math.Ceil(needed)), fmtNum(e.vusMaxPeak))
 		}
 	}
-	ch.Message = fmt.Sprintf("%d iterations (%s of offered) were never started, from +%d s to +%d s (peak %d in one second): their latency was never measured%s.",
-		e.dropped, fmtPct(share), first-e.s0, last-e.s0, peak, little)
+	ch.Message = fmt.Sprintf("%d iterations (%s of offered) were never started, from %s s to %s s (peak %d in one second): their latency was never measured%s.",
+		e.dropped, fmtPct(share), plus(float64(first-e.o)), plus(float64(last-e.o)), peak, little)
 	return ch
 }
 
@@ -450,8 +468,8 @@ func (e *eval) checksMetric() Check {
 	}
 	ch.Evidence.add("first_fail_s", e.rel(firstFail))
 	ch.Status = Fail
-	ch.Message = fmt.Sprintf("%d of %d checks failed (pass %s: %s), the first at +%s s: below 100 %% the run is wrong, not slow — the timings include responses the script rejected.",
-		fail, pass+fail, fmtPct(ratio), strings.Join(bad, ", "), fmtNum(math.Floor(e.rel(firstFail))))
+	ch.Message = fmt.Sprintf("%d of %d checks failed (pass %s: %s), the first at %s s: below 100 %% the run is wrong, not slow — the timings include responses the script rejected.",
+		fail, pass+fail, fmtPct(ratio), strings.Join(bad, ", "), plus(math.Floor(e.rel(firstFail))))
 	// The k6 checks of a run past capacity fail with its requests: past the
 	// knee when the requests' failures are, and the first failed check
 	// came once a level lacked headroom (k6 counts checks by name, not by
@@ -464,12 +482,14 @@ func (e *eval) checksMetric() Check {
 }
 
 // windowRates returns the highest share pick(second)/requests over windows
-// of WindowNS from the run's first second, and that window's start (s since
-// the run's start). A last window under half a window long is skipped.
+// of WindowNS from the origin (the main span's first second; windows of
+// other spans keep that grid), and that window's start (s since the
+// origin). A window under half a window long is skipped unless it is the
+// origin's.
 func (e *eval) windowRates(pick func(*timeline.Second) uint64) (peakRate, peakStart float64) {
 	w := max(1, e.opt.WindowNS/1e9)
 	peakRate, peakStart = math.NaN(), math.NaN()
-	// Windows start at s0, s0+w, …; only those with seconds of data are
+	// Windows start at o, o±w, …; only those with seconds of data are
 	// visited (a gap in the data costs nothing).
 	type win struct {
 		n, bad uint64
@@ -481,7 +501,7 @@ func (e *eval) windowRates(pick func(*timeline.Second) uint64) (peakRate, peakSt
 		if k < e.s0 || k >= e.s1 {
 			return
 		}
-		a := e.s0 + (k-e.s0)/w*w
+		a := e.o + floorDiv(k-e.o, w)*w
 		x := wins[a]
 		if x == nil {
 			x = &win{}
@@ -494,7 +514,7 @@ func (e *eval) windowRates(pick func(*timeline.Second) uint64) (peakRate, peakSt
 	})
 	for _, a := range starts {
 		x := wins[a]
-		if a > e.s0 && 2*x.secs < w {
+		if a != e.o && 2*x.secs < w {
 			// Less than half a window of data (the run's last, partial
 			// window, or a stray sample past the run): too little to be
 			// called the worst window.
@@ -504,20 +524,26 @@ func (e *eval) windowRates(pick func(*timeline.Second) uint64) (peakRate, peakSt
 			continue
 		}
 		if r := float64(x.bad) / float64(x.n); !(r <= peakRate) {
-			peakRate, peakStart = r, float64(a-e.s0)
+			peakRate, peakStart = r, float64(a-e.o)
 		}
 	}
 	return peakRate, peakStart
 }
 
-func (e *eval) firstSecond(pick func(*timeline.Second) uint64) int64 {
-	first := int64(-1)
+// firstSecond is the first second where pick is not zero, in seconds from
+// the origin (negative in a span of data before the main one; NaN when
+// there is none).
+func (e *eval) firstSecond(pick func(*timeline.Second) uint64) float64 {
+	first, found := int64(0), false
 	e.tl.Each(func(k int64, sc *timeline.Second) {
-		if first < 0 && k >= e.s0 && k < e.s1 && pick(sc) > 0 {
-			first = k - e.s0
+		if !found && k >= e.s0 && k < e.s1 && pick(sc) > 0 {
+			first, found = k-e.o, true
 		}
 	})
-	return first
+	if !found {
+		return math.NaN()
+	}
+	return float64(first)
 }
 
 // noun is what the run's requests are called: "requests", "calls",
@@ -598,7 +624,7 @@ func (e *eval) errors() Check {
 	}
 	bad := func(sc *timeline.Second) uint64 { return sc.Failed }
 	peak, peakAt := e.windowRates(bad)
-	ch.Evidence.add("first_error_s", orNaN(e.firstSecond(bad)))
+	ch.Evidence.add("first_error_s", e.firstSecond(bad))
 	ch.Evidence.add("peak_window_error_rate", peak)
 	ch.Evidence.add("peak_window_start_s", peakAt)
 	tr := e.tl.Trend()
@@ -621,12 +647,12 @@ func (e *eval) errors() Check {
 	} else if proto == outcome.WebSocket {
 		kinds = fmt.Sprintf("%d handshakes other than 101, %d without a response", failed-transport, transport)
 	}
-	ch.Message = fmt.Sprintf("%d of %d %s failed (%s; %s): %s; from +%d s, worst %d s window at +%s s with %s; percentiles here are of successful responses (p95 %s ms, all responses %s ms) because failures (fast rejections or slow timeouts) distort them — fix the errors before reading the latency.",
-		failed, e.reqs, noun, fmtPct(rate), kinds, strings.Join(parts, ", "), e.firstSecond(bad), w, fmtNum(peakAt), fmtPct(peak),
+	ch.Message = fmt.Sprintf("%d of %d %s failed (%s; %s): %s; from %s s, worst %d s window at %s s with %s; percentiles here are of successful responses (p95 %s ms, all responses %s ms) because failures (fast rejections or slow timeouts) distort them — fix the errors before reading the latency.",
+		failed, e.reqs, noun, fmtPct(rate), kinds, strings.Join(parts, ", "), plus(e.firstSecond(bad)), w, plus(peakAt), fmtPct(peak),
 		fmtNum(tr.OK.Quantile(0.95)), fmtNum(tr.All.Quantile(0.95)))
 	if pk := e.pastKnee(bad); pk.OK && ch.Status == Fail {
 		ch.Status = Warn
-		ch.Evidence.add("past_knee_from_s", float64(pk.From-e.s0))
+		ch.Evidence.add("past_knee_from_s", float64(pk.From-e.o))
 		ch.Message += e.pastKneeNote(pk, "failed")
 	}
 	return ch
@@ -701,7 +727,7 @@ func (e *eval) rateLimited() Check {
 	lim := func(sc *timeline.Second) uint64 { return sc.Limited }
 	first := e.firstSecond(lim)
 	peak, peakAt := e.windowRates(lim)
-	ch.Evidence.add("first_429_s", orNaN(first))
+	ch.Evidence.add("first_429_s", first)
 	ch.Evidence.add("peak_window_share_429", peak)
 	ch.Evidence.add("peak_window_start_s", peakAt)
 	ch.Evidence.add("limited_p50_ms", e.tl.Trend().Limited.Quantile(0.5))
@@ -714,11 +740,11 @@ func (e *eval) rateLimited() Check {
 	if share >= LimitedFailShare {
 		ch.Status = Fail
 	}
-	ch.Message = fmt.Sprintf("%d %s (%s of %s) were %s (%s), from +%d s, up to %s of a %d s window: a rate limiter (or the server's own load shedding) answered instead of the service — the limited group took p50 %s ms against %s ms for successes%s; exempt the load generator or test below the limit before reading capacity.",
-		n, e.responses(), fmtPct(share), e.noun(), e.limitedName(), strings.Join(where, ", "), first, fmtPct(peak), e.opt.WindowNS/1e9, fmtNum(e.tl.Trend().Limited.Quantile(0.5)), fmtNum(e.tl.Trend().OK.Quantile(0.5)), groups)
+	ch.Message = fmt.Sprintf("%d %s (%s of %s) were %s (%s), from %s s, up to %s of a %d s window: a rate limiter (or the server's own load shedding) answered instead of the service — the limited group took p50 %s ms against %s ms for successes%s; exempt the load generator or test below the limit before reading capacity.",
+		n, e.responses(), fmtPct(share), e.noun(), e.limitedName(), strings.Join(where, ", "), plus(first), fmtPct(peak), e.opt.WindowNS/1e9, fmtNum(e.tl.Trend().Limited.Quantile(0.5)), fmtNum(e.tl.Trend().OK.Quantile(0.5)), groups)
 	if pk := e.pastKnee(func(sc *timeline.Second) uint64 { return sc.Limited }); pk.OK && ch.Status == Fail {
 		ch.Status = Warn
-		ch.Evidence.add("past_knee_from_s", float64(pk.From-e.s0))
+		ch.Evidence.add("past_knee_from_s", float64(pk.From-e.o))
 		ch.Message += e.pastKneeNote(pk, "refused")
 	}
 	return ch
@@ -893,14 +919,6 @@ func (e *eval) cardinality() Check {
 	return ch
 }
 
-// orNaN maps the "none" second -1 to NaN (null in JSON).
-func orNaN(s int64) float64 {
-	if s < 0 {
-		return math.NaN()
-	}
-	return float64(s)
-}
-
 func fmtNum(v float64) string {
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
@@ -920,4 +938,13 @@ func fmtPct(v float64) string {
 		return "?"
 	}
 	return strconv.FormatFloat(100*v, 'f', 2, 64) + " %"
+}
+
+// floorDiv is x ÷ y rounded towards −∞ (y > 0).
+func floorDiv(x, y int64) int64 {
+	q := x / y
+	if x%y != 0 && (x < 0) != (y < 0) {
+		q--
+	}
+	return q
 }

@@ -55,7 +55,7 @@ func (e *eval) input() Check {
 	} else if in.Truncated {
 		end := ""
 		if e.s1 > e.s0 {
-			end = fmt.Sprintf(" after +%d s", e.s1-1-e.s0)
+			end = " after " + plus(float64(e.s1-1-e.o)) + " s"
 		}
 		why = append(why, "the input ended early"+end+" (a compressed file without its end: k6 killed, or a copy cut short): the run's later load levels are missing, so the ceiling and a knee \"not reached\" may be where the file was cut")
 	}

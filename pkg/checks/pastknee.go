@@ -93,6 +93,6 @@ func (e *eval) pastKneeNote(r pastKneeResult, what string) string {
 	if r.Before > 0 {
 		before = fmt.Sprintf("; %d of the %d came before it, at lower-load levels that lacked headroom", r.Before, r.All)
 	}
-	return fmt.Sprintf(" They came past the knee (from +%d s, where the first level past the knee without headroom starts; the levels with headroom had %s %s%s): expected of a test run beyond capacity — the figures up to the knee stand, and these say where capacity ends.",
-		r.From-e.s0, fmtPct(r.Clean), what, before)
+	return fmt.Sprintf(" They came past the knee (from %s s, where the first level past the knee without headroom starts; the levels with headroom had %s %s%s): expected of a test run beyond capacity — the figures up to the knee stand, and these say where capacity ends.",
+		plus(float64(r.From-e.o)), fmtPct(r.Clean), what, before)
 }

@@ -117,9 +117,16 @@ type Result struct {
 	// stream).
 	CompletedUnit string `json:"completed_unit"`
 	// RequestsPerIteration is http_reqs ÷ iterations over the run.
-	RequestsPerIteration F         `json:"requests_per_iteration"`
-	Start                time.Time `json:"start"`
-	End                  time.Time `json:"end"`
+	RequestsPerIteration F `json:"requests_per_iteration"`
+	// Start and End are the first and last samples of the analysed span
+	// of data (timeline.Timeline.Main): the whole run unless gaps of
+	// timeline.MaxGapS or more split it (a stray timestamp, two runs in
+	// one file; WarnSpans names the other spans). Every offset "+N s" of
+	// the levels, the checks and the reports is measured from Start's
+	// second. Where another span lies before (after) the main one, Start
+	// (End) is the main span's first (last) second.
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
 	// DurationS is the run's span in seconds at the file's resolution
 	// (last second − first second + 1 for whole-second files; last − first
 	// sample + the resolution for sub-second ones).
@@ -138,7 +145,12 @@ type Result struct {
 	Knee      *Knee      `json:"knee"`
 	Ceiling   *Ceiling   `json:"ceiling"`
 	SLO       *SLOResult `json:"slo"`
-	Overall   Overall    `json:"overall"`
+	// NoVerdict, when not empty, says why the run has no knee, ceiling or
+	// SLO capacity (Knee, Ceiling and SLO are nil): its main span is
+	// shorter than MinRunS, too short to judge them (its levels are still
+	// listed), or than two seconds (no levels at all).
+	NoVerdict string  `json:"no_verdict,omitempty"`
+	Overall   Overall `json:"overall"`
 	// Scenario names the scenario whose analysis is the answer (model,
 	// levels, knee, ceiling) when the run has two or more, each analysed
 	// on its own in Scenarios (SetScenarios); empty otherwise.
@@ -377,8 +389,7 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 	}
 	r := &Result{Metric: metric, MetricUnit: k6metric.Unit(metric, opt.MetricContains), WebVital: a.vital, WindowS: float64(opt.WindowNS) / 1e9, Holds: []Level{}, Windows: []Level{}, Warnings: []Warning{}}
 	a.res = r
-	r.Start = time.Unix(0, tl.StartNS()).UTC()
-	r.End = time.Unix(0, tl.EndNS()).UTC()
+	r.Start, r.End = mainBounds(tl)
 	r.ResolutionS = F(float64(resolutionNS) / 1e9)
 	r.Overall = a.overall()
 	r.PercentileMethod = fmt.Sprintf("k6's definition (linear interpolation between order statistics at q·(n−1)); exact up to %d values per window, beyond that a log-linear histogram with relative error ≤ %.3f %%", sketch.ExactLimit, sketch.RelativeError*100)
@@ -396,7 +407,8 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 		r.Model, r.OfferedUnit = Closed, "VUs"
 		r.ModelEvidence = "run too short to tell"
 		r.Levels = "none"
-		r.Warnings = append(r.Warnings, Warning{WarnShortRun, fmt.Sprintf("the run lasts %.3g s, less than two seconds of data at the file's %v resolution: no rates, windows or knee, only whole-run figures", span, time.Duration(resolutionNS))})
+		r.NoVerdict = fmt.Sprintf("the run lasts %.3g s, less than two seconds of data at the file's %v resolution: no rates, windows or knee, only whole-run figures", span, time.Duration(resolutionNS))
+		r.Warnings = append(r.Warnings, Warning{WarnShortRun, r.NoVerdict})
 		return r, nil
 	}
 	r.DurationS = F(a.p.runSeconds())
@@ -421,22 +433,20 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 			maxGap = max(maxGap, spans[i].First-spans[i-1].Last-1)
 		}
 		m := tl.Main()
-		// What lies outside the main span: seconds of data, and the
-		// analysed Trend's samples among them.
+		// What lies outside the main span: when, and the analysed Trend's
+		// samples in it.
 		var total uint64
-		secs := 0
 		for _, sp := range spans {
 			total += sp.Samples
-			secs += sp.Seconds
 		}
 		outside := total - m.Samples
 		share := 0.0
 		if total > 0 {
 			share = 100 * float64(outside) / float64(total)
 		}
-		r.Warnings = append(r.Warnings, Warning{WarnSpans, fmt.Sprintf("the samples fall in %d spans separated by up to %v without any sample (a clock step, a paused generator, several runs in one file or a stray timestamp): the load levels come from the span with the most data, %s to %s (%d s of data); the %d other span(s) hold %d s of data with %d of the %d %s samples (%.2g%%), counted only in the whole-run figures. Split the file, or give separate runs as separate files",
+		r.Warnings = append(r.Warnings, Warning{WarnSpans, fmt.Sprintf("the samples fall in %d spans separated by up to %v without any sample (a clock step, a paused generator, several runs in one file or a stray timestamp): the load levels come from the span with the most data, %s to %s (%d s of data), and every offset (+N s) is measured from its start; the %d other span(s) (%s) hold %d of the %d %s samples (%.2g%%), counted only in the whole-run figures. Split the file, or give separate runs as separate files",
 			len(spans), time.Duration(maxGap)*time.Second, time.Unix(m.First, 0).UTC().Format(time.RFC3339), time.Unix(m.Last, 0).UTC().Format(time.RFC3339), m.Seconds,
-			len(spans)-1, secs-m.Seconds, outside, total, tl.Metric(), share)})
+			len(spans)-1, otherSpans(spans, m), outside, total, tl.Metric(), share)})
 	}
 	for _, d := range tl.Duplicates() {
 		code := WarnSeparateRuns
@@ -529,6 +539,10 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 		r.inspect = a.fixedSteps()
 		a.judge(r.inspect, base)
 	}
+	if d := min(float64(r.DurationS), float64(a.p.n)); d < MinRunS {
+		r.NoVerdict = fmt.Sprintf("the run lasts %.3g s, under %d s: too short to judge a knee, a ceiling or an SLO capacity; run longer", d, MinRunS)
+		return r, nil
+	}
 	r.Knee = a.knee(levels)
 	r.Ceiling = a.ceiling(levels)
 	if opt.SLO != nil {
@@ -536,6 +550,11 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 	}
 	return r, nil
 }
+
+// MinRunS is the shortest main span, in seconds, whose knee, ceiling and
+// SLO capacity are judged (Result.NoVerdict; the duration check of
+// pkg/checks warns below it too).
+const MinRunS = 30
 
 func (a *analysis) overall() Overall {
 	tr := a.tl.Trend()
@@ -770,4 +789,53 @@ func (r *Result) LevelNoun() string {
 		return "ramp step"
 	}
 	return "hold"
+}
+
+// mainBounds returns Result.Start and End: the first and last samples of
+// the run, or of its main span when gaps split it (at the main span's
+// first and last second where other spans lie before and after it).
+func mainBounds(tl *timeline.Timeline) (start, end time.Time) {
+	start, end = time.Unix(0, tl.StartNS()).UTC(), time.Unix(0, tl.EndNS()).UTC()
+	spans := tl.Spans()
+	if len(spans) < 2 {
+		return start, end
+	}
+	m := tl.Main()
+	if spans[0] != m {
+		start = time.Unix(m.First, 0).UTC()
+	}
+	if spans[len(spans)-1] != m {
+		end = time.Unix(m.Last, 0).UTC()
+	}
+	return start, end
+}
+
+// otherSpans names the spans other than the main span m, each by when it
+// was and how far from m: "1 s of data at 2001-09-09T01:46:40Z,
+// 796004429 s before the main span" (the first three, then how many more).
+func otherSpans(spans []timeline.Span, m timeline.Span) string {
+	const most = 3
+	var parts []string
+	n := 0
+	for _, sp := range spans {
+		if sp == m {
+			continue
+		}
+		if n++; n > most {
+			continue
+		}
+		at := "at " + time.Unix(sp.First, 0).UTC().Format(time.RFC3339)
+		if sp.Last != sp.First {
+			at = "from " + time.Unix(sp.First, 0).UTC().Format(time.RFC3339) + " to " + time.Unix(sp.Last, 0).UTC().Format(time.RFC3339)
+		}
+		where := fmt.Sprintf("%d s before the main span", m.First-sp.Last)
+		if sp.First > m.Last {
+			where = fmt.Sprintf("%d s after the main span", sp.First-m.Last)
+		}
+		parts = append(parts, fmt.Sprintf("%d s of data %s, %s", sp.Seconds, at, where))
+	}
+	if n > most {
+		parts = append(parts, fmt.Sprintf("and %d more", n-most))
+	}
+	return strings.Join(parts, "; ")
 }

@@ -291,6 +291,33 @@ func TestShortRun(t *testing.T) {
 	}
 }
 
+// TestTooShortToJudge: a 4-s run (two 2-s levels, the new-user trial's
+// first 4 s of breakpoint.csv) has its levels listed but no knee, ceiling
+// or SLO capacity, and NoVerdict says why (before: a knee "not reached"
+// and a ceiling beside the duration check's "too short to find a knee").
+// The 1-s run of TestShortRun says so too.
+func TestTooShortToJudge(t *testing.T) {
+	slo, err := ParseSLO("p95<500ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Analyze(synth([]float64{50, 100}, 2, 100, func(float64) float64 { return 2 }).Close(1e9), Options{SLO: slo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "the run lasts 4 s, under 30 s: too short to judge a knee, a ceiling or an SLO capacity; run longer"
+	if r.NoVerdict != want || r.Knee != nil || r.Ceiling != nil || r.SLO != nil || len(r.Windows) == 0 {
+		t.Errorf("no verdict %q, knee %+v, ceiling %+v, SLO %+v, %d windows; want %q, none and windows", r.NoVerdict, r.Knee, r.Ceiling, r.SLO, len(r.Windows), want)
+	}
+	short, err := Analyze(synth([]float64{5}, 1, 100, func(float64) float64 { return 2 }).Close(1e9), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(short.NoVerdict, "less than two seconds") {
+		t.Errorf("1-s run: no verdict %q", short.NoVerdict)
+	}
+}
+
 func TestErrors(t *testing.T) {
 	c := timeline.New(timeline.Options{Metric: "nope"})
 	if _, err := Analyze(c.Close(1e9), Options{}); !errors.Is(err, ErrNoSamples) {
@@ -523,7 +550,10 @@ func TestCeilingRisingGoodput(t *testing.T) {
 // TestStrayTimestamp: one sample decades before a run (a damaged line, a
 // clock at zero) and a copy of the run a day later must neither change
 // the load levels nor make the analysis walk the gap (it used to loop over
-// every second between them); a warning names the spans.
+// every second between them); a warning names the spans and when the
+// stray one was. Start is the main span's, so every offset from it (a
+// level's "+N s") is the clean run's (it was the stray second's, which put
+// the first hold at "+1796000000s").
 func TestStrayTimestamp(t *testing.T) {
 	lat := func(r float64) float64 { return 10 + r/10 }
 	levels := []float64{50, 100, 150, 200, 250}
@@ -540,12 +570,23 @@ func TestStrayTimestamp(t *testing.T) {
 	if len(got.Holds) != len(want.Holds) || got.Knee == nil || want.Knee == nil || got.Knee.Offered != want.Knee.Offered || *got.Ceiling != *want.Ceiling {
 		t.Fatalf("holds %v knee %+v ceiling %+v, want %v %+v %+v", offered(got.Holds), got.Knee, got.Ceiling, offered(want.Holds), want.Knee, want.Ceiling)
 	}
-	found := false
+	spans := ""
 	for _, w := range got.Warnings {
-		found = found || strings.HasPrefix(w.Message, "the samples fall in 2 spans")
+		if strings.HasPrefix(w.Message, "the samples fall in 2 spans") {
+			spans = w.Message
+		}
 	}
-	if !found {
-		t.Errorf("no spans warning in %q", got.Warnings)
+	other := "the 1 other span(s) (1 s of data at 1970-01-02T00:00:00Z, 1795913600 s before the main span)"
+	if !strings.Contains(spans, other) {
+		t.Errorf("spans warning %q in %q, want one with %q", spans, got.Warnings, other)
+	}
+	if !got.Start.Equal(want.Start) || !got.End.Equal(want.End) {
+		t.Errorf("start, end %v %v, want the main span's %v %v", got.Start, got.End, want.Start, want.End)
+	}
+	for i := range min(len(got.Holds), len(want.Holds)) {
+		if g, w := got.Holds[i].Start.Sub(got.Start), want.Holds[i].Start.Sub(want.Start); g != w {
+			t.Errorf("hold %d at +%v, want +%v", i, g, w)
+		}
 	}
 }
 

@@ -60,6 +60,10 @@ type SweepStep struct {
 // regions). Points come back in order of N; baseN is the N that X(1)
 // was taken at. It returns an error for fewer than two points, a length
 // mismatch, or an N or X that is not positive and finite, or N repeated.
+// ErrSweepBadPoint is the Err of Sweep's PointError: the sweep's labels
+// need an N and an X that are positive and finite.
+var ErrSweepBadPoint = errors.New("the concurrency N and the throughput X must be positive and finite")
+
 func Sweep(n, x []float64) (steps []SweepStep, baseN float64, err error) {
 	if len(n) != len(x) {
 		return nil, 0, fmt.Errorf("sweep: %d concurrencies but %d throughputs", len(n), len(x))
@@ -71,7 +75,7 @@ func Sweep(n, x []float64) (steps []SweepStep, baseN float64, err error) {
 	for i := range idx {
 		idx[i] = i
 		if !(n[i] > 0) || !(x[i] > 0) || math.IsInf(n[i], 0) || math.IsInf(x[i], 0) {
-			return nil, 0, fmt.Errorf("sweep: point %d (N=%g, X=%g): N and X must be positive and finite", i+1, n[i], x[i])
+			return nil, 0, &PointError{Index: i, N: n[i], X: x[i], Err: ErrSweepBadPoint}
 		}
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return n[idx[a]] < n[idx[b]] })

@@ -93,6 +93,30 @@ type AmdahlFit struct {
 	HasCeiling bool
 }
 
+// PointError is an unusable point of FitUSL or Sweep: the Index-th (0-based)
+// of the slices, its values and what is wrong with it. A caller that
+// knows where its points came from names the input instead of the index
+// (scale.Points.Sources).
+type PointError struct {
+	Index int
+	N, X  float64
+	Err   error
+}
+
+// Error writes "queueing: point 5 (N=16, X=-1): concurrency must be …".
+func (e *PointError) Error() string {
+	return fmt.Sprintf("queueing: point %d (N=%g, X=%g): %v", e.Index+1, e.N, e.X, e.Err)
+}
+
+// Unwrap returns Err.
+func (e *PointError) Unwrap() error { return e.Err }
+
+// PointIndex is Index (scale.Points.NamePoint reads it).
+func (e *PointError) PointIndex() int { return e.Index }
+
+// Reason is the error without the point's index: "N=16, X=-1: …".
+func (e *PointError) Reason() string { return fmt.Sprintf("N=%g, X=%g: %v", e.N, e.X, e.Err) }
+
 // Errors returned by FitUSL for unusable data; test with errors.Is.
 var (
 	ErrUSLTooFewPoints = errors.New("a USL fit needs at least 4 points")
@@ -135,7 +159,7 @@ func FitUSL(n, x []float64, level float64) (USLFit, error) {
 	nmax, xmax := 0.0, 0.0
 	for i := range n {
 		if math.IsNaN(n[i]) || math.IsInf(n[i], 0) || n[i] <= 0 || math.IsNaN(x[i]) || math.IsInf(x[i], 0) || x[i] < 0 {
-			return f, errorf("point %d (N=%g, X=%g): %w", i+1, n[i], x[i], ErrUSLBadPoint)
+			return f, &PointError{Index: i, N: n[i], X: x[i], Err: ErrUSLBadPoint}
 		}
 		distinct[n[i]] = true
 		nmax, xmax = math.Max(nmax, n[i]), math.Max(xmax, x[i])

@@ -26,6 +26,44 @@ type Points struct {
 	XUnit, YUnit Unit
 	// Errors are the malformed CSV lines that were skipped.
 	Errors []*SyntaxError
+	// Sources say where each point came from, index-aligned with X and
+	// Y: "file:line" for ReadCSV, "point x=y" for AddString, "" for Add
+	// until its caller sets it.
+	Sources []string
+}
+
+// NamePoint returns err naming the input of the point it is about — an
+// error with PointIndex and Reason methods, as queueing.PointError —
+// ("sweep.csv:6: N=16, X=-1: concurrency must be …"); other errors come
+// back as they are. The result wraps err.
+func (p *Points) NamePoint(err error) error {
+	var pe interface {
+		error
+		PointIndex() int
+		Reason() string
+	}
+	if !errors.As(err, &pe) {
+		return err
+	}
+	return &namedPointError{p.Source(pe.PointIndex()) + ": " + pe.Reason(), err}
+}
+
+// namedPointError is NamePoint's error: msg, wrapping err.
+type namedPointError struct {
+	msg string
+	err error
+}
+
+func (e *namedPointError) Error() string { return e.msg }
+func (e *namedPointError) Unwrap() error { return e.err }
+
+// Source names point i (0-based) for errors: its Sources entry, or
+// "point i+1" when it has none.
+func (p *Points) Source(i int) string {
+	if i >= 0 && i < len(p.Sources) && p.Sources[i] != "" {
+		return p.Sources[i]
+	}
+	return fmt.Sprintf("point %d", i+1)
 }
 
 // SyntaxError is a malformed line of a points file that was skipped. Line
@@ -61,6 +99,17 @@ func (p *Points) Add(x, y Quantity) error {
 	}
 	p.X = append(p.X, x.Value)
 	p.Y = append(p.Y, y.Value)
+	p.Sources = append(p.Sources, "")
+	return nil
+}
+
+// AddFrom is Add, with source (a run's "--run X=FILE", say) recorded in
+// Sources for the errors that name the point.
+func (p *Points) AddFrom(x, y Quantity, source string) error {
+	if err := p.Add(x, y); err != nil {
+		return err
+	}
+	p.Sources[len(p.Sources)-1] = source
 	return nil
 }
 
@@ -82,6 +131,7 @@ func (p *Points) AddString(s string) error {
 	if err := p.Add(x, y); err != nil {
 		return fmt.Errorf("point %q: %w", s, err)
 	}
+	p.Sources[len(p.Sources)-1] = "point " + s
 	return nil
 }
 
@@ -142,7 +192,9 @@ func (p *Points) ReadCSV(r io.Reader, file string) error {
 		}
 		if err := p.Add(x, y); err != nil {
 			p.Errors = append(p.Errors, &SyntaxError{File: file, Line: line, Msg: err.Error()})
+			continue
 		}
+		p.Sources[len(p.Sources)-1] = fmt.Sprintf("%s:%d", file, line)
 	}
 }
 
