@@ -115,6 +115,6 @@ func (e *eval) overlapStep(in Input) string {
 	if n > 1 {
 		more = fmt.Sprintf(" (%d such steps)", n)
 	}
-	return fmt.Sprintf("time steps back in %s at line %d, from %+.0f s to %+.0f s%s, and the samples after it overlap those before: a second run, or the same run again, written after the first in one file (outputs concatenated), added to it second by second, so rates, counts and load levels may be doubled; give each run as its own file (ldanalyze then tells one run given twice from the instances of a distributed run)",
-		first.File, first.Line, math.Floor(e.rel(first.FromNS)), math.Floor(e.rel(first.ToNS)), more)
+	return fmt.Sprintf("time steps back in %s at line %d, from %s s to %s s%s, and the samples after it overlap those before: a second run, or the same run again, written after the first in one file (outputs concatenated), added to it second by second, so rates, counts and load levels may be doubled; give each run as its own file (ldanalyze then tells one run given twice from the instances of a distributed run)",
+		first.File, first.Line, plus(math.Floor(e.rel(first.FromNS))), plus(math.Floor(e.rel(first.ToNS))), more)
 }
