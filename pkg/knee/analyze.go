@@ -344,7 +344,7 @@ type analysis struct {
 	// baseErr is the low-load error rate of the decision levels (judge).
 	baseErr float64
 	// oneLoad: the levels of the way up are of one load (oneLoad), so
-	// errors are judged against none.
+	// the baseline counts no failures (baselineOf).
 	oneLoad bool
 }
 
@@ -511,8 +511,8 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 	}
 	// Every level gets a verdict against the baseline of the way up; the
 	// levels past the peak are judged after, in time order.
-	base := a.baselineOf(levels)
 	a.oneLoad = oneLoad(levels)
+	base := a.baselineOf(levels)
 	a.judge(levels, base)
 	var rest []Level
 	up := map[int]Level{}

@@ -108,7 +108,13 @@ func (a *analysis) baselineOf(levels []Level) baseline {
 		b.p95, b.p50 = median(p95s), median(p50s)
 	}
 	for _, l := range low {
-		b.fail += l.nFailed
+		if !a.oneLoad {
+			// With one load only (a constant-rate or constant-VU run) the
+			// low-load error rate would be the level's own, and errors
+			// that came with the load could not be told from a constant
+			// rate: they are judged against none.
+			b.fail += l.nFailed
+		}
 		b.reqs += l.nReqs
 		if l.VUs.Valid() && l.VUs >= 1 {
 			per = append(per, l.nUnits/l.Seconds/float64(l.VUs))
@@ -155,14 +161,7 @@ func (a *analysis) judge(levels []Level, base baseline) {
 	if base.reqs > 0 {
 		baseErr = base.fail / base.reqs
 	}
-	// With one load only (a.oneLoad: a constant-rate or constant-VU run),
-	// the low-load error rate is the level's own, and errors that came
-	// with the load could not be told from a constant rate: they are
-	// judged against none.
 	oneLoad := a.oneLoad
-	if oneLoad {
-		baseErr, base.fail = 0, 0
-	}
 	a.baseErr = baseErr
 	bestSoFar := 0.0
 	for i := range levels {
