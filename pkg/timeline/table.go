@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"unsafe"
 )
@@ -123,23 +124,67 @@ func (c *column) at(i int) float64 {
 	return 0
 }
 
+// splitRows is the fewest seconds whose decode buildTable splits over
+// two cores: a 24-hour run's 86,400 records take ~20 ms to decode on one,
+// which the analyses after it would wait for; a short run's take well
+// under a millisecond.
+const splitRows = 1 << 13
+
 // buildTable decodes every second of t once into t.tab (after t.proto and
 // t.cand are chosen), and notes what FailedRateRows and UnknownOutcomes
-// tell.
+// tell. A long run's records are decoded in two halves at once, joined in
+// time order.
 func (t *Timeline) buildTable() {
 	n := t.sh.secs.Len()
-	tb := &table{secs: make([]int64, 0, n)}
+	if n < splitRows || runtime.GOMAXPROCS(0) < 2 {
+		tb, rate, unknown := t.decodeRows(math.MinInt64, math.MaxInt64, n)
+		t.finishTable(tb, rate, unknown)
+		return
+	}
+	// The second that starts the later half, and the run's first and
+	// last: the halves then walk their seconds by block.
+	var first, mid, last int64
+	i := 0
+	t.sh.secs.EachRaw(func(sec int64, _ *second, _ []byte) {
+		switch {
+		case i == 0:
+			first = sec
+		case i == n/2:
+			mid = sec
+		}
+		last = sec
+		i++
+	})
+	var tb1 *table
+	var rate1 bool
+	var unknown1 uint64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tb1, rate1, unknown1 = t.decodeRows(mid, last+1, n-n/2)
+	}()
+	tb, rate, unknown := t.decodeRows(first, mid, n)
+	<-done
+	tb.join(tb1)
+	t.finishTable(tb, rate || rate1, unknown+unknown1)
+}
+
+// decodeRows decodes the seconds in [from, to) into a table whose columns
+// are n rows long (the rows decoded are its first tb.n), and returns what
+// FailedRateRows and UnknownOutcomes tell of them.
+func (t *Timeline) decodeRows(from, to int64, n int) (tb *table, rateRows bool, unknown uint64) {
+	tb = &table{secs: make([]int64, 0, n)}
 	pi := protoIndex(t.proto)
 	var s Second
 	i := 0
-	t.counts(func(sec int64, r *second) {
+	t.countsIn(from, to, func(sec int64, r *second) {
 		if i >= n {
 			return // the store holds no more seconds than it counts
 		}
 		t.view(r, &s)
 		if pi >= 0 {
-			t.rateRows = t.rateRows || r.req[pi].rateN > 0
-			t.unknown += uint64(r.req[pi].unknown)
+			rateRows = rateRows || r.req[pi].rateN > 0
+			unknown += uint64(r.req[pi].unknown)
 		}
 		tb.secs = append(tb.secs, sec)
 		tb.reqs.set(i, n, float64(s.Requests))
@@ -171,10 +216,87 @@ func (t *Timeline) buildTable() {
 	// rows than the columns were made for: the rows past tb.n are never
 	// read.
 	tb.n = len(tb.secs)
+	return tb, rateRows, unknown
+}
+
+// finishTable makes tb the timeline's table.
+func (t *Timeline) finishTable(tb *table, rateRows bool, unknown uint64) {
+	t.rateRows, t.unknown = rateRows, unknown
 	if tb.n > 0 && tb.secs[tb.n-1]-tb.secs[0] == int64(tb.n-1) {
 		tb.first, tb.secs = tb.secs[0], nil
 	}
 	t.tab = tb
+}
+
+// cols are the table's value columns, in one order for every table.
+func (tb *table) cols() [14]*column {
+	return [...]*column{&tb.reqs, &tb.ok, &tb.transport, &tb.timeouts, &tb.limited, &tb.iterations, &tb.dropped,
+		&tb.metricN, &tb.vus, &tb.vusMax, &tb.bytesSent, &tb.bytesReceived, &tb.msgsSent, &tb.msgsReceived}
+}
+
+// join appends the rows of o, the seconds after tb's, to tb, whose
+// columns are made long enough to hold them (decodeRows' n, the capacity
+// of tb.secs); o is not used after.
+func (tb *table) join(o *table) {
+	m, n, size := tb.n, tb.n+o.n, cap(tb.secs)
+	cols, ocols := tb.cols(), o.cols()
+	for k, c := range cols {
+		c.appendRows(m, size, ocols[k], o.n)
+	}
+	for _, f := range [...]struct{ dst, src *[]bool }{{&tb.hasVUs, &o.hasVUs}, {&tb.hasVUsMax, &o.hasVUsMax}} {
+		if *f.src == nil {
+			continue
+		}
+		if *f.dst == nil {
+			*f.dst = make([]bool, size)
+		}
+		copy((*f.dst)[m:n], (*f.src)[:o.n])
+	}
+	if o.failOff != nil {
+		if tb.failOff == nil {
+			tb.failOff = make([]uint32, size+1)
+		}
+		base := uint32(len(tb.fails))
+		for i := range o.n {
+			tb.failOff[m+i+1] = base + o.failOff[i+1]
+		}
+		tb.fails = append(tb.fails, o.fails...)
+	} else if tb.failOff != nil {
+		for i := range o.n {
+			tb.failOff[m+i+1] = tb.failOff[m]
+		}
+	}
+	tb.secs = append(tb.secs, o.secs[:o.n]...)
+	tb.n = n
+}
+
+// appendRows sets rows [m, m+on) of c, a column of size rows, to the
+// first on rows of o.
+func (c *column) appendRows(m, size int, o *column, on int) {
+	if o.kind == 0 {
+		return
+	}
+	if o.kind > c.kind {
+		c.widen(o.kind, size)
+	}
+	if o.kind == c.kind {
+		switch c.kind {
+		case 1:
+			copy(c.u8[m:m+on], o.u8[:on])
+		case 2:
+			copy(c.u16[m:m+on], o.u16[:on])
+		case 3:
+			copy(c.u32[m:m+on], o.u32[:on])
+		default:
+			copy(c.f64[m:m+on], o.f64[:on])
+		}
+		return
+	}
+	for i := range on {
+		if v := o.at(i); v != 0 {
+			c.set(m+i, size, v)
+		}
+	}
 }
 
 // setBool is column.set for a flag column.

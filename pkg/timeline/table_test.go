@@ -1,10 +1,15 @@
 package timeline
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
+	"slices"
 	"testing"
+
+	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 )
 
 // TestColumnWidens: a column returns every value exactly as set, in the
@@ -148,5 +153,131 @@ func TestRowsInto(t *testing.T) {
 				t.Fatalf("row %d: rowsInto %+v, want %+v", i, dst[j], want)
 			}
 		}
+	}
+}
+
+// TestTableJoin: a table decoded in two parts and joined (buildTable on a
+// long run) holds every row exactly as the table set in one part does,
+// whatever kinds the parts' columns took and whichever part alone has
+// flags or failures.
+func TestTableJoin(t *testing.T) {
+	const n = 700
+	rng := rand.New(rand.NewPCG(7, 8))
+	gens := []func() float64{
+		func() float64 { return 0 },
+		func() float64 { return float64(rng.IntN(200)) },
+		func() float64 { return float64(rng.IntN(60000)) },
+		func() float64 { return float64(rng.Uint32()) },
+		func() float64 { return rng.Float64() * 1e4 },
+	}
+	for round := range 60 {
+		m := rng.IntN(n + 1)
+		whole := &table{secs: make([]int64, 0, n)}
+		a := &table{secs: make([]int64, 0, n)}
+		b := &table{secs: make([]int64, 0, n-m)}
+		gen := [2][14]func() float64{}
+		for h := range gen {
+			for k := range gen[h] {
+				gen[h][k] = gens[rng.IntN(len(gens))]
+			}
+		}
+		flags, fails := [2]bool{rng.IntN(2) == 0, rng.IntN(2) == 0}, [2]bool{rng.IntN(2) == 0, rng.IntN(2) == 0}
+		sec := int64(1000)
+		for i := range n {
+			h, part, j, size := 0, a, i, n
+			if i >= m {
+				h, part, j, size = 1, b, i-m, n-m
+			}
+			sec += 1 + int64(rng.IntN(2))
+			whole.secs, part.secs = append(whole.secs, sec), append(part.secs, sec)
+			for k, c := range whole.cols() {
+				v := gen[h][k]()
+				c.set(i, n, v)
+				part.cols()[k].set(j, size, v)
+			}
+			if flags[h] && rng.IntN(2) == 0 {
+				setBool(&whole.hasVUs, i, n, true)
+				setBool(&part.hasVUs, j, size, true)
+			}
+			if fails[h] && rng.IntN(3) == 0 {
+				for _, tb := range []*table{whole, part} {
+					if tb.failOff == nil {
+						tb.failOff = make([]uint32, cap(tb.secs)+1) // no failure before this row
+					}
+				}
+				st := StatusCount{Status: fmt.Sprint(500 + rng.IntN(4)), N: uint64(1 + rng.IntN(9))}
+				whole.fails, part.fails = append(whole.fails, st), append(part.fails, st)
+			}
+			if whole.failOff != nil {
+				whole.failOff[i+1] = uint32(len(whole.fails))
+			}
+			if part.failOff != nil {
+				part.failOff[j+1] = uint32(len(part.fails))
+			}
+		}
+		whole.n, a.n, b.n = n, m, n-m
+		a.join(b)
+		if a.n != n || !slices.Equal(a.secs, whole.secs) {
+			t.Fatalf("round %d (split at %d): %d rows, seconds differ", round, m, a.n)
+		}
+		got, want := make([]Second, 1), make([]Second, 1)
+		for i := range n {
+			a.rowsInto(i, got)
+			whole.rowsInto(i, want)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("round %d (split at %d): row %d = %+v, want %+v", round, m, i, got[0], want[0])
+			}
+		}
+	}
+}
+
+// TestBuildTableSplit: a run long enough to be decoded in two halves
+// (splitRows seconds or more, with a gap, failures and VUs in one half
+// only) gives the table of one decode of every second.
+func TestBuildTableSplit(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("buildTable splits only on two cores or more")
+	}
+	a := New(Options{})
+	const secs = splitRows + 1000
+	for s := range int64(secs) {
+		if s >= 3000 && s < 3010 {
+			continue // a gap: the seconds are not every second from the first
+		}
+		ns := (1_700_000_000 + s) * 1e9
+		status := "200"
+		if s > secs/2 && s%7 == 0 {
+			status = "503"
+		}
+		tags := ingest.NewTags([]string{"expected_response", "name", "status"}, []string{fmt.Sprint(status == "200"), "u", status}, "", "")
+		a.Add(&ingest.Sample{Metric: "http_reqs", TimeNS: ns, Value: float64(1 + s%300), Tags: tags})
+		a.Add(&ingest.Sample{Metric: "http_req_duration", TimeNS: ns, Value: 10, Tags: tags})
+		if s < secs/3 {
+			a.Add(&ingest.Sample{Metric: "vus", TimeNS: ns, Value: float64(s % 50)})
+		}
+	}
+	tl := a.Close(1e9)
+	if tl.tab.n < splitRows || tl.tab.secs == nil {
+		t.Fatalf("table of %d rows (secs %v): the test does not cover a split sparse table", tl.tab.n, tl.tab.secs == nil)
+	}
+	one, rate, unknown := tl.decodeRows(math.MinInt64, math.MaxInt64, tl.sh.secs.Len())
+	if rate != tl.rateRows || unknown != tl.unknown {
+		t.Errorf("rate rows %v, unknown %d; one decode: %v, %d", tl.rateRows, tl.unknown, rate, unknown)
+	}
+	if one.n != tl.tab.n || !slices.Equal(one.secs, tl.tab.secs) {
+		t.Fatalf("%d rows; one decode: %d", tl.tab.n, one.n)
+	}
+	got, want := make([]Second, 1), make([]Second, 1)
+	var failed uint64
+	for i := range one.n {
+		tl.tab.rowsInto(i, got)
+		one.rowsInto(i, want)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("row %d = %+v, want %+v", i, got[0], want[0])
+		}
+		failed += got[0].Failed
+	}
+	if failed == 0 {
+		t.Fatal("no failures: the test does not cover the failures' join")
 	}
 }
