@@ -123,12 +123,19 @@ func RunLevels(an *Analysis) (scale.RunLevels, error) {
 
 // QueryStats returns query i of the run (Options.Queries) over the whole
 // run as scale.RunStats: the matching samples' count, sum and values, and
-// the run's length from its first to its last sample plus one resolution.
+// the run's length from its first to its last sample plus one resolution,
+// less the silences between its spans of data (timeline.Span: a stray
+// timestamp an hour away adds its own second, not the hour, so that a
+// rate is per second of the test).
 func QueryStats(an *Analysis, i int) scale.RunStats {
 	tl := an.Timeline
 	st := scale.RunStats{}
 	if tl.Rows() > 0 {
 		st.DurationSeconds = float64(tl.EndNS()-tl.StartNS()+max(tl.ResolutionNS(), 1)) / 1e9
+		spans := tl.Spans()
+		for k := 1; k < len(spans); k++ {
+			st.DurationSeconds -= float64(spans[k].First - spans[k-1].Last - 1)
+		}
 		g, ok := tl.Query(i, secFloor(tl.StartNS()), secFloor(tl.EndNS())+1)
 		if ok {
 			st.Samples, st.Sum, st.Values = g.Count, g.Sum, &g.Values

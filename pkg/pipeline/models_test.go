@@ -3,6 +3,8 @@ package pipeline
 import (
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -111,6 +113,28 @@ func TestQueryStatsRooms(t *testing.T) {
 		v := runValue(t, c.sel, f...)
 		nearT(t, c.sel, v.Value, c.want, 1e-12)
 	}
+}
+
+// TestQueryStatsStrayTimestamp: a stray sample an hour after room100.csv
+// (10 s of data) makes a second span: the rate is per second of data,
+// 6 requests in 11 s (the stray's second counts, as in every whole-run
+// figure), not in 3,601 s; totals are unchanged.
+func TestQueryStatsStrayTimestamp(t *testing.T) {
+	b, err := os.ReadFile(rooms[0].files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "stray.csv")
+	b = append(b, "vus,1796003609,1,,,,,,,,,rooms,,,,,,,\n"...)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runValue(t, "http_reqs:rate", path)
+	if r.DurationSeconds != 11 {
+		t.Errorf("duration %g s, want 11 (10 s of data and the stray second)", r.DurationSeconds)
+	}
+	nearT(t, "http_reqs:rate", r.Value, 6.0/11, 1e-12)
+	nearT(t, "data_received:total", runValue(t, "data_received:total", path).Value, 36e6, 0)
 }
 
 func TestQueryStatsNoMetric(t *testing.T) {
