@@ -557,15 +557,44 @@ type pointFields struct {
 // {"metric":M,"type":"Point","data":{"time":T,"value":V[,"tags":{…}][,"metadata":{…}]}}
 const (
 	k6PointHead  = `{"metric":`
-	k6PointType  = `,"type":"Point","data":{"time":`
+	k6PointType  = k6PointType1 + k6PointType2
 	k6PointValue = `,"value":`
 	k6PointTags  = `,"tags":`
 	k6PointMeta  = `,"metadata":`
+
+	k6PointType1 = `,"type":"Point",`
+	k6PointType2 = `"data":{"time":`
 )
 
-// hasAt reports whether b holds lit at i.
-func hasAt(b []byte, i int, lit string) bool {
-	return i+len(lit) <= len(b) && string(b[i:i+len(lit)]) == lit
+// The literals are compared as constants at their call sites, which the
+// compiler writes as a few loads (a comparison with a string it cannot
+// see, or one longer than 16 bytes, calls memequal: on every line, the
+// scan's largest cost); k6PointType is compared in two halves.
+
+// atHead reports whether b starts with k6PointHead.
+func atHead(b []byte) bool {
+	return len(b) >= len(k6PointHead) && string(b[:len(k6PointHead)]) == k6PointHead
+}
+
+// atType reports whether b holds k6PointType at i.
+func atType(b []byte, i int) bool {
+	return i+len(k6PointType) <= len(b) && string(b[i:i+len(k6PointType1)]) == k6PointType1 &&
+		string(b[i+len(k6PointType1):i+len(k6PointType)]) == k6PointType2
+}
+
+// atValue reports whether b holds k6PointValue at i.
+func atValue(b []byte, i int) bool {
+	return i+len(k6PointValue) <= len(b) && string(b[i:i+len(k6PointValue)]) == k6PointValue
+}
+
+// atTags reports whether b holds k6PointTags at i.
+func atTags(b []byte, i int) bool {
+	return i+len(k6PointTags) <= len(b) && string(b[i:i+len(k6PointTags)]) == k6PointTags
+}
+
+// atMeta reports whether b holds k6PointMeta at i.
+func atMeta(b []byte, i int) bool {
+	return i+len(k6PointMeta) <= len(b) && string(b[i:i+len(k6PointMeta)]) == k6PointMeta
 }
 
 // scanK6 scans a Point line in exactly k6's key order and spacing with
@@ -574,17 +603,17 @@ func hasAt(b []byte, i int, lit string) bool {
 func (w *jsonWorker) scanK6(b []byte) bool {
 	pf := &w.pf
 	*pf = pointFields{mid: -1, tags: -1, meta: -1}
-	if !hasAt(b, 0, k6PointHead) {
+	if !atHead(b) {
 		return false
 	}
 	var ok bool
 	i := len(k6PointHead)
-	if pf.metric, i, ok = w.scanMetric(b, i); !ok || len(pf.metric) == 0 || !hasAt(b, i, k6PointType) {
+	if pf.metric, i, ok = w.scanMetric(b, i); !ok || len(pf.metric) == 0 || !atType(b, i) {
 		return false
 	}
 	i += len(k6PointType)
 	pf.timeCol = i
-	if i, ok = w.scanTime(b, i); !ok || !hasAt(b, i, k6PointValue) {
+	if i, ok = w.scanTime(b, i); !ok || !atValue(b, i) {
 		return false
 	}
 	i += len(k6PointValue)
@@ -593,7 +622,7 @@ func (w *jsonWorker) scanK6(b []byte) bool {
 		return false
 	}
 	pf.valueEnd = i
-	if hasAt(b, i, k6PointTags) {
+	if atTags(b, i) {
 		i += len(k6PointTags)
 		pf.tags = i
 		if i, ok = w.scanTags(b, i); !ok {
@@ -601,7 +630,7 @@ func (w *jsonWorker) scanK6(b []byte) bool {
 		}
 		pf.tagsEnd = i
 	}
-	if hasAt(b, i, k6PointMeta) {
+	if atMeta(b, i) {
 		i += len(k6PointMeta)
 		pf.meta = i
 		if w.mk, w.mv, i, ok = scanStringMap(b, i, w.mk[:0], w.mv[:0]); !ok {
