@@ -481,8 +481,12 @@ type jsonWorker struct {
 	prevTags  []byte
 	prevVals  [][]byte
 	prevTagsL *wLayout
-	empty     *wLayout // no tags
-	lkey      []byte
+	// prevTail is the end of the last line when scanK6 read it and its
+	// tags were prevTags, with no metadata: `,"tags":{…}}}`, in the chunk
+	// being parsed (quickK6).
+	prevTail []byte
+	empty    *wLayout // no tags
+	lkey     []byte
 
 	lastTS     []byte
 	lastNS     int64
@@ -641,8 +645,55 @@ func (w *jsonWorker) scanK6(b []byte) bool {
 	if i+2 != len(b) || b[i] != '}' || b[i+1] != '}' {
 		return false
 	}
+	if pf.tags >= 0 && pf.meta < 0 && w.prevTags != nil && pf.tagsEnd-pf.tags == len(w.prevTags) {
+		w.prevTail = b[pf.tags-len(k6PointTags):]
+	}
 	w.pointDone()
 	return true
+}
+
+// quickK6 scans a Point line at the start of b (the rest of the chunk)
+// that is in k6's exact form, has the last line's time and ends with the
+// last line's tail (prevTail: the same tags, no metadata) followed by a
+// newline or the chunk's end, as the points of one request do; it returns
+// the line's length without its newline, or 0 (w unchanged but for pf)
+// when the line is not such a line and goes the usual way.
+func (w *jsonWorker) quickK6(b []byte) int {
+	tail, t := w.prevTail, w.lastTS
+	if len(tail) == 0 || len(t) == 0 || !atHead(b) {
+		return 0
+	}
+	pf := &w.pf
+	*pf = pointFields{mid: -1, tags: -1, meta: -1}
+	lastID := w.lastID
+	metric, i, ok := w.scanMetric(b, len(k6PointHead))
+	if !ok || len(metric) == 0 || !atType(b, i) {
+		w.lastID = lastID
+		return 0
+	}
+	i += len(k6PointType)
+	pf.metric, pf.timeCol = metric, i
+	if e := i + 1 + len(t); e >= len(b) || b[i] != '"' || b[e] != '"' || string(b[i+1:e]) != string(t) || !atValue(b, e+1) {
+		w.lastID = lastID
+		return 0
+	}
+	pf.time, pf.sameTS = b[i+1:i+1+len(t)], true
+	i += len(t) + 2 + len(k6PointValue)
+	pf.valueCol = i
+	if pf.value, i, ok = scanNumber(b, i); !ok || i+len(tail) > len(b) || string(b[i:i+len(tail)]) != string(tail) {
+		w.lastID = lastID
+		return 0
+	}
+	pf.valueEnd = i
+	end := i + len(tail)
+	if end < len(b) && b[end] != '\n' {
+		w.lastID = lastID
+		return 0
+	}
+	pf.tags, pf.tagsEnd = i+len(k6PointTags), end-2
+	w.tv, pf.wl = w.prevVals, w.prevTagsL
+	w.pointDone()
+	return end
 }
 
 // pointDone finishes a scanned point: its metric and layout.
@@ -689,8 +740,17 @@ func (w *jsonWorker) parse(b *jsonBatch) {
 	}
 	data := b.raw.data
 	var line int64
+	w.prevTail = nil
 	for pos := 0; pos < len(data); {
 		rest := data[pos:]
+		if n := w.quickK6(rest); n > 0 {
+			// The line ends where the last one's tail does: no search
+			// for its newline, no second look at its tags.
+			line++
+			w.point(b, rest[:n], pos, line)
+			pos += n + 1
+			continue
+		}
 		var ln []byte
 		if nl := bytes.IndexByte(rest, '\n'); nl < 0 {
 			ln, pos = rest, len(data)
@@ -714,39 +774,46 @@ func (w *jsonWorker) parse(b *jsonBatch) {
 
 // line handles one non-blank line at byte off of the chunk.
 func (w *jsonWorker) line(b *jsonBatch, ln []byte, off int, lineNo int64) {
+	w.prevTail = nil // scanK6 sets it again
 	if w.scanK6(ln) || w.scanPoint(ln) {
-		pf := &w.pf
-		name := pf.name
-		if serr := w.check(&b.times, ln, lineNo, name, pf.time, pf.sameTS, pf.timeCol, pf.value, pf.valueCol, pf.valueEnd); serr != nil {
-			b.errs = append(b.errs, serr)
-			return
-		}
-		w.first(b, pf.mid, name, lineNo)
-		if w.lastDigits > b.maxDigits {
-			b.maxDigits = w.lastDigits
-		}
-		var meta []byte
-		if pf.meta >= 0 {
-			meta = ln[pf.meta:pf.metaEnd]
-		}
-		if w.sink != nil {
-			w.s.Metric, w.s.TimeNS, w.s.Value = name, w.lastNS, pf.value
-			w.row.reset(pf.wl.l, w.tv, nil, meta)
-			w.sink(&w.s)
-			b.n++
-			return
-		}
-		r := jsonRec{metric: name, ts: w.lastNS, val: pf.value, layout: w.batchLayout(b, pf.wl), slow: -1, meta: -1, metaEnd: -1}
-		if pf.tags >= 0 {
-			r.tags, r.tagsEnd = int32(off+pf.tags), int32(off+pf.tagsEnd)
-		}
-		if pf.meta >= 0 {
-			r.meta, r.metaEnd = int32(off+pf.meta), int32(off+pf.metaEnd)
-		}
-		b.recs = append(b.recs, r)
+		w.point(b, ln, off, lineNo)
 		return
 	}
 	w.slowLine(b, ln, lineNo)
+}
+
+// point handles the point just scanned (w.pf) of line ln at byte off of
+// the chunk.
+func (w *jsonWorker) point(b *jsonBatch, ln []byte, off int, lineNo int64) {
+	pf := &w.pf
+	name := pf.name
+	if serr := w.check(&b.times, ln, lineNo, name, pf.time, pf.sameTS, pf.timeCol, pf.value, pf.valueCol, pf.valueEnd); serr != nil {
+		b.errs = append(b.errs, serr)
+		return
+	}
+	w.first(b, pf.mid, name, lineNo)
+	if w.lastDigits > b.maxDigits {
+		b.maxDigits = w.lastDigits
+	}
+	var meta []byte
+	if pf.meta >= 0 {
+		meta = ln[pf.meta:pf.metaEnd]
+	}
+	if w.sink != nil {
+		w.s.Metric, w.s.TimeNS, w.s.Value = name, w.lastNS, pf.value
+		w.row.reset(pf.wl.l, w.tv, nil, meta)
+		w.sink(&w.s)
+		b.n++
+		return
+	}
+	r := jsonRec{metric: name, ts: w.lastNS, val: pf.value, layout: w.batchLayout(b, pf.wl), slow: -1, meta: -1, metaEnd: -1}
+	if pf.tags >= 0 {
+		r.tags, r.tagsEnd = int32(off+pf.tags), int32(off+pf.tagsEnd)
+	}
+	if pf.meta >= 0 {
+		r.meta, r.metaEnd = int32(off+pf.meta), int32(off+pf.metaEnd)
+	}
+	b.recs = append(b.recs, r)
 }
 
 // check validates a point's time and value and makes the time current

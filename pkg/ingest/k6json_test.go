@@ -877,3 +877,86 @@ func TestK6JSONRepeatedTails(t *testing.T) {
 		t.Errorf("Drain:\n got %q\nwant %q", drained, want)
 	}
 }
+
+// TestK6JSONQuickLines: the lines of one request (the last line's time
+// and tail, quickK6's one-pass read) read as any other line, in Next and
+// Drain: and not taken as such when the time, the tail or what follows it
+// differs (CRLF, trailing spaces, more bytes, no newline at the end);
+// their errors name their own line and column.
+func TestK6JSONQuickLines(t *testing.T) {
+	pt := func(metric, time, value, tail string) string {
+		return fmt.Sprintf(`{"metric":%q,"type":"Point","data":{"time":%q,"value":%s%s}}`, metric, time, value, tail)
+	}
+	t0, t1 := "2026-11-30T02:04:18.5Z", "2026-11-30T02:04:19.25Z"
+	a := `,"tags":{"name":"a","status":"200"}`
+	lines := []string{
+		pt("http_reqs", t0, "1", a),
+		pt("http_req_duration", t0, "12.5", a),
+		pt("http_req_waiting", t0, "1.5e1", a),
+		pt("http_req_sending", t0, "0", a) + "\r",
+		pt("http_req_receiving", t0, "0.25", a) + "  ",
+		pt("http_req_blocked", t0, "3", a),
+		pt("http_req_blocked", t1, "4", a),                                 // another time
+		pt("http_req_failed", t1, "0", a[:len(a)-1]+`,"x":"y"}`),           // another tail
+		pt("http_req_failed", t1, "1", a[:len(a)-1]+`,"x":"y"}`),           // quick again
+		pt("http_req_duration", t1, "-1", a[:len(a)-1]+`,"x":"y"}`),        // a quick line in error
+		pt("http_req_connecting", t1, "2", a[:len(a)-1]+`,"x":"y"}`) + `x`, // more after the tail
+		pt("http_req_connecting", t1, "5", a[:len(a)-1]+`,"x":"y"}`),
+		pt("http_req_tls_handshaking", t1, "6", a[:len(a)-1]+`,"x":"y"}`), // the last line, no newline
+	}
+	src := strings.Join(lines, "\n")
+	var want []string
+	for i, ln := range lines {
+		if i == 9 || i == 10 {
+			continue // the lines in error
+		}
+		var e struct {
+			Metric string
+			Data   struct {
+				Time  time.Time
+				Value float64
+				Tags  map[string]string
+			}
+		}
+		if err := json.Unmarshal([]byte(ln), &e); err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		var pairs []string
+		for k, v := range e.Data.Tags {
+			pairs = append(pairs, k+"="+v)
+		}
+		slices.Sort(pairs)
+		want = append(want, fmt.Sprintf("%s %d %g %s", e.Metric, e.Data.Time.UnixNano(), e.Data.Value, strings.Join(pairs, "&")))
+	}
+	flat := func(s *Sample) string { return fmt.Sprintf("%s %d %g %s", s.Metric, s.TimeNS, s.Value, tagString(s)) }
+	wantErrs := []string{
+		`t.json:10:95: value -1: http_req_duration is a k6 duration (ms) and cannot be negative`,
+		`t.json:11:`,
+	}
+	check := func(how string, got []string, st Stats) {
+		t.Helper()
+		if !slices.Equal(got, want) {
+			t.Errorf("%s:\n got %q\nwant %q", how, got, want)
+		}
+		if len(st.Errors) != len(wantErrs) || st.Skipped != 2 {
+			t.Fatalf("%s: %d skipped, errors %v; want 2", how, st.Skipped, st.Errors)
+		}
+		for i, e := range st.Errors {
+			if !strings.HasPrefix(e.Error(), wantErrs[i]) {
+				t.Errorf("%s: error %d %q, want %q…", how, i, e.Error(), wantErrs[i])
+			}
+		}
+	}
+	r := NewK6JSONReader(strings.NewReader(src), "t.json")
+	var next []string
+	for r.Next() {
+		next = append(next, flat(r.Sample()))
+	}
+	check("Next", next, r.Stats())
+	d := NewK6JSONReader(strings.NewReader(src), "t.json")
+	var drained []string
+	if err := d.Drain([]func(*Sample){func(s *Sample) { drained = append(drained, flat(s)) }}); err != nil {
+		t.Fatal(err)
+	}
+	check("Drain", drained, d.Stats())
+}
