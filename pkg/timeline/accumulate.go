@@ -259,12 +259,7 @@ func (a *Accumulator) Add(s *ingest.Sample) {
 	for _, q := range a.qs {
 		q.add(s)
 	}
-	a.addKind(k, a.sec(s.TimeNS), s)
-}
-
-// addKind is Add's work after the counts: s, a sample of a metric of kind
-// k, in second sc.
-func (a *Accumulator) addKind(k metricKind, sc *second, s *ingest.Sample) {
+	sc := a.sec(s.TimeNS)
 	if k.cand >= 0 {
 		a.addLatency(int(k.cand), sc, s)
 	}
@@ -272,11 +267,15 @@ func (a *Accumulator) addKind(k metricKind, sc *second, s *ingest.Sample) {
 		a.addRequest(k.stream, sc, s)
 		return
 	}
-	t := &a.tot
 	switch k.op {
 	case opIterations:
 		sc.iterations += count(s.Value)
 		a.scenario(s)
+	case opIterDur:
+		a.durW.Add(secOf(s.TimeNS), 0, s.Value)
+		t.iterDur.Add(s.Value)
+	case opDropped:
+		sc.dropped += count(s.Value)
 	case opVus, opVusMax:
 		if s.Value < 0 {
 			t.badVUs++
@@ -287,50 +286,26 @@ func (a *Accumulator) addKind(k metricKind, sc *second, s *ingest.Sample) {
 			g = &sc.vusMax
 		}
 		g.Add(a.sh.sources.Of(s.Source), s.Value)
+	case opDataSent:
+		sc.bytesSent += s.Value
+	case opDataReceived:
+		sc.bytesReceived += s.Value
+	case opWSSent:
+		sc.msgsSent += s.Value
+	case opWSReceived:
+		sc.msgsReceived += s.Value
 	case opChecks:
 		t.addCheck(s)
-	default:
-		a.addValue(k.op, sc, s.TimeNS, s.Value)
-	}
-}
-
-// valueOp reports whether op needs only a sample's time and value
-// (addValue), no tag and no source.
-func valueOp(op metricOp) bool {
-	switch op {
-	case opIterations, opVus, opVusMax, opChecks:
-		return false
-	}
-	return true
-}
-
-// addValue is addKind for an op that needs only the sample's time (ns)
-// and value v (valueOp).
-func (a *Accumulator) addValue(op metricOp, sc *second, ns int64, v float64) {
-	switch op {
-	case opIterDur:
-		a.durW.Add(secOf(ns), 0, v)
-		a.tot.iterDur.Add(v)
-	case opDropped:
-		sc.dropped += count(v)
-	case opDataSent:
-		sc.bytesSent += v
-	case opDataReceived:
-		sc.bytesReceived += v
-	case opWSSent:
-		sc.msgsSent += v
-	case opWSReceived:
-		sc.msgsReceived += v
 	case opHTTPFailed:
 		r := &sc.req[protoIndex(outcome.HTTP)]
 		r.rateN++
-		if v != 0 {
+		if s.Value != 0 {
 			r.rateSum++
 		}
 	case opBrowserFailed:
 		r := &sc.req[protoIndex(outcome.Browser)]
 		r.rateN++
-		if v != 0 {
+		if s.Value != 0 {
 			r.rateSum++
 		}
 	}

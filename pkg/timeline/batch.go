@@ -5,33 +5,41 @@ import (
 	"github.com/ldanalyze/ldanalyze/pkg/outcome"
 )
 
-// batchMemo is AddBatch's memo of one metric id of a batch: the metric's
-// cardinality slot, as Add would find it by name, looked up once per
-// batch.
+// batchMemo is AddBatch's memo of one metric id of the batch: what Add
+// would do with its rows, worked out once per batch.
 type batchMemo struct {
-	state  uint8 // memoUnknown, memoSlot or memoAdd
-	value  bool  // no series, and the kind needs only a row's time and value (addValue)
-	series bool  // the slot's series: the row's series key is counted
-	listed bool  // in Accumulator.memoIDs
-	kind   metricKind
+	state  uint8 // memoUnknown, memoFast or memoSlow
+	op     metricOp
 	counts *uint64 // the metric's count in totals.metrics
+	listed bool    // in Accumulator.memoIDs
 }
 
 const (
 	memoUnknown uint8 = iota
-	memoSlot          // AddBatch does what Add does, with the slot here
-	memoAdd           // the rows go to Add (the metric is not cached)
+	memoFast          // counted here: no tag, no series, no source asked
+	memoSlow          // given to Add
 )
 
+// fastOp reports whether AddBatch counts the rows of a metric of kind k
+// itself: not a latency candidate's, not a request stream's, and asking
+// for no tag and no source (checks, iterations and the VU gauges do).
+func fastOp(k metricKind) bool {
+	if k.cand >= 0 || k.stream != outcome.None {
+		return false
+	}
+	switch k.op {
+	case opNone, opIterDur, opDropped, opDataSent, opDataReceived, opWSSent, opWSReceived, opHTTPFailed, opBrowserFailed:
+		return true
+	}
+	return false
+}
+
 // AddBatch adds every row of b, in order, with the same effect as Add of
-// each b.Sample(i): Add's work, with the metric's cardinality slot found
-// by the batch's metric id (once per id and batch) instead of by the
-// name's address on every row, and without a Sample for the rows whose
-// kind needs only their time and value (a k6 request's timing
-// sub-metrics, data_sent, data_received, http_req_failed,
-// iteration_duration, …). A metric's rows go to Add until Add has cached
-// its slot (its first row), and always when the cache is full; every row
-// goes to Add while the Accumulator has queries or thresholds.
+// each b.Sample(i). The rows of metrics that need no tag, no series key
+// and no source (a k6 request's timing sub-metrics, data_sent,
+// data_received, http_req_failed, iteration_duration, …) are counted in a
+// tight loop; the others, and every row while the Accumulator has queries
+// or thresholds, go to Add.
 func (a *Accumulator) AddBatch(b *ingest.Batch) {
 	if len(a.qs) > 0 {
 		for i := range b.Len() {
@@ -53,11 +61,11 @@ func (a *Accumulator) AddBatch(b *ingest.Batch) {
 		if m.state == memoUnknown {
 			a.learn(m, id, b.Names[id])
 		}
-		if m.state != memoSlot {
+		if m.state != memoFast {
 			a.Add(b.Sample(i))
 			continue
 		}
-		ns := times[i]
+		ns, v := times[i], values[i]
 		t.rows++
 		if !t.any || ns < t.minNS {
 			t.minNS = ns
@@ -69,23 +77,44 @@ func (a *Accumulator) AddBatch(b *ingest.Batch) {
 		*m.counts++
 		sc := a.live.At(secOf(ns))
 		sc.any = true
-		if m.value {
-			a.addValue(m.kind.op, sc, ns, values[i])
-			continue
+		// Add's switch for these ops, copied: a shared function costs
+		// the CSV path a call per row (+1 % instructions).
+		// TestAddBatchSameAsAdd feeds rows of every op to both.
+		switch m.op {
+		case opIterDur:
+			a.durW.Add(secOf(ns), 0, v)
+			t.iterDur.Add(v)
+		case opDropped:
+			sc.dropped += count(v)
+		case opDataSent:
+			sc.bytesSent += v
+		case opDataReceived:
+			sc.bytesReceived += v
+		case opWSSent:
+			sc.msgsSent += v
+		case opWSReceived:
+			sc.msgsReceived += v
+		case opHTTPFailed:
+			r := &sc.req[protoIndex(outcome.HTTP)]
+			r.rateN++
+			if v != 0 {
+				r.rateSum++
+			}
+		case opBrowserFailed:
+			r := &sc.req[protoIndex(outcome.Browser)]
+			r.rateN++
+			if v != 0 {
+				r.rateSum++
+			}
 		}
-		s := b.Sample(i)
-		if m.series && len(t.series) < MaxSeries {
-			a.card.addSeries(t, a.card.seriesKey(s))
-		}
-		a.addKind(m.kind, sc, s)
 	}
 }
 
 // learn fills m, the memo of metric id (name), from the metric's
-// cardinality slot once Add has cached the metric and its kind (so that
-// a metric's first count, and a name's past the limits, stay Add's): Add
-// when the cache holds no slot for it, unknown (learnt again on the next
-// row) until its first row has gone to Add.
+// cardinality slot: fast once Add has cached the metric and its kind
+// (so the count, the first sight of a name past the limits, stay Add's),
+// slow when its kind is not fastOp's or its name is not cached; unknown,
+// to be learnt again, until its first row has gone to Add.
 func (a *Accumulator) learn(m *batchMemo, id int32, name string) {
 	if !m.listed {
 		m.listed = true
@@ -94,12 +123,12 @@ func (a *Accumulator) learn(m *batchMemo, id int32, name string) {
 	slot := a.card.slot(name)
 	switch {
 	case slot == nil:
-		m.state = memoAdd
+		m.state = memoSlow
 	case slot.name == "" || !slot.kindSet:
 		// Add caches it.
+	case slot.series || !fastOp(slot.kind):
+		m.state = memoSlow
 	default:
-		k := slot.kind
-		m.state, m.kind, m.counts, m.series = memoSlot, k, slot.counts, slot.series
-		m.value = !slot.series && k.cand < 0 && k.stream == outcome.None && valueOp(k.op)
+		m.state, m.op, m.counts = memoFast, slot.kind.op, slot.counts
 	}
 }

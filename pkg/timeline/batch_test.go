@@ -75,6 +75,17 @@ func sameTimeline(t *testing.T, a, b *Timeline) {
 		}
 		t.Fatal("totals differ")
 	}
+	// The raw records, every field (the failed-rate counts of each
+	// protocol too, which Second does not show).
+	if a.sh.secs.Len() == 0 || a.sh.secs.Len() != b.sh.secs.Len() {
+		t.Fatalf("%d raw second records, want %d", b.sh.secs.Len(), a.sh.secs.Len())
+	}
+	var scratch second
+	a.sh.secs.Each(func(sec int64, r *second) {
+		if o := b.sh.secs.Get(sec, &scratch); o == nil || !reflect.DeepEqual(*r, *o) {
+			t.Fatalf("second %d: raw records differ", sec)
+		}
+	})
 	n := 0
 	a.Each(func(sec int64, s *Second) {
 		o, ok := b.Second(sec)
@@ -93,8 +104,9 @@ func sameTimeline(t *testing.T, a, b *Timeline) {
 
 // oddCSV is a k6 CSV made to stress AddBatch's memo: 70 built-in
 // sub-metric names (past the cardinality cache's 48), 300 custom metrics
-// with 12,000 series (past MaxSeries), empty tags (nulls), and a -0
-// value now and then, which sends its batch row by row.
+// with 12,000 series (past MaxSeries), empty tags (nulls), a -0 value now
+// and then, which sends its batch row by row, and rows of every metric
+// AddBatch counts itself (fastOp).
 func oddCSV(t *testing.T) string {
 	var b strings.Builder
 	b.WriteString("metric_name,timestamp,metric_value,name,status,scenario,check,extra_tags,metadata\n")
@@ -131,6 +143,16 @@ func oddCSV(t *testing.T) string {
 			metric, value = "iteration_duration", fmt.Sprint(i%500+100)
 		case 8:
 			metric, value = "http_req_failed", fmt.Sprint(i%13/12)
+			switch i % 5 {
+			case 1:
+				metric = "dropped_iterations"
+			case 2:
+				metric, value = "ws_msgs_sent", fmt.Sprint(i%7)
+			case 3:
+				metric, value = "ws_msgs_received", fmt.Sprint(i%11)
+			case 4:
+				metric = "browser_http_req_failed"
+			}
 		}
 		fmt.Fprintf(&b, "%s,%d,%s,%s,%s,%s,%s,,\n", metric, ts, value, name, status, scen, "ok")
 	}
