@@ -476,10 +476,14 @@ func (b *colBatch) allPlain() bool {
 // asBytes is the memory of s as bytes, in the machine's byte order (no
 // copy): for a vectorised comparison or or of fixed-size elements, or a
 // buffer handed to arrow.
-func asBytes[T bool | uint8 | uint16 | uint32 | int32](s []T) []byte {
+func asBytes[T bool | uint8 | uint16 | uint32 | int32 | float64](s []T) []byte {
 	var z T
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(z)))
 }
+
+// littleEndian is set when the machine's byte order is little-endian
+// (amd64, arm64): Parquet's PLAIN values can then be copied as they are.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // orBytes returns the bitwise or of the bytes of p, 8 at a time.
 func orBytes(p []byte) byte {
