@@ -15,8 +15,8 @@ func convertCommand(e *env) *cli.Command {
 		Usage:     "write k6 samples (CSV, JSON lines, Parquet, Arrow; several files are one run) to Parquet or Arrow IPC, one row per sample",
 		UsageText: "ldanalyze convert IN... -o out.parquet|out.arrow [--to parquet|arrow] [--time-unit s|ms|us|ns]",
 		Description: "Columns: metric_name (dictionary), timestamp (UTC, in the input's resolution), metric_value (float64),\n" +
-			"one dictionary column per tag, extra_tags, metadata, source_file. Every ldanalyze command reads the result.\n" +
-			"Prints the rows read and the rows the written file holds; they must be equal.",
+			"one dictionary column per tag, extra_tags, metadata, source_file; Parquet is snappy-compressed (pyarrow's default).\n" +
+			"Every ldanalyze command reads the result. Prints the rows read and the rows the written file holds; they must be equal.",
 		ArgsUsage: "IN...",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (.parquet or .arrow); required"},

@@ -689,13 +689,25 @@ func (cur *pqCursor) readPages(r *pqReader, b *colBatch, n int, ids []int32, str
 			}
 			if col.kind == kindTime {
 				times, bad := b.times[got:got+m], b.bad[got:got+m]
+				// unitTime, its limit divided out once, not per row.
+				unit := col.unitNS
+				limit := uint64(MaxTimeNS / unit)
 				for k := range times {
-					times[k], bad[k] = unitTime(int64(binary.LittleEndian.Uint64(raw[k*8:])), col.unitNS)
+					t := int64(binary.LittleEndian.Uint64(raw[k*8:]))
+					if uint64(t) > limit { // t < 0 too
+						times[k], bad[k] = unitTime(t, unit)
+						continue
+					}
+					times[k] = t * unit
 				}
 			} else {
 				values := b.values[got : got+m]
-				for k := range values {
-					values[k] = math.Float64frombits(binary.LittleEndian.Uint64(raw[k*8:]))
+				if littleEndian {
+					copy(asBytes(values), raw) // PLAIN doubles are little-endian
+				} else {
+					for k := range values {
+						values[k] = math.Float64frombits(binary.LittleEndian.Uint64(raw[k*8:]))
+					}
 				}
 			}
 			got += m

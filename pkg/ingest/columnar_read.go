@@ -476,10 +476,14 @@ func (b *colBatch) allPlain() bool {
 // asBytes is the memory of s as bytes, in the machine's byte order (no
 // copy): for a vectorised comparison or or of fixed-size elements, or a
 // buffer handed to arrow.
-func asBytes[T bool | uint8 | uint16 | uint32 | int32](s []T) []byte {
+func asBytes[T bool | uint8 | uint16 | uint32 | int32 | float64](s []T) []byte {
 	var z T
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(z)))
 }
+
+// littleEndian is set when the machine's byte order is little-endian
+// (amd64, arm64): Parquet's PLAIN values can then be copied as they are.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // orBytes returns the bitwise or of the bytes of p, 8 at a time.
 func orBytes(p []byte) byte {
@@ -665,7 +669,7 @@ func (b *colBatch) sources(name string) {
 // valid during the call. Drain must be called before any Next. It returns
 // the error that stopped the read (a corrupt file), or nil.
 func (c *ColumnarReader) Drain(sinks []func(*Sample)) error {
-	return c.drain(sinks, nil)
+	return c.drain(sinks, nil, nil)
 }
 
 // drainBatches is Drain for batch sinks: a unit (row group, record batch)
@@ -675,10 +679,13 @@ func (c *ColumnarReader) drainBatches(sinks []batchSink) error {
 	for i, s := range sinks {
 		fs[i] = s.sample
 	}
-	return c.drain(fs, sinks)
+	return c.drain(fs, sinks, nil)
 }
 
-func (c *ColumnarReader) drain(sinks []func(*Sample), bsinks []batchSink) error {
+// drain is Drain, telling bsinks (when not nil) where each unit begins
+// and ends, and handing each batch whose rows all pass rowCheck whole to
+// rsinks (when not nil).
+func (c *ColumnarReader) drain(sinks []func(*Sample), bsinks []batchSink, rsinks []func(*Batch)) error {
 	if c.started {
 		return errors.New("ingest: Drain after Next")
 	}
@@ -701,6 +708,11 @@ func (c *ColumnarReader) drain(sinks []func(*Sample), bsinks []batchSink) error 
 			r := colRow{n: len(c.keys), b: b}
 			s := Sample{Source: c.name, Tags: Tags{keys: c.keys, lazyC: &r}}
 			sink := sinks[w]
+			var rsink func(*Batch)
+			if rsinks != nil {
+				rsink = rsinks[w]
+			}
+			bt := &Batch{c: c, b: b, r: &r, s: &s}
 			for !failed.Load() {
 				u := int(next.Add(1) - 1)
 				if u >= units {
@@ -717,6 +729,23 @@ func (c *ColumnarReader) drain(sinks []func(*Sample), bsinks []batchSink) error 
 					}
 					clean := b.allPlain()
 					b.sources(c.name)
+					if rsink != nil && clean {
+						times := b.times[:b.n]
+						o := &res.times
+						for i, t := range times {
+							if !o.set || t != o.last {
+								o.see(t, b.start+int64(i)+1)
+							}
+						}
+						bt.MetricIDs, bt.TimesNS, bt.Values, bt.Names = b.metric[:b.n], times, b.values[:b.n], b.tab.strs
+						rsink(bt)
+						res.rows += int64(b.n)
+						res.n = b.start + int64(b.n)
+						if b.err != nil {
+							res.err = b.err
+						}
+						continue
+					}
 					if b.oneSrc {
 						s.Source = b.src
 					}

@@ -43,7 +43,7 @@ const (
 
 // The columnar formats WriteColumnar writes and Open reads.
 const (
-	// FormatParquet is Apache Parquet (zstd, dictionary-encoded strings,
+	// FormatParquet is Apache Parquet (snappy, dictionary-encoded strings,
 	// the Arrow schema stored so that Arrow readers such as pyarrow get the
 	// types back exactly).
 	FormatParquet Format = "parquet"
@@ -1402,8 +1402,11 @@ func (cw *columnarWriter) close(resNS int64) error {
 // them); pages are 64 KiB, so that a reader holds little per column.
 func (cw *columnarWriter) setupParquet() error {
 	opts := []parquet.WriterProperty{
-		parquet.WithCompression(compress.Codecs.Zstd),
-		parquet.WithCompressionLevel(1), // zstd's fastest: the file is ~10 % larger, the write much quicker
+		// Snappy, as pyarrow and pandas write by default: on the 3M-row
+		// bench file it decodes several times faster than zstd at level 1
+		// (knee reads it in ~5 % fewer instructions), and convert is no
+		// slower, for a file ~22 % larger (15.5 MB against 12.7 MB).
+		parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithDictionaryDefault(false),
 		parquet.WithDataPageSize(64 << 10),
 		// A row group's dictionary indices are written in one call

@@ -416,6 +416,12 @@ func (c *closingReader) Drain(sinks []func(*Sample)) error {
 // (compressed bytes for compressed files) as the read goes on: a progress
 // bar's feed. It is called from the reading goroutine.
 func ReadAll(paths []string, stdin io.Reader, sinks []func(*Sample), onRead func(n int)) (Stats, error) {
+	return readAll(paths, stdin, sinks, nil, onRead)
+}
+
+// readAll is ReadAll, with batch sinks for a BatchDrainer when rows is
+// not nil.
+func readAll(paths []string, stdin io.Reader, sinks []func(*Sample), rows []func(*Batch), onRead func(n int)) (Stats, error) {
 	var st Stats
 	if len(paths) == 0 {
 		return st, errors.New("no input files: give one or more k6 output files, or - for standard input")
@@ -428,7 +434,11 @@ func ReadAll(paths []string, stdin io.Reader, sinks []func(*Sample), onRead func
 		if err != nil {
 			return st, err
 		}
-		err = r.(*closingReader).Drain(sinks)
+		if d, ok := r.(*closingReader).Reader.(BatchDrainer); ok && rows != nil {
+			err = d.DrainBatches(sinks, rows)
+		} else {
+			err = r.(*closingReader).Drain(sinks)
+		}
 		st.merge(r.Stats())
 		if m, ok := DeclaredMetrics(r); ok {
 			st.merge(Stats{Metrics: m})

@@ -425,6 +425,27 @@ func (a *accs) add(s *ingest.Sample) {
 	}
 }
 
+// addBatch is add of every row of b: the timeline takes the batch whole,
+// the other aggregators each row.
+func (a *accs) addBatch(b *ingest.Batch) {
+	a.tl.AddBatch(b)
+	if a.over == nil && a.by == nil && a.ep == nil {
+		return
+	}
+	for i := range b.Len() {
+		s := b.Sample(i)
+		if a.over != nil {
+			a.over.Add(s)
+		}
+		if a.by != nil {
+			a.by.Add(s)
+		}
+		if a.ep != nil {
+			a.ep.Add(s)
+		}
+	}
+}
+
 func (a *accs) merge(o *accs) {
 	a.tl.Merge(o.tl)
 	if a.over != nil {
@@ -450,6 +471,7 @@ func read(paths []string, opt Options, topt timeline.Options, wopt, eopt *window
 	seed := timeline.New(topt)
 	all := make([]*accs, n)
 	sinks := make([]func(*ingest.Sample), n)
+	rows := make([]func(*ingest.Batch), n)
 	for i := range all {
 		a := &accs{tl: seed, over: oc}
 		if i > 0 {
@@ -465,7 +487,7 @@ func read(paths []string, opt Options, topt timeline.Options, wopt, eopt *window
 			a.ep, _ = window.New(*eopt)
 		}
 		all[i] = a
-		sinks[i] = a.add
+		sinks[i], rows[i] = a.add, a.addBatch
 	}
 	var st ingest.Stats
 	var err error
@@ -474,7 +496,7 @@ func read(paths []string, opt Options, topt timeline.Options, wopt, eopt *window
 			a.tl.SetInput(p)
 		}
 		var s ingest.Stats
-		s, err = ingest.ReadAll([]string{p}, opt.Stdin, sinks, opt.OnRead)
+		s, err = ingest.ReadAllBatches([]string{p}, opt.Stdin, sinks, rows, opt.OnRead)
 		st.Merge(s)
 		if err != nil {
 			break

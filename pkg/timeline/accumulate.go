@@ -78,6 +78,9 @@ type Accumulator struct {
 	nRecentHist int
 	input       string
 	err         error
+	// memo is AddBatch's, by metric id of the batch; memoIDs the ids set.
+	memo    []batchMemo
+	memoIDs []int32
 }
 
 // New returns an empty Accumulator.
