@@ -47,10 +47,12 @@ type Input struct {
 	Summary string
 }
 
-// Skipped is a file of a directory that is not a k6 output or summary.
+// Skipped is a file of a directory that is not a k6 output or summary:
+// its path and why it was left out (in JSON, "path" and "reason", as the
+// README's suite document lists them).
 type Skipped struct {
-	Path   string
-	Reason string
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // Discover returns the inputs among args: files, and directories walked
