@@ -381,7 +381,9 @@ type csvWorker struct {
 	mNames  []string
 	mIDs    map[string]int32
 	mNextID []int32
-	mPlain  []bool // the name has no comma (it can be matched in place)
+	// mPlain: the name has no comma, quote, CR or LF, so that it can be
+	// matched in place, in the record or in the chunk (quickRecord).
+	mPlain  []bool
 	lastTS  []byte
 	lastNS  int64
 	lastRes int64
@@ -455,7 +457,15 @@ func (w *csvWorker) parseRecords(b *csvBatch, chunk []byte, quotes bool) {
 		b.recs = make([]csvRec, 0, len(chunk)/64+16)
 	}
 	width := w.cols.width
+	quick := w.sink != nil && w.cols.fast
 	for pos := 0; pos < len(chunk); {
+		if quick {
+			if n := w.quickRecord(b, chunk[pos:]); n > 0 {
+				pos += n
+				line++
+				continue
+			}
+		}
 		rest := chunk[pos:]
 		var rec []byte
 		nl := bytes.IndexByte(rest, '\n')
@@ -502,6 +512,82 @@ func (w *csvWorker) parseRecords(b *csvBatch, chunk []byte, quotes bool) {
 		ci, ti, vi := w.cols.idxMetric, w.cols.idxTime, w.cols.idxValue
 		w.add(b, fields[ci], fields[ti], fields[vi], offs[ci], offs[ti], offs[vi], start, start+int32(len(rec)), -1, lineNo, nil)
 	}
+}
+
+// quickRecord adds the record at the start of rest (the rest of a chunk)
+// when it is what Drain mode most often meets: the metric name that
+// followed the last one, the last timestamp, a value of scanValue's shape
+// that needs no check, and the tail (from the third comma) of a tail slot
+// of the row, then the end of the line. Matching the tail in place finds
+// the line's end too, so such a record is read once, with no newline
+// search and no comma count. It returns the bytes consumed (the record and
+// its line end), or 0 when the record is not of that kind (nothing is
+// done then: fastRecord and the others decide, as without it).
+//
+// It adds what fastRecord would: the matched bytes hold no quote (a
+// plain name, a timestamp parsed before, digits, and a tail that set3 took
+// from an unquoted record of this chunk), and the line ends, as
+// parseRecords cuts it, where the tail does, a CR before the LF dropped.
+func (w *csvWorker) quickRecord(b *csvBatch, rest []byte) int {
+	if len(w.mNames) == 0 || len(w.lastTS) == 0 {
+		return 0
+	}
+	g := w.mNextID[w.lastID]
+	if g < 0 || !w.mPlain[g] {
+		return 0
+	}
+	name, ts := w.mNames[g], w.lastTS
+	i1 := len(name)
+	i2 := i1 + 1 + len(ts)
+	if i2 >= len(rest) || rest[i1] != ',' || rest[i2] != ',' || string(rest[:i1]) != name || string(rest[i1+1:i2]) != string(ts) {
+		return 0
+	}
+	v, i3, ok := scanValue(rest, i2+1)
+	if !ok || v < 0 || i3 >= len(rest) {
+		return 0
+	}
+	l := &w.row
+	k := l.sameTailAt(rest, i3)
+	if k < 0 {
+		return 0
+	}
+	end := i3 + len(l.slots[k].tail)
+	if rest[end-1] == '\r' {
+		// parseRecords would drop this CR if the line ended here, and
+		// the tail would then be another.
+		return 0
+	}
+	n := end // the bytes consumed
+	if end < len(rest) {
+		switch rest[end] {
+		case '\n':
+			n = end + 1
+		case '\r':
+			switch {
+			case end+1 == len(rest):
+				n = end + 1
+			case rest[end+1] == '\n':
+				n = end + 2
+			default:
+				return 0
+			}
+		default:
+			return 0
+		}
+	}
+	w.lastM, w.lastID = name, g
+	if w.lastRFC {
+		if b.rfcRes == 0 || w.lastRes < b.rfcRes {
+			b.rfcRes = w.lastRes
+		}
+	} else if w.lastRes > b.maxRes {
+		b.maxRes = w.lastRes
+	}
+	w.s.Metric, w.s.TimeNS, w.s.Value = name, w.lastNS, v
+	l.set3(rest[:end], i1, i2, i3, k)
+	w.sink(&w.s)
+	b.n++
+	return n
 }
 
 // recHints is what fastRecord learnt of a record while cutting it, so that
@@ -800,7 +886,7 @@ func (w *csvWorker) metricName(mf []byte) {
 		name := w.metrics.intern(mf)
 		w.mNames = append(w.mNames, name)
 		w.mNextID = append(w.mNextID, -1)
-		w.mPlain = append(w.mPlain, strings.IndexByte(name, ',') < 0)
+		w.mPlain = append(w.mPlain, strings.IndexAny(name, ",\"\r\n") < 0)
 		w.mIDs[name] = id
 	}
 	if w.lastM != "" {
@@ -1063,6 +1149,21 @@ func (l *lazyRow) sameTail(tail []byte) int {
 	}
 	for k := range l.slots {
 		if t := l.slots[k].tail; k != l.hit && t != nil && string(tail) == string(t) {
+			return k
+		}
+	}
+	return -1
+}
+
+// sameTailAt returns the tail slot whose tail is byte for byte
+// rest[i:i+len(tail)], or -1; the slot set last is tried first. The caller
+// checks that the line ends there.
+func (l *lazyRow) sameTailAt(rest []byte, i int) int {
+	if t := l.slots[l.hit].tail; t != nil && len(t) <= len(rest)-i && string(rest[i:i+len(t)]) == string(t) {
+		return l.hit
+	}
+	for k := range l.slots {
+		if t := l.slots[k].tail; k != l.hit && t != nil && len(t) <= len(rest)-i && string(rest[i:i+len(t)]) == string(t) {
 			return k
 		}
 	}
