@@ -382,9 +382,14 @@ type csvWorker struct {
 	mIDs    map[string]int32
 	mNextID []int32
 	// mPlain: the name has no comma, quote, CR or LF, so that it can be
-	// matched in place, in the record or in the chunk (quickRecord).
-	mPlain  []bool
-	lastTS  []byte
+	// matched in place, in the record or in the chunk (quickRun).
+	mPlain []bool
+	lastTS []byte
+	// heads[id] is w.head(id) when headGen[id] == tsGen, the number of
+	// the timestamp in lastTS (from 1, counting each change).
+	heads   [][]byte
+	headGen []uint64
+	tsGen   uint64
 	lastNS  int64
 	lastRes int64
 	lastRFC bool
@@ -451,6 +456,7 @@ func (w *csvWorker) parseRecords(b *csvBatch, chunk []byte, quotes bool) {
 	// The time of the worker's last record is of another chunk: the
 	// chunk's first time is parsed, and so seen by b.times.
 	w.lastTS = w.lastTS[:0]
+	w.tsGen++
 	line := int64(1)
 	defer func() { b.lines = line - 1 }()
 	if cap(b.recs) == 0 && w.sink == nil { // Drain mode keeps no records
@@ -460,10 +466,8 @@ func (w *csvWorker) parseRecords(b *csvBatch, chunk []byte, quotes bool) {
 	quick := w.sink != nil && w.cols.fast
 	for pos := 0; pos < len(chunk); {
 		if quick {
-			if n := w.quickRecord(b, chunk[pos:]); n > 0 {
-				pos += n
-				line++
-				continue
+			if pos, line = w.quickRun(b, chunk, pos, line); pos >= len(chunk) {
+				break
 			}
 		}
 		rest := chunk[pos:]
@@ -514,68 +518,93 @@ func (w *csvWorker) parseRecords(b *csvBatch, chunk []byte, quotes bool) {
 	}
 }
 
-// quickRecord adds the record at the start of rest (the rest of a chunk)
-// when it is what Drain mode most often meets: the metric name that
-// followed the last one, the last timestamp, a value of scanValue's shape
-// that needs no check, and the tail (from the third comma) of a tail slot
-// of the row, then the end of the line. Matching the tail in place finds
-// the line's end too, so such a record is read once, with no newline
-// search and no comma count. It returns the bytes consumed (the record and
-// its line end), or 0 when the record is not of that kind (nothing is
-// done then: fastRecord and the others decide, as without it).
+// quickRun adds, from chunk[pos:], the records that Drain mode most
+// often meets, one after another: the metric name that followed the last
+// one, the last timestamp, a value of scanValue's shape that needs no
+// check, and the tail (from the third comma) of a tail slot of the row,
+// then the end of the line. Matching the tail in place finds the line's
+// end too, so such a record is read once, with no newline search and no
+// comma count. It returns the position after the records it added and
+// line advanced by their number; it stops, having done nothing with it,
+// at the first record of another kind (fastRecord and the others decide,
+// as without it).
 //
 // It adds what fastRecord would: the matched bytes hold no quote (a
 // plain name, a timestamp parsed before, digits, and a tail that set3 took
 // from an unquoted record of this chunk), and the line ends, as
 // parseRecords cuts it, where the tail does, a CR before the LF dropped.
-func (w *csvWorker) quickRecord(b *csvBatch, rest []byte) int {
+func (w *csvWorker) quickRun(b *csvBatch, chunk []byte, pos int, line int64) (int, int64) {
 	if len(w.mNames) == 0 || len(w.lastTS) == 0 {
-		return 0
-	}
-	g := w.mNextID[w.lastID]
-	if g < 0 || !w.mPlain[g] {
-		return 0
-	}
-	name, ts := w.mNames[g], w.lastTS
-	i1 := len(name)
-	i2 := i1 + 1 + len(ts)
-	if i2 >= len(rest) || rest[i1] != ',' || rest[i2] != ',' || string(rest[:i1]) != name || string(rest[i1+1:i2]) != string(ts) {
-		return 0
-	}
-	v, i3, ok := scanValue(rest, i2+1)
-	if !ok || v < 0 || i3 >= len(rest) {
-		return 0
+		return pos, line
 	}
 	l := &w.row
-	k := l.sameTailAt(rest, i3)
-	if k < 0 {
-		return 0
-	}
-	end := i3 + len(l.slots[k].tail)
-	if rest[end-1] == '\r' {
-		// parseRecords would drop this CR if the line ended here, and
-		// the tail would then be another.
-		return 0
-	}
-	n := end // the bytes consumed
-	if end < len(rest) {
-		switch rest[end] {
-		case '\n':
-			n = end + 1
-		case '\r':
-			switch {
-			case end+1 == len(rest):
-				n = end + 1
-			case rest[end+1] == '\n':
-				n = end + 2
-			default:
-				return 0
-			}
-		default:
-			return 0
+	id, n0 := w.lastID, b.n
+	for pos < len(chunk) {
+		g := w.mNextID[id]
+		if g < 0 || !w.mPlain[g] {
+			break
 		}
+		head := w.head(g)
+		rest := chunk[pos:]
+		if len(head) >= len(rest) || string(rest[:len(head)]) != string(head) {
+			break
+		}
+		v, i3, ok := scanValue(rest, len(head))
+		if !ok || v < 0 || i3 >= len(rest) {
+			break
+		}
+		k := l.hit
+		t := l.slots[k].tail
+		if t == nil || len(t) > len(rest)-i3 || string(rest[i3:i3+len(t)]) != string(t) {
+			if k = l.sameTailAt(rest, i3); k < 0 {
+				break
+			}
+			t = l.slots[k].tail
+		}
+		end := i3 + len(t)
+		if t[len(t)-1] == '\r' {
+			// parseRecords would drop this CR if the line ended here, and
+			// the tail would then be another.
+			break
+		}
+		n := end // the bytes consumed
+		if end < len(rest) {
+			switch rest[end] {
+			case '\n':
+				n = end + 1
+			case '\r':
+				switch {
+				case end+1 == len(rest):
+					n = end + 1
+				case rest[end+1] == '\n':
+					n = end + 2
+				default:
+					return w.quickEnd(b, id, n0, pos, line)
+				}
+			default:
+				return w.quickEnd(b, id, n0, pos, line)
+			}
+		}
+		id = g
+		w.s.Metric, w.s.TimeNS, w.s.Value = w.mNames[g], w.lastNS, v
+		i1 := len(w.mNames[g])
+		l.set3(rest[:end], i1, len(head)-1, i3, k)
+		w.sink(&w.s)
+		b.n++
+		pos += n
+		line++
 	}
-	w.lastM, w.lastID = name, g
+	return w.quickEnd(b, id, n0, pos, line)
+}
+
+// quickEnd ends a quickRun that added b.n-n0 records, the last of metric
+// id: the metric becomes the current one, and the batch takes the
+// timestamp's resolution, as emit does.
+func (w *csvWorker) quickEnd(b *csvBatch, id int32, n0 int64, pos int, line int64) (int, int64) {
+	if b.n == n0 {
+		return pos, line
+	}
+	w.lastM, w.lastID = w.mNames[id], id
 	if w.lastRFC {
 		if b.rfcRes == 0 || w.lastRes < b.rfcRes {
 			b.rfcRes = w.lastRes
@@ -583,11 +612,17 @@ func (w *csvWorker) quickRecord(b *csvBatch, rest []byte) int {
 	} else if w.lastRes > b.maxRes {
 		b.maxRes = w.lastRes
 	}
-	w.s.Metric, w.s.TimeNS, w.s.Value = name, w.lastNS, v
-	l.set3(rest[:end], i1, i2, i3, k)
-	w.sink(&w.s)
-	b.n++
-	return n
+	return pos, line
+}
+
+// head returns metric g's name, a comma, the last timestamp and a comma:
+// how a record of that metric at that time starts.
+func (w *csvWorker) head(g int32) []byte {
+	if w.headGen[g] != w.tsGen {
+		w.heads[g] = append(append(append(append(w.heads[g][:0], w.mNames[g]...), ','), w.lastTS...), ',')
+		w.headGen[g] = w.tsGen
+	}
+	return w.heads[g]
 }
 
 // recHints is what fastRecord learnt of a record while cutting it, so that
@@ -807,6 +842,7 @@ func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, e
 			return
 		}
 		w.lastTS = append(w.lastTS[:0], tf...)
+		w.tsGen++
 		w.lastNS, w.lastRes = ns, res
 		b.times.see(ns, lineNo)
 		w.lastRFC = tf[0] < '0' || tf[0] > '9' || bytes.IndexByte(tf, '-') >= 0
@@ -886,6 +922,8 @@ func (w *csvWorker) metricName(mf []byte) {
 		name := w.metrics.intern(mf)
 		w.mNames = append(w.mNames, name)
 		w.mNextID = append(w.mNextID, -1)
+		w.heads = append(w.heads, nil)
+		w.headGen = append(w.headGen, 0)
 		w.mPlain = append(w.mPlain, strings.IndexAny(name, ",\"\r\n") < 0)
 		w.mIDs[name] = id
 	}

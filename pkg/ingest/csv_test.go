@@ -525,7 +525,7 @@ func TestTooLongRecordAfterOthers(t *testing.T) {
 func FuzzCSVDrain(f *testing.F) {
 	f.Add([]byte(hdr + "http_reqs,1796004429,1.000000,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,a=b,vu=1\nbad\n"))
 	f.Add([]byte("metric_name,timestamp,metric_value,check\nchecks,1,1,\"multi\nline\"\nx,2,3,\"a,b\"\n"))
-	// Repeated metric orders, times and tails (quickRecord), with CR LF,
+	// Repeated metric orders, times and tails (quickRun), with CR LF,
 	// CR CR LF, a one-byte change and no final newline.
 	f.Add([]byte("metric_name,timestamp,metric_value,check,name\na,1,1.000000,,n\nb,1,2.000000,,n\r\na,1,1.000000,,n\r\r\nb,1,2.000000,,n\r\na,1,3.000000,,m\nb,1,2.000000,,n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -818,7 +818,7 @@ func countFile(t *testing.T, name string, b []byte) (int, Stats, error) {
 }
 
 // TestCSVDrainQuickRecords: Drain reads a record that repeats the last
-// one's metric order, timestamp and tail in one pass (quickRecord), and
+// one's metric order, timestamp and tail in one pass (quickRun), and
 // must read it as Next does. Records here repeat tails that differ from
 // each other by one byte (a late column, a trailing CR, an empty last
 // field), end in LF, CRLF, CR CR LF or nothing (the last), have empty
