@@ -549,13 +549,25 @@ func (w *csvWorker) quickRun(b *csvBatch, chunk []byte, pos int, line int64) (in
 		if len(head) >= len(rest) || string(rest[:len(head)]) != string(head) {
 			break
 		}
-		v, i3, ok := scanValue(rest, len(head))
-		if !ok || v < 0 || i3 >= len(rest) {
-			break
+		v, i3 := 0.0, 0
+		if j := len(head); j+9 <= len(rest) && rest[j+1] == '.' && rest[j+8] == ',' && rest[j]-'0' <= 9 {
+			// k6's "%f" of a value below ten (two thirds of a k6
+			// run's values, 0 and 1 among them): what scanValue
+			// computes, in place.
+			z := binary.LittleEndian.Uint64(rest[j:])&^0xFFFF | 0x3030
+			if ((z+0x4646464646464646)|(z-0x3030303030303030))&0x8080808080808080 != 0 {
+				break
+			}
+			v, i3 = float64(uint64(rest[j]-'0')*1e6+eightDigits(z))/1e6, j+8
+		} else {
+			var ok bool
+			if v, i3, ok = scanValue(rest, j); !ok || v < 0 || i3 >= len(rest) {
+				break
+			}
 		}
 		k := l.hit
 		t := l.slots[k].tail
-		if t == nil || len(t) > len(rest)-i3 || string(rest[i3:i3+len(t)]) != string(t) {
+		if t == nil || !endsLine(rest, i3+len(t)) || string(rest[i3:i3+len(t)]) != string(t) {
 			if k = l.sameTailAt(rest, i3); k < 0 {
 				break
 			}
@@ -587,8 +599,15 @@ func (w *csvWorker) quickRun(b *csvBatch, chunk []byte, pos int, line int64) (in
 		}
 		id = g
 		w.s.Metric, w.s.TimeNS, w.s.Value = w.mNames[g], w.lastNS, v
-		i1 := len(w.mNames[g])
-		l.set3(rest[:end], i1, len(head)-1, i3, k)
+		// l.set3(rest[:end], len(name), len(head)-1, i3, k), in place.
+		l.line, l.fields = rest[:end], nil
+		st := l.starts[:4]
+		st[0], st[1], st[2], st[3] = 0, len(w.mNames[g])+1, len(head), i3+1
+		l.starts = st
+		l.tail, l.tail2 = -1, -1
+		if k != l.hit {
+			l.switchSlot(rest[i3:end], k)
+		}
 		w.sink(&w.s)
 		b.n++
 		pos += n
@@ -1193,19 +1212,22 @@ func (l *lazyRow) sameTail(tail []byte) int {
 	return -1
 }
 
-// sameTailAt returns the tail slot whose tail is byte for byte
-// rest[i:i+len(tail)], or -1; the slot set last is tried first. The caller
-// checks that the line ends there.
+// sameTailAt returns a tail slot whose tail is byte for byte
+// rest[i:i+len(tail)] and is followed by the end of rest, a CR or a LF, or
+// -1. The caller checks how the line ends there.
 func (l *lazyRow) sameTailAt(rest []byte, i int) int {
-	if t := l.slots[l.hit].tail; t != nil && len(t) <= len(rest)-i && string(rest[i:i+len(t)]) == string(t) {
-		return l.hit
-	}
 	for k := range l.slots {
-		if t := l.slots[k].tail; k != l.hit && t != nil && len(t) <= len(rest)-i && string(rest[i:i+len(t)]) == string(t) {
+		if t := l.slots[k].tail; t != nil && endsLine(rest, i+len(t)) && string(rest[i:i+len(t)]) == string(t) {
 			return k
 		}
 	}
 	return -1
+}
+
+// endsLine reports whether a line of rest may end at e: e is rest's end,
+// or a CR or LF.
+func endsLine(rest []byte, e int) bool {
+	return e == len(rest) || e < len(rest) && (rest[e] == '\n' || rest[e] == '\r')
 }
 
 // newChunk forgets the tail slots: their tails lay in a chunk that is

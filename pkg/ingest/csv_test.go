@@ -839,7 +839,7 @@ func TestCSVDrainQuickRecords(t *testing.T) {
 	}
 	ends := []string{"\n", "\n", "\n", "\r\n", "\r\r\n"}
 	metrics := []string{"http_reqs", "http_req_duration", "http_req_blocked", "http_req_waiting", "checks", "data_sent"}
-	values := []string{"1.000000", "6.712662", "0.000000", "123456789.123456", "-1.500000", "", "7", "1e3", "2.5", "x"}
+	values := []string{"1.000000", "6.712662", "0.000000", "123456789.123456", "-1.500000", "", "7", "1e3", "2.5", "x", "9.999999", "1.00a000", "1.0,0000", "-0.000000", "1.0000000"}
 	var in strings.Builder
 	in.WriteString(hdr)
 	seed := uint64(1)
