@@ -1105,12 +1105,11 @@ type lazyRow struct {
 	lastMd string
 	in     *interner
 	// row numbers the records set (from 1); memo[i] holds column i's value
-	// when memoRow[i] == row. A record set by set3 shares its number, and
+	// when memo[i].row == row. A record set by set3 shares its number, and
 	// its memo, with the records of its tail slot.
-	row     uint64
-	rows    uint64 // the row numbers given so far
-	memo    []string
-	memoRow []uint64
+	row  uint64
+	rows uint64 // the row numbers given so far
+	memo []memoValue
 	// tail, in a contiguous unquoted record, is the offset of the comma
 	// before extra_tags, and tail2 that of the comma before metadata (-1:
 	// not yet found).
@@ -1134,19 +1133,23 @@ const tailSlots = 4
 // tailSlot is a recent tail, the row number its values are memoised
 // under, and their memo.
 type tailSlot struct {
-	tail    []byte // nil: empty slot
-	row     uint64
-	used    uint64
-	memo    []string
-	memoRow []uint64
+	tail []byte // nil: empty slot
+	row  uint64
+	used uint64
+	memo []memoValue
+}
+
+// memoValue is a column's value decoded for the record of row number row.
+type memoValue struct {
+	v   string
+	row uint64
 }
 
 func (l *lazyRow) init(cols *csvCols) {
 	l.cols = cols
 	l.starts = make([]int, 0, max(cols.width+1, 4))
 	l.last = make([][]string, len(cols.tagIdx))
-	l.memo = make([]string, len(cols.tagIdx))
-	l.memoRow = make([]uint64, len(cols.tagIdx))
+	l.memo = make([]memoValue, len(cols.tagIdx))
 	l.in = newInterner()
 }
 
@@ -1188,13 +1191,13 @@ func (l *lazyRow) switchSlot(tail []byte, k int) {
 		l.rows++
 		sl.tail, sl.row = tail, l.rows
 		if sl.memo == nil {
-			sl.memo, sl.memoRow = make([]string, len(l.cols.tagIdx)), make([]uint64, len(l.cols.tagIdx))
+			sl.memo = make([]memoValue, len(l.cols.tagIdx))
 		}
 	}
 	sl := &l.slots[k]
 	l.used++
 	sl.used, l.hit = l.used, k
-	l.row, l.memo, l.memoRow = sl.row, sl.memo, sl.memoRow
+	l.row, l.memo = sl.row, sl.memo
 }
 
 // sameTail returns the tail slot whose tail is byte for byte tail (a
@@ -1290,7 +1293,10 @@ func (l *lazyRow) get(key string) (string, bool) {
 		i = l.keyIndex(key)
 	}
 	if i >= 0 {
-		v := l.value(i)
+		v := l.memo[i].v // value(i), its memo read in place
+		if l.memo[i].row != l.row {
+			v = l.fill(i)
+		}
 		return v, v != ""
 	}
 	if v, ok := lookupPairs(l.extra(), key); ok {
@@ -1302,12 +1308,20 @@ func (l *lazyRow) get(key string) (string, bool) {
 // keyIndex returns the index of key among the tag columns, or -1.
 func (l *lazyRow) keyIndex(key string) int { return l.keys.index(l.cols.keys, key) }
 
+// value returns column i's value in the current record: small enough to
+// inline where the memo holds it, which it mostly does (a record shares
+// the memo of the records with its tail).
 func (l *lazyRow) value(i int) string {
-	if l.memoRow[i] == l.row {
-		return l.memo[i]
+	if m := &l.memo[i]; m.row == l.row {
+		return m.v
 	}
+	return l.fill(i)
+}
+
+// fill decodes column i's value into the memo and returns it.
+func (l *lazyRow) fill(i int) string {
 	v := l.decode(i)
-	l.memo[i], l.memoRow[i] = v, l.row
+	l.memo[i] = memoValue{v, l.row}
 	return v
 }
 
