@@ -373,22 +373,16 @@ type csvWorker struct {
 	cols    *csvCols
 	metrics *interner
 	lastM   string
-	// Metric names by id, and for each the id of the one that followed it
+	// Metrics by id (ms), each with the id of the one that followed it
 	// last time: k6 writes the samples of a request or an iteration in a
 	// fixed metric order, so the guess is nearly always right and costs one
 	// comparison instead of a map lookup.
-	lastID  int32
-	mNames  []string
-	mIDs    map[string]int32
-	mNextID []int32
-	// mPlain: the name has no comma, quote, CR or LF, so that it can be
-	// matched in place, in the record or in the chunk (quickRun).
-	mPlain []bool
+	lastID int32
+	ms     []metricID
+	mIDs   map[string]int32
 	lastTS []byte
-	// heads[id] is w.head(id) when headGen[id] == tsGen, the number of
-	// the timestamp in lastTS (from 1, counting each change).
-	heads   [][]byte
-	headGen []uint64
+	// tsGen numbers the timestamps in lastTS (from 1, counting each
+	// change), for metricID.gen.
 	tsGen   uint64
 	lastNS  int64
 	lastRes int64
@@ -400,6 +394,20 @@ type csvWorker struct {
 	bsink batchSink
 	s     Sample
 	row   lazyRow
+}
+
+// metricID is what a csvWorker knows of the metric of an id.
+type metricID struct {
+	name string
+	// next is the id of the metric that followed this one last time (-1:
+	// none yet).
+	next int32
+	// plain: the name has no comma, quote, CR or LF, so that it can be
+	// matched in place, in the record or in the chunk (quickRun).
+	plain bool
+	// head is w.head(id) when gen is w.tsGen.
+	head []byte
+	gen  uint64
 }
 
 func (w *csvWorker) init(c *CSVReader) {
@@ -534,14 +542,14 @@ func (w *csvWorker) parseRecords(b *csvBatch, chunk []byte, quotes bool) {
 // from an unquoted record of this chunk), and the line ends, as
 // parseRecords cuts it, where the tail does, a CR before the LF dropped.
 func (w *csvWorker) quickRun(b *csvBatch, chunk []byte, pos int, line int64) (int, int64) {
-	if len(w.mNames) == 0 || len(w.lastTS) == 0 {
+	if len(w.ms) == 0 || len(w.lastTS) == 0 {
 		return pos, line
 	}
 	l := &w.row
 	id, n0 := w.lastID, b.n
 	for pos < len(chunk) {
-		g := w.mNextID[id]
-		if g < 0 || !w.mPlain[g] {
+		g := w.ms[id].next
+		if g < 0 || !w.ms[g].plain {
 			break
 		}
 		head := w.head(g)
@@ -598,11 +606,11 @@ func (w *csvWorker) quickRun(b *csvBatch, chunk []byte, pos int, line int64) (in
 			}
 		}
 		id = g
-		w.s.Metric, w.s.TimeNS, w.s.Value = w.mNames[g], w.lastNS, v
+		w.s.Metric, w.s.TimeNS, w.s.Value = w.ms[g].name, w.lastNS, v
 		// l.set3(rest[:end], len(name), len(head)-1, i3, k), in place.
 		l.line, l.fields = rest[:end], nil
 		st := l.starts[:4]
-		st[0], st[1], st[2], st[3] = 0, len(w.mNames[g])+1, len(head), i3+1
+		st[0], st[1], st[2], st[3] = 0, len(w.ms[g].name)+1, len(head), i3+1
 		l.starts = st
 		l.tail, l.tail2 = -1, -1
 		if k != l.hit {
@@ -623,7 +631,7 @@ func (w *csvWorker) quickEnd(b *csvBatch, id int32, n0 int64, pos int, line int6
 	if b.n == n0 {
 		return pos, line
 	}
-	w.lastM, w.lastID = w.mNames[id], id
+	w.lastM, w.lastID = w.ms[id].name, id
 	if w.lastRFC {
 		if b.rfcRes == 0 || w.lastRes < b.rfcRes {
 			b.rfcRes = w.lastRes
@@ -637,11 +645,12 @@ func (w *csvWorker) quickEnd(b *csvBatch, id int32, n0 int64, pos int, line int6
 // head returns metric g's name, a comma, the last timestamp and a comma:
 // how a record of that metric at that time starts.
 func (w *csvWorker) head(g int32) []byte {
-	if w.headGen[g] != w.tsGen {
-		w.heads[g] = append(append(append(append(w.heads[g][:0], w.mNames[g]...), ','), w.lastTS...), ',')
-		w.headGen[g] = w.tsGen
+	m := &w.ms[g]
+	if m.gen != w.tsGen {
+		m.head = append(append(append(append(m.head[:0], m.name...), ','), w.lastTS...), ',')
+		m.gen = w.tsGen
 	}
-	return w.heads[g]
+	return m.head
 }
 
 // recHints is what fastRecord learnt of a record while cutting it, so that
@@ -673,9 +682,9 @@ var comma = []byte{','}
 func (w *csvWorker) fastRecord(b *csvBatch, rec []byte, start int32, lineNo int64) {
 	h := recHints{gid: -1}
 	i1 := -1
-	if len(w.mNames) > 0 {
-		if g := w.mNextID[w.lastID]; g >= 0 && w.mPlain[g] {
-			name := w.mNames[g]
+	if len(w.ms) > 0 {
+		if g := w.ms[w.lastID].next; g >= 0 && w.ms[g].plain {
+			name := w.ms[g].name
 			if len(rec) > len(name) && rec[len(name)] == ',' && string(rec[:len(name)]) == name {
 				i1, h.gid = len(name), g
 			}
@@ -726,7 +735,7 @@ func (w *csvWorker) fastRecord(b *csvBatch, rec []byte, start int32, lineNo int6
 	if h.gid >= 0 && h.sameTS && h.valOK && h.val >= 0 {
 		// What add would find, known already: a metric name, the last
 		// (valid) timestamp, a value that needs no check.
-		w.lastM, w.lastID = w.mNames[h.gid], h.gid
+		w.lastM, w.lastID = w.ms[h.gid].name, h.gid
 		w.emit(b, h.val, start, start+int32(len(rec)), -1, &h)
 		return
 	}
@@ -877,7 +886,7 @@ func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, e
 		}
 	}
 	if h != nil && h.gid >= 0 {
-		w.lastM, w.lastID = w.mNames[h.gid], h.gid
+		w.lastM, w.lastID = w.ms[h.gid].name, h.gid
 	} else if w.lastM == "" || string(mf) != w.lastM {
 		w.metricName(mf)
 	}
@@ -924,32 +933,28 @@ func (w *csvWorker) metricName(mf []byte) {
 	if w.mIDs == nil {
 		w.mIDs = map[string]int32{}
 	}
-	if len(w.mNames) > 0 {
-		if g := w.mNextID[w.lastID]; g >= 0 && string(mf) == w.mNames[g] {
-			w.lastM, w.lastID = w.mNames[g], g
+	if len(w.ms) > 0 {
+		if g := w.ms[w.lastID].next; g >= 0 && string(mf) == w.ms[g].name {
+			w.lastM, w.lastID = w.ms[g].name, g
 			return
 		}
 	}
 	id, ok := w.mIDs[string(mf)]
 	if !ok {
-		if len(w.mNames) >= maxInterned {
+		if len(w.ms) >= maxInterned {
 			// Unbounded metric names: no more ids, no guessing.
 			w.lastM = w.metrics.intern(mf)
 			return
 		}
-		id = int32(len(w.mNames))
+		id = int32(len(w.ms))
 		name := w.metrics.intern(mf)
-		w.mNames = append(w.mNames, name)
-		w.mNextID = append(w.mNextID, -1)
-		w.heads = append(w.heads, nil)
-		w.headGen = append(w.headGen, 0)
-		w.mPlain = append(w.mPlain, strings.IndexAny(name, ",\"\r\n") < 0)
+		w.ms = append(w.ms, metricID{name: name, next: -1, plain: strings.IndexAny(name, ",\"\r\n") < 0})
 		w.mIDs[name] = id
 	}
 	if w.lastM != "" {
-		w.mNextID[w.lastID] = id
+		w.ms[w.lastID].next = id
 	}
-	w.lastM, w.lastID = w.mNames[id], id
+	w.lastM, w.lastID = w.ms[id].name, id
 }
 
 func trunc(b []byte) string {
