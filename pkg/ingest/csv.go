@@ -474,7 +474,7 @@ func (w *csvWorker) parseRecords(b *csvBatch, chunk []byte, quotes bool) {
 	quick := w.sink != nil && w.cols.fast
 	for pos := 0; pos < len(chunk); {
 		if quick {
-			if pos, line = w.quickRun(b, chunk, pos, line); pos >= len(chunk) {
+			if pos, line = w.quickRun(b, chunk, pos, line, quotes); pos >= len(chunk) {
 				break
 			}
 		}
@@ -529,24 +529,27 @@ func (w *csvWorker) parseRecords(b *csvBatch, chunk []byte, quotes bool) {
 // quickRun adds, from chunk[pos:], the records that Drain mode most
 // often meets, one after another: the metric name that followed the last
 // one, the last timestamp, a value of scanValue's shape that needs no
-// check, and the tail (from the third comma) of a tail slot of the row,
-// then the end of the line. Matching the tail in place finds the line's
-// end too, so such a record is read once, with no newline search and no
-// comma count. It returns the position after the records it added and
-// line advanced by their number; it stops, having done nothing with it,
-// at the first record of another kind (fastRecord and the others decide,
-// as without it).
+// check, and mostly the tail (from the third comma) of a tail slot of the
+// row, then the end of the line. Matching the tail in place finds the
+// line's end too, so such a record is read once, with no newline search
+// and no comma count. A tail of no slot is cut at the newline and checked
+// (no quote, the header's field count) as fastRecord checks it, and takes
+// a slot. It returns the position after the records it added and line
+// advanced by their number; it stops, having done nothing with it, at the
+// first record of another kind (fastRecord and the others decide, as
+// without it). quotes tells whether the chunk holds a quote.
 //
 // It adds what fastRecord would: the matched bytes hold no quote (a
 // plain name, a timestamp parsed before, digits, and a tail that set3 took
 // from an unquoted record of this chunk), and the line ends, as
 // parseRecords cuts it, where the tail does, a CR before the LF dropped.
-func (w *csvWorker) quickRun(b *csvBatch, chunk []byte, pos int, line int64) (int, int64) {
+func (w *csvWorker) quickRun(b *csvBatch, chunk []byte, pos int, line int64, quotes bool) (int, int64) {
 	if len(w.ms) == 0 || len(w.lastTS) == 0 {
 		return pos, line
 	}
 	l := &w.row
 	id, n0 := w.lastID, b.n
+	width := w.cols.width
 	for pos < len(chunk) {
 		g := w.ms[id].next
 		if g < 0 || !w.ms[g].plain {
@@ -576,33 +579,49 @@ func (w *csvWorker) quickRun(b *csvBatch, chunk []byte, pos int, line int64) (in
 		k := l.hit
 		t := l.slots[k].tail
 		if t == nil || !endsLine(rest, i3+len(t)) || string(rest[i3:i3+len(t)]) != string(t) {
-			if k = l.sameTailAt(rest, i3); k < 0 {
+			k = l.sameTailAt(rest, i3)
+		}
+		var end, n int // the record's end and the bytes consumed
+		if k >= 0 {
+			t = l.slots[k].tail
+			end = i3 + len(t)
+			if t[len(t)-1] == '\r' {
+				// parseRecords would drop this CR if the line ended
+				// here, and the tail would then be another.
 				break
 			}
-			t = l.slots[k].tail
-		}
-		end := i3 + len(t)
-		if t[len(t)-1] == '\r' {
-			// parseRecords would drop this CR if the line ended here, and
-			// the tail would then be another.
-			break
-		}
-		n := end // the bytes consumed
-		if end < len(rest) {
-			switch rest[end] {
-			case '\n':
-				n = end + 1
-			case '\r':
-				switch {
-				case end+1 == len(rest):
+			n = end
+			if end < len(rest) {
+				switch rest[end] {
+				case '\n':
 					n = end + 1
-				case rest[end+1] == '\n':
-					n = end + 2
+				case '\r':
+					switch {
+					case end+1 == len(rest):
+						n = end + 1
+					case rest[end+1] == '\n':
+						n = end + 2
+					default:
+						return w.quickEnd(b, id, n0, pos, line)
+					}
 				default:
 					return w.quickEnd(b, id, n0, pos, line)
 				}
-			default:
-				return w.quickEnd(b, id, n0, pos, line)
+			}
+		} else {
+			// A tail of no slot (a request's new tag set): the line is
+			// cut as parseRecords cuts it, and its tail checked as
+			// fastRecord checks it; it takes a slot.
+			end, n = len(rest), len(rest)
+			if nl := bytes.IndexByte(rest[i3:], '\n'); nl >= 0 {
+				end, n = i3+nl, i3+nl+1
+			}
+			if rest[end-1] == '\r' {
+				end--
+			}
+			tail := rest[i3:end]
+			if quotes && bytes.IndexByte(tail, '"') >= 0 || bytes.Count(tail, comma)+3 != width {
+				break
 			}
 		}
 		id = g
