@@ -373,16 +373,17 @@ type csvWorker struct {
 	cols    *csvCols
 	metrics *interner
 	lastM   string
-	// Metric names by id, and for each the id of the one that followed it
+	// Metrics by id (ms), each with the id of the one that followed it
 	// last time: k6 writes the samples of a request or an iteration in a
 	// fixed metric order, so the guess is nearly always right and costs one
 	// comparison instead of a map lookup.
-	lastID  int32
-	mNames  []string
-	mIDs    map[string]int32
-	mNextID []int32
-	mPlain  []bool // the name has no comma (it can be matched in place)
-	lastTS  []byte
+	lastID int32
+	ms     []metricID
+	mIDs   map[string]int32
+	lastTS []byte
+	// tsGen numbers the timestamps in lastTS (from 1, counting each
+	// change), for metricID.gen.
+	tsGen   uint64
 	lastNS  int64
 	lastRes int64
 	lastRFC bool
@@ -393,6 +394,20 @@ type csvWorker struct {
 	bsink batchSink
 	s     Sample
 	row   lazyRow
+}
+
+// metricID is what a csvWorker knows of the metric of an id.
+type metricID struct {
+	name string
+	// next is the id of the metric that followed this one last time (-1:
+	// none yet).
+	next int32
+	// plain: the name has no comma, quote, CR or LF, so that it can be
+	// matched in place, in the record or in the chunk (quickRun).
+	plain bool
+	// head is w.head(id) when gen is w.tsGen.
+	head []byte
+	gen  uint64
 }
 
 func (w *csvWorker) init(c *CSVReader) {
@@ -449,13 +464,20 @@ func (w *csvWorker) parseRecords(b *csvBatch, chunk []byte, quotes bool) {
 	// The time of the worker's last record is of another chunk: the
 	// chunk's first time is parsed, and so seen by b.times.
 	w.lastTS = w.lastTS[:0]
+	w.tsGen++
 	line := int64(1)
 	defer func() { b.lines = line - 1 }()
 	if cap(b.recs) == 0 && w.sink == nil { // Drain mode keeps no records
 		b.recs = make([]csvRec, 0, len(chunk)/64+16)
 	}
 	width := w.cols.width
+	quick := w.sink != nil && w.cols.fast
 	for pos := 0; pos < len(chunk); {
+		if quick {
+			if pos, line = w.quickRun(b, chunk, pos, line, quotes); pos >= len(chunk) {
+				break
+			}
+		}
 		rest := chunk[pos:]
 		var rec []byte
 		nl := bytes.IndexByte(rest, '\n')
@@ -504,6 +526,152 @@ func (w *csvWorker) parseRecords(b *csvBatch, chunk []byte, quotes bool) {
 	}
 }
 
+// quickRun adds, from chunk[pos:], the records that Drain mode most
+// often meets, one after another: the metric name that followed the last
+// one, the last timestamp, a value of scanValue's shape that needs no
+// check, and mostly the tail (from the third comma) of a tail slot of the
+// row, then the end of the line. Matching the tail in place finds the
+// line's end too, so such a record is read once, with no newline search
+// and no comma count. A tail of no slot is cut at the newline and checked
+// (no quote, the header's field count) as fastRecord checks it, and takes
+// a slot. It returns the position after the records it added and line
+// advanced by their number; it stops, having done nothing with it, at the
+// first record of another kind (fastRecord and the others decide, as
+// without it). quotes tells whether the chunk holds a quote.
+//
+// It adds what fastRecord would: the matched bytes hold no quote (a
+// plain name, a timestamp parsed before, digits, and a tail that set3 took
+// from an unquoted record of this chunk), and the line ends, as
+// parseRecords cuts it, where the tail does, a CR before the LF dropped.
+func (w *csvWorker) quickRun(b *csvBatch, chunk []byte, pos int, line int64, quotes bool) (int, int64) {
+	if len(w.ms) == 0 || len(w.lastTS) == 0 {
+		return pos, line
+	}
+	l := &w.row
+	id, n0 := w.lastID, b.n
+	width := w.cols.width
+	for pos < len(chunk) {
+		g := w.ms[id].next
+		if g < 0 || !w.ms[g].plain {
+			break
+		}
+		head := w.head(g)
+		rest := chunk[pos:]
+		if len(head) >= len(rest) || string(rest[:len(head)]) != string(head) {
+			break
+		}
+		v, i3 := 0.0, 0
+		if j := len(head); j+9 <= len(rest) && rest[j+1] == '.' && rest[j+8] == ',' && rest[j]-'0' <= 9 {
+			// k6's "%f" of a value below ten (two thirds of a k6
+			// run's values, 0 and 1 among them): what scanValue
+			// computes, in place.
+			z := binary.LittleEndian.Uint64(rest[j:])&^0xFFFF | 0x3030
+			if ((z+0x4646464646464646)|(z-0x3030303030303030))&0x8080808080808080 != 0 {
+				break
+			}
+			v, i3 = float64(uint64(rest[j]-'0')*1e6+eightDigits(z))/1e6, j+8
+		} else {
+			var ok bool
+			if v, i3, ok = scanValue(rest, j); !ok || v < 0 || i3 >= len(rest) {
+				break
+			}
+		}
+		k := l.hit
+		t := l.slots[k].tail
+		if t == nil || !endsLine(rest, i3+len(t)) || string(rest[i3:i3+len(t)]) != string(t) {
+			k = l.sameTailAt(rest, i3)
+		}
+		var end, n int // the record's end and the bytes consumed
+		if k >= 0 {
+			t = l.slots[k].tail
+			end = i3 + len(t)
+			if t[len(t)-1] == '\r' {
+				// parseRecords would drop this CR if the line ended
+				// here, and the tail would then be another.
+				break
+			}
+			n = end
+			if end < len(rest) {
+				switch rest[end] {
+				case '\n':
+					n = end + 1
+				case '\r':
+					switch {
+					case end+1 == len(rest):
+						n = end + 1
+					case rest[end+1] == '\n':
+						n = end + 2
+					default:
+						return w.quickEnd(b, id, n0, pos, line)
+					}
+				default:
+					return w.quickEnd(b, id, n0, pos, line)
+				}
+			}
+		} else {
+			// A tail of no slot (a request's new tag set): the line is
+			// cut as parseRecords cuts it, and its tail checked as
+			// fastRecord checks it; it takes a slot.
+			end, n = len(rest), len(rest)
+			if nl := bytes.IndexByte(rest[i3:], '\n'); nl >= 0 {
+				end, n = i3+nl, i3+nl+1
+			}
+			if rest[end-1] == '\r' {
+				end--
+			}
+			tail := rest[i3:end]
+			if quotes && bytes.IndexByte(tail, '"') >= 0 || bytes.Count(tail, comma)+3 != width {
+				break
+			}
+		}
+		id = g
+		w.s.Metric, w.s.TimeNS, w.s.Value = w.ms[g].name, w.lastNS, v
+		// l.set3(rest[:end], len(name), len(head)-1, i3, k), in place.
+		l.line, l.fields = rest[:end], nil
+		st := l.starts[:4]
+		st[0], st[1], st[2], st[3] = 0, len(w.ms[g].name)+1, len(head), i3+1
+		l.starts = st
+		l.tail, l.tail2 = -1, -1
+		if k != l.hit {
+			l.switchSlot(rest[i3:end], k)
+		}
+		w.sink(&w.s)
+		b.n++
+		pos += n
+		line++
+	}
+	return w.quickEnd(b, id, n0, pos, line)
+}
+
+// quickEnd ends a quickRun that added b.n-n0 records, the last of metric
+// id: the metric becomes the current one, and the batch takes the
+// timestamp's resolution, as emit does.
+func (w *csvWorker) quickEnd(b *csvBatch, id int32, n0 int64, pos int, line int64) (int, int64) {
+	if b.n == n0 {
+		return pos, line
+	}
+	w.lastM, w.lastID = w.ms[id].name, id
+	if w.lastRFC {
+		if b.rfcRes == 0 || w.lastRes < b.rfcRes {
+			b.rfcRes = w.lastRes
+		}
+	} else if w.lastRes > b.maxRes {
+		b.maxRes = w.lastRes
+	}
+	return pos, line
+}
+
+// head returns metric g's name, a comma, the last timestamp and a comma:
+// how a record of that metric at that time starts.
+func (w *csvWorker) head(g int32) []byte {
+	m := &w.ms[g]
+	if m.gen != w.tsGen {
+		m.head = append(append(append(append(m.head[:0], m.name...), ','), w.lastTS...), ',')
+		m.gen = w.tsGen
+	}
+	return m.head
+}
+
 // recHints is what fastRecord learnt of a record while cutting it, so that
 // add need not find it again.
 type recHints struct {
@@ -533,9 +701,9 @@ var comma = []byte{','}
 func (w *csvWorker) fastRecord(b *csvBatch, rec []byte, start int32, lineNo int64) {
 	h := recHints{gid: -1}
 	i1 := -1
-	if len(w.mNames) > 0 {
-		if g := w.mNextID[w.lastID]; g >= 0 && w.mPlain[g] {
-			name := w.mNames[g]
+	if len(w.ms) > 0 {
+		if g := w.ms[w.lastID].next; g >= 0 && w.ms[g].plain {
+			name := w.ms[g].name
 			if len(rec) > len(name) && rec[len(name)] == ',' && string(rec[:len(name)]) == name {
 				i1, h.gid = len(name), g
 			}
@@ -586,7 +754,7 @@ func (w *csvWorker) fastRecord(b *csvBatch, rec []byte, start int32, lineNo int6
 	if h.gid >= 0 && h.sameTS && h.valOK && h.val >= 0 {
 		// What add would find, known already: a metric name, the last
 		// (valid) timestamp, a value that needs no check.
-		w.lastM, w.lastID = w.mNames[h.gid], h.gid
+		w.lastM, w.lastID = w.ms[h.gid].name, h.gid
 		w.emit(b, h.val, start, start+int32(len(rec)), -1, &h)
 		return
 	}
@@ -721,6 +889,7 @@ func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, e
 			return
 		}
 		w.lastTS = append(w.lastTS[:0], tf...)
+		w.tsGen++
 		w.lastNS, w.lastRes = ns, res
 		b.times.see(ns, lineNo)
 		w.lastRFC = tf[0] < '0' || tf[0] > '9' || bytes.IndexByte(tf, '-') >= 0
@@ -736,7 +905,7 @@ func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, e
 		}
 	}
 	if h != nil && h.gid >= 0 {
-		w.lastM, w.lastID = w.mNames[h.gid], h.gid
+		w.lastM, w.lastID = w.ms[h.gid].name, h.gid
 	} else if w.lastM == "" || string(mf) != w.lastM {
 		w.metricName(mf)
 	}
@@ -783,30 +952,28 @@ func (w *csvWorker) metricName(mf []byte) {
 	if w.mIDs == nil {
 		w.mIDs = map[string]int32{}
 	}
-	if len(w.mNames) > 0 {
-		if g := w.mNextID[w.lastID]; g >= 0 && string(mf) == w.mNames[g] {
-			w.lastM, w.lastID = w.mNames[g], g
+	if len(w.ms) > 0 {
+		if g := w.ms[w.lastID].next; g >= 0 && string(mf) == w.ms[g].name {
+			w.lastM, w.lastID = w.ms[g].name, g
 			return
 		}
 	}
 	id, ok := w.mIDs[string(mf)]
 	if !ok {
-		if len(w.mNames) >= maxInterned {
+		if len(w.ms) >= maxInterned {
 			// Unbounded metric names: no more ids, no guessing.
 			w.lastM = w.metrics.intern(mf)
 			return
 		}
-		id = int32(len(w.mNames))
+		id = int32(len(w.ms))
 		name := w.metrics.intern(mf)
-		w.mNames = append(w.mNames, name)
-		w.mNextID = append(w.mNextID, -1)
-		w.mPlain = append(w.mPlain, strings.IndexByte(name, ',') < 0)
+		w.ms = append(w.ms, metricID{name: name, next: -1, plain: strings.IndexAny(name, ",\"\r\n") < 0})
 		w.mIDs[name] = id
 	}
 	if w.lastM != "" {
-		w.mNextID[w.lastID] = id
+		w.ms[w.lastID].next = id
 	}
-	w.lastM, w.lastID = w.mNames[id], id
+	w.lastM, w.lastID = w.ms[id].name, id
 }
 
 func trunc(b []byte) string {
@@ -962,12 +1129,11 @@ type lazyRow struct {
 	lastMd string
 	in     *interner
 	// row numbers the records set (from 1); memo[i] holds column i's value
-	// when memoRow[i] == row. A record set by set3 shares its number, and
+	// when memo[i].row == row. A record set by set3 shares its number, and
 	// its memo, with the records of its tail slot.
-	row     uint64
-	rows    uint64 // the row numbers given so far
-	memo    []string
-	memoRow []uint64
+	row  uint64
+	rows uint64 // the row numbers given so far
+	memo []memoValue
 	// tail, in a contiguous unquoted record, is the offset of the comma
 	// before extra_tags, and tail2 that of the comma before metadata (-1:
 	// not yet found).
@@ -991,19 +1157,23 @@ const tailSlots = 4
 // tailSlot is a recent tail, the row number its values are memoised
 // under, and their memo.
 type tailSlot struct {
-	tail    []byte // nil: empty slot
-	row     uint64
-	used    uint64
-	memo    []string
-	memoRow []uint64
+	tail []byte // nil: empty slot
+	row  uint64
+	used uint64
+	memo []memoValue
+}
+
+// memoValue is a column's value decoded for the record of row number row.
+type memoValue struct {
+	v   string
+	row uint64
 }
 
 func (l *lazyRow) init(cols *csvCols) {
 	l.cols = cols
 	l.starts = make([]int, 0, max(cols.width+1, 4))
 	l.last = make([][]string, len(cols.tagIdx))
-	l.memo = make([]string, len(cols.tagIdx))
-	l.memoRow = make([]uint64, len(cols.tagIdx))
+	l.memo = make([]memoValue, len(cols.tagIdx))
 	l.in = newInterner()
 }
 
@@ -1045,13 +1215,13 @@ func (l *lazyRow) switchSlot(tail []byte, k int) {
 		l.rows++
 		sl.tail, sl.row = tail, l.rows
 		if sl.memo == nil {
-			sl.memo, sl.memoRow = make([]string, len(l.cols.tagIdx)), make([]uint64, len(l.cols.tagIdx))
+			sl.memo = make([]memoValue, len(l.cols.tagIdx))
 		}
 	}
 	sl := &l.slots[k]
 	l.used++
 	sl.used, l.hit = l.used, k
-	l.row, l.memo, l.memoRow = sl.row, sl.memo, sl.memoRow
+	l.row, l.memo = sl.row, sl.memo
 }
 
 // sameTail returns the tail slot whose tail is byte for byte tail (a
@@ -1067,6 +1237,24 @@ func (l *lazyRow) sameTail(tail []byte) int {
 		}
 	}
 	return -1
+}
+
+// sameTailAt returns a tail slot whose tail is byte for byte
+// rest[i:i+len(tail)] and is followed by the end of rest, a CR or a LF, or
+// -1. The caller checks how the line ends there.
+func (l *lazyRow) sameTailAt(rest []byte, i int) int {
+	for k := range l.slots {
+		if t := l.slots[k].tail; t != nil && endsLine(rest, i+len(t)) && string(rest[i:i+len(t)]) == string(t) {
+			return k
+		}
+	}
+	return -1
+}
+
+// endsLine reports whether a line of rest may end at e: e is rest's end,
+// or a CR or LF.
+func endsLine(rest []byte, e int) bool {
+	return e == len(rest) || e < len(rest) && (rest[e] == '\n' || rest[e] == '\r')
 }
 
 // newChunk forgets the tail slots: their tails lay in a chunk that is
@@ -1129,7 +1317,10 @@ func (l *lazyRow) get(key string) (string, bool) {
 		i = l.keyIndex(key)
 	}
 	if i >= 0 {
-		v := l.value(i)
+		v := l.memo[i].v // value(i), its memo read in place
+		if l.memo[i].row != l.row {
+			v = l.fill(i)
+		}
 		return v, v != ""
 	}
 	if v, ok := lookupPairs(l.extra(), key); ok {
@@ -1141,12 +1332,20 @@ func (l *lazyRow) get(key string) (string, bool) {
 // keyIndex returns the index of key among the tag columns, or -1.
 func (l *lazyRow) keyIndex(key string) int { return l.keys.index(l.cols.keys, key) }
 
+// value returns column i's value in the current record: small enough to
+// inline where the memo holds it, which it mostly does (a record shares
+// the memo of the records with its tail).
 func (l *lazyRow) value(i int) string {
-	if l.memoRow[i] == l.row {
-		return l.memo[i]
+	if m := &l.memo[i]; m.row == l.row {
+		return m.v
 	}
+	return l.fill(i)
+}
+
+// fill decodes column i's value into the memo and returns it.
+func (l *lazyRow) fill(i int) string {
 	v := l.decode(i)
-	l.memo[i], l.memoRow[i] = v, l.row
+	l.memo[i] = memoValue{v, l.row}
 	return v
 }
 

@@ -525,6 +525,9 @@ func TestTooLongRecordAfterOthers(t *testing.T) {
 func FuzzCSVDrain(f *testing.F) {
 	f.Add([]byte(hdr + "http_reqs,1796004429,1.000000,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,a=b,vu=1\nbad\n"))
 	f.Add([]byte("metric_name,timestamp,metric_value,check\nchecks,1,1,\"multi\nline\"\nx,2,3,\"a,b\"\n"))
+	// Repeated metric orders, times and tails (quickRun), with CR LF,
+	// CR CR LF, a one-byte change and no final newline.
+	f.Add([]byte("metric_name,timestamp,metric_value,check,name\na,1,1.000000,,n\nb,1,2.000000,,n\r\na,1,1.000000,,n\r\r\nb,1,2.000000,,n\r\na,1,3.000000,,m\nb,1,2.000000,,n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		key := func(s *Sample) string {
 			v, _ := s.Tags.Get("check")
@@ -812,4 +815,107 @@ func countFile(t *testing.T, name string, b []byte) (int, Stats, error) {
 		n++
 	}
 	return n, r.Stats(), r.Err()
+}
+
+// TestCSVDrainQuickRecords: Drain reads a record that repeats the last
+// one's metric order, timestamp and tail in one pass (quickRun), and
+// must read it as Next does. Records here repeat tails that differ from
+// each other by one byte (a late column, a trailing CR, an empty last
+// field), end in LF, CRLF, CR CR LF or nothing (the last), have empty
+// values, negative values, values of other shapes, blank lines, bad field
+// counts and quoted fields among them, over many chunks; every sample
+// (metric, time, value bits, every tag) and every skipped line must be
+// Next's.
+func TestCSVDrainQuickRecords(t *testing.T) {
+	tails := []string{
+		",,,true,,GET,/menu,HTTP/1.1,default,,200,,,http://h/menu,,",
+		",,,true,,GET,/menu,HTTP/1.1,default,,200,,,http://h/menu,,\r",
+		",,,true,,GET,/menu,HTTP/1.1,default,,200,,,http://h/menu,,x",
+		",,,true,,GET,/menu,HTTP/1.1,default,,201,,,http://h/menu,,",
+		",,,true,,GET,/menu,HTTP/1.1,default,,200,,,http://h/menu,",   // a field short
+		",,,true,,GET,/menu,HTTP/1.1,default,,200,,,http://h/menu,,,", // a field over
+		"status is 200,,,,,,,,default,,,,,,,",
+		",,,,,,,,default,,,,,,,",
+	}
+	ends := []string{"\n", "\n", "\n", "\r\n", "\r\r\n"}
+	metrics := []string{"http_reqs", "http_req_duration", "http_req_blocked", "http_req_waiting", "checks", "data_sent"}
+	values := []string{"1.000000", "6.712662", "0.000000", "123456789.123456", "-1.500000", "", "7", "1e3", "2.5", "x", "9.999999", "1.00a000", "1.0,0000", "-0.000000", "1.0000000"}
+	var in strings.Builder
+	in.WriteString(hdr)
+	seed := uint64(1)
+	rnd := func(n int) int {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return int(seed>>33) % n
+	}
+	m, ts, tail := 0, 1796004429, 0
+	for in.Len() < 4*chunkSize {
+		// Mostly the k6 shape: the metric after the last in a fixed
+		// order, the same second and the same tail, with k6's values.
+		if rnd(4) == 0 {
+			m = rnd(len(metrics))
+		} else {
+			m = (m + 1) % len(metrics)
+		}
+		if rnd(50) == 0 {
+			ts++
+		}
+		if rnd(6) == 0 {
+			tail = rnd(len(tails))
+		}
+		v := values[rnd(3)]
+		if rnd(10) == 0 {
+			v = values[rnd(len(values))]
+		}
+		switch rnd(200) {
+		case 0:
+			in.WriteString("\n")
+		case 1:
+			in.WriteString("checks,1796004429,1,\"quoted, tag\",,,,,,,,default,,,,,,,\n")
+		case 2:
+			in.WriteString("bad,1796004429\n")
+		}
+		fmt.Fprintf(&in, "%s,%d,%s,%s%s", metrics[m], ts, v, tails[tail], ends[rnd(len(ends))])
+	}
+	in.WriteString("http_reqs,1796004429,1.000000" + tails[0]) // no newline at the end
+	data := in.String()
+	key := func(s *Sample) string {
+		return fmt.Sprintf("%s|%d|%x|%q|%q|%q", s.Metric, s.TimeNS, math.Float64bits(s.Value), s.Tags.AppendValues(nil), s.Tags.Extra(), s.Tags.Metadata())
+	}
+	r, err := NewCSVReader(strings.NewReader(data), "t.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for r.Next() {
+		want = append(want, key(r.Sample()))
+	}
+	d, err := NewCSVReader(strings.NewReader(data), "t.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var got []string
+	sink := func(s *Sample) {
+		s.Tags.Get("status") // one column first, as the accumulators ask
+		k := key(s)
+		mu.Lock()
+		got = append(got, k)
+		mu.Unlock()
+	}
+	if err := d.Drain([]func(*Sample){sink, sink}); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if len(want) < 8000 || !slices.Equal(got, want) {
+		n := 0
+		for n < min(len(got), len(want)) && got[n] == want[n] {
+			n++
+		}
+		t.Fatalf("Drain %d samples, Next %d; first difference at %d", len(got), len(want), n)
+	}
+	rs, ds := r.Stats(), d.Stats()
+	if rs.Skipped == 0 || ds.Skipped != rs.Skipped || ds.Rows != rs.Rows || fmt.Sprint(ds.Errors) != fmt.Sprint(rs.Errors) {
+		t.Errorf("Drain: %d rows, %d skipped, errors %v\nNext: %d rows, %d skipped, errors %v", ds.Rows, ds.Skipped, ds.Errors, rs.Rows, rs.Skipped, rs.Errors)
+	}
 }
