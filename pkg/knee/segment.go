@@ -2,6 +2,7 @@ package knee
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -746,8 +747,7 @@ func whiteCounts(x []float64, missing []bool) (white bool, dispersion float64) {
 			e := v[i] - 2*v[i-1] + v[i-2]
 			d = append(d, e*e)
 		}
-		slices.Sort(d)
-		return median(d)
+		return medianOf(d)
 	}
 	one, bin := d2(x, missing), d2(sum, gap)
 	if !(one > 0) || !(bin/one > math.Sqrt(float64(bw))) {
@@ -759,26 +759,110 @@ func whiteCounts(x []float64, missing []bool) (white bool, dispersion float64) {
 			lv = append(lv, v)
 		}
 	}
-	slices.Sort(lv)
-	if med := median(lv); med > 0 {
+	if med := medianOf(lv); med > 0 {
 		dispersion = one / 0.4549 / 6 / med
 	}
 	return true, dispersion
 }
 
-// runningMedian is the median of x over a window of ±k points.
+// runningMedian is the median of x over a window of ±k points (fewer at
+// the ends). The window is kept sorted as it slides, one value out and
+// one in (the same multiset, and so the same sorted values, as sorting
+// each window afresh): a day-long run has 86,400 windows.
 func runningMedian(x []float64, k int) []float64 {
-	out := make([]float64, len(x))
-	buf := make([]float64, 0, 2*k+1)
+	n := len(x)
+	out := make([]float64, n)
+	buf := make([]float64, 0, 2*k+2)
+	for j := range min(n, k) {
+		buf = sortedInsert(buf, x[j])
+	}
 	for i := range x {
-		buf = buf[:0]
-		for j := max(0, i-k); j <= min(len(x)-1, i+k); j++ {
-			buf = append(buf, x[j])
+		if j := i - k - 1; j >= 0 {
+			buf = sortedRemove(buf, x[j])
 		}
-		slices.Sort(buf)
+		if j := i + k; j < n {
+			buf = sortedInsert(buf, x[j])
+		}
 		out[i] = median(buf)
 	}
 	return out
+}
+
+// medianOf is median(d sorted) without sorting d (whose order it
+// changes): the middle order statistics by selection, O(len(d)) on
+// average instead of a sort of a day's 86,400 values. With a NaN in d
+// (no order to select by) it sorts, as median's callers did.
+func medianOf(d []float64) float64 {
+	n := len(d)
+	for _, v := range d {
+		if v != v {
+			slices.Sort(d)
+			return median(d)
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	hi := selectKth(d, n/2)
+	if n%2 == 1 {
+		return hi
+	}
+	// d[:n/2] holds the n/2 smallest values: the largest of them is the
+	// other middle one.
+	lo := d[0]
+	for _, v := range d[1 : n/2] {
+		lo = max(lo, v)
+	}
+	return (lo + hi) / 2
+}
+
+// selectKth reorders d (no NaN) so that d[k] is the value a sort would put
+// there, every value before it ≤ it and every value after it ≥ it, and
+// returns it: quickselect with a median-of-three pivot, falling back to a
+// sort of what is left when the partitions stay unbalanced.
+func selectKth(d []float64, k int) float64 {
+	lo, hi := 0, len(d)-1
+	for budget := 2 * bits.Len(uint(len(d))); hi > lo; budget-- {
+		if budget == 0 {
+			slices.Sort(d[lo : hi+1])
+			break
+		}
+		mid := lo + (hi-lo)/2
+		if d[mid] < d[lo] {
+			d[mid], d[lo] = d[lo], d[mid]
+		}
+		if d[hi] < d[lo] {
+			d[hi], d[lo] = d[lo], d[hi]
+		}
+		if d[hi] < d[mid] {
+			d[hi], d[mid] = d[mid], d[hi]
+		}
+		p := d[mid]
+		i, j := lo, hi
+		for i <= j {
+			for d[i] < p {
+				i++
+			}
+			for d[j] > p {
+				j--
+			}
+			if i <= j {
+				d[i], d[j] = d[j], d[i]
+				i++
+				j--
+			}
+		}
+		// [lo, j] ≤ p ≤ [i, hi]; between them, values equal to p.
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return d[k]
+		}
+	}
+	return d[k]
 }
 
 // noiseSigma estimates the standard deviation of the noise around a

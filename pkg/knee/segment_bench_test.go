@@ -9,12 +9,17 @@ import (
 
 // BenchmarkSegments30Min: the schedule segmentation of a 30-minute open
 // ramp (1,800 s of offered load, Poisson noise), the part of the knee
-// analysis that grows with the run's length.
-func BenchmarkSegments30Min(b *testing.B) {
+// analysis that grows with the run's length; BenchmarkSegments24h the
+// same ramp over a day (86,400 s, searched on at most maxPoints points).
+func BenchmarkSegments30Min(b *testing.B) { benchSegments(b, 1800) }
+
+func BenchmarkSegments24h(b *testing.B) { benchSegments(b, 86400) }
+
+func benchSegments(b *testing.B, n int) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	x := make([]float64, 1800)
+	x := make([]float64, n)
 	for i := range x {
-		lam := 10 + 390*float64(i)/1800
+		lam := 10 + 390*float64(i)/float64(n)
 		x[i] = lam + rng.NormFloat64()*math.Sqrt(lam)
 	}
 	b.ResetTimer()
@@ -164,6 +169,80 @@ func TestNoiseVarianceSlidingWindow(t *testing.T) {
 			got, want := noiseVariance(y, missing, k, floor), ref(y, missing, k, floor)
 			if !slices.Equal(got, want) {
 				t.Fatalf("trial %d, k %d: got %v, want %v", trial, k, got, want)
+			}
+		}
+	}
+}
+
+// TestMedianOfSelects: medianOf (selection) is median of the sorted
+// values, bit for bit, on random slices of every length up to 300 and a
+// day's worth, with many ties, sorted and reversed input, and a NaN; and
+// selectKth leaves every value before k at most d[k] and every one after
+// at least it.
+func TestMedianOfSelects(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	gens := []func(i, n int) float64{
+		func(int, int) float64 { return rng.NormFloat64() * 100 },
+		func(int, int) float64 { return float64(rng.IntN(4)) }, // ties
+		func(i, _ int) float64 { return float64(i) },           // sorted
+		func(i, n int) float64 { return float64(n - i) },       // reversed
+		func(int, int) float64 { return 7 },                    // constant
+	}
+	check := func(d []float64) {
+		t.Helper()
+		sorted := slices.Clone(d)
+		slices.Sort(sorted)
+		want := median(sorted)
+		got := medianOf(slices.Clone(d))
+		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Fatalf("medianOf(%d values) = %v, want %v", len(d), got, want)
+		}
+		if len(d) == 0 || slices.ContainsFunc(d, math.IsNaN) {
+			return
+		}
+		k := rng.IntN(len(d))
+		c := slices.Clone(d)
+		v := selectKth(c, k)
+		if v != sorted[k] || slices.ContainsFunc(c[:k], func(x float64) bool { return x > v }) || slices.ContainsFunc(c[k+1:], func(x float64) bool { return x < v }) {
+			t.Fatalf("selectKth(%d values, %d) = %v, want %v, partitioned", len(d), k, v, sorted[k])
+		}
+	}
+	for n := range 300 {
+		for _, g := range gens {
+			d := make([]float64, n)
+			for i := range d {
+				d[i] = g(i, n)
+			}
+			check(d)
+		}
+	}
+	for _, g := range gens {
+		d := make([]float64, 86400)
+		for i := range d {
+			d[i] = g(i, len(d))
+		}
+		check(d)
+	}
+	check([]float64{3, math.NaN(), 1, 2})
+}
+
+// TestRunningMedianSlides: the sliding window's medians are those of
+// each window sorted afresh, for several widths and lengths, with ties.
+func TestRunningMedianSlides(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, k := range []int{1, 3, 5} {
+		for _, n := range []int{0, 1, 2, 3, 6, 7, 8, 50, 1000} {
+			x := make([]float64, n)
+			for i := range x {
+				x[i] = float64(rng.IntN(20)) + []float64{0, 0.5}[rng.IntN(2)]
+			}
+			got := runningMedian(x, k)
+			for i := range x {
+				w := slices.Clone(x[max(0, i-k):min(n, i+k+1)])
+				slices.Sort(w)
+				if want := median(w); got[i] != want {
+					t.Fatalf("k %d, n %d: median at %d = %v, want %v", k, n, i, got[i], want)
+				}
 			}
 		}
 	}
