@@ -309,18 +309,25 @@ func Findings(b *strings.Builder, r *knee.Result) {
 		b.WriteString("Ceiling: none: every level shed more than 5% of its requests.\n")
 	}
 	if s := r.SLO; s != nil {
+		var line string
 		switch {
 		case s.Met:
-			fmt.Fprintf(b, "SLO %s: met at every level, up to %s %s (%s %s).\n", s.Expr, Num(float64(s.MaxOffered)), unit, Num(float64(s.MaxCompletedRPS)), cu)
+			line = fmt.Sprintf("SLO %s: met at every level, up to %s %s (%s %s)", s.Expr, Num(float64(s.MaxOffered)), unit, Num(float64(s.MaxCompletedRPS)), cu)
+		case math.IsNaN(float64(s.MaxOffered)) && s.ErrorLimited:
+			line = fmt.Sprintf("SLO %s: not met even at the lowest level: its errors were more than 5%% above the low-load rate", s.Expr)
 		case math.IsNaN(float64(s.MaxOffered)):
-			fmt.Fprintf(b, "SLO %s: not met even at the lowest level.\n", s.Expr)
+			line = fmt.Sprintf("SLO %s: not met even at the lowest level", s.Expr)
 		case s.ErrorLimited:
 			// The walk stopped at a level that shed: the answer is the
 			// level before it, not an interpolation.
-			fmt.Fprintf(b, "SLO %s: met up to %s %s (%s %s completed), the last level before one that failed more than 5%% of its requests: errors end the SLO there however fast the successful responses, so it is not interpolated.\n", s.Expr, Num(float64(s.MaxOffered)), unit, Num(float64(s.MaxCompletedRPS)), cu)
+			line = fmt.Sprintf("SLO %s: met up to %s %s (%s %s completed), the last level before one whose errors were more than 5%% above the low-load rate: errors end the SLO there however fast the successful responses, so it is not interpolated", s.Expr, Num(float64(s.MaxOffered)), unit, Num(float64(s.MaxCompletedRPS)), cu)
 		default:
-			fmt.Fprintf(b, "SLO %s: met up to %s %s (%s %s completed), interpolated between levels.\n", s.Expr, Num(float64(s.MaxOffered)), unit, Num(float64(s.MaxCompletedRPS)), cu)
+			line = fmt.Sprintf("SLO %s: met up to %s %s (%s %s completed), interpolated between levels", s.Expr, Num(float64(s.MaxOffered)), unit, Num(float64(s.MaxCompletedRPS)), cu)
 		}
+		if s.Passed > 0 {
+			line += fmt.Sprintf("; %d lower level(s) missed it while the levels above met it: a stall, not the capacity, as the knee judges them", s.Passed)
+		}
+		b.WriteString(line + ".\n")
 	}
 }
 

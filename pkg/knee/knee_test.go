@@ -713,3 +713,53 @@ func TestTableViewsMatchCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestSLOPassesStallsAndFlatErrors: levels 50…300 req/s held 20 s with a
+// flat 7 % of errors at every load (a NotFound the script expects) and a
+// capacity of 250 req/s (the requests past it fail), latency 10 ms but
+// 500 ms at the 100 level (a stall of the generator). SLO p95<100ms: the
+// flat errors are the low-load rate, not shedding; the stall is passed
+// over, the next two levels meeting the SLO; the walk ends at 300, whose
+// errors are 17 % over the low-load rate: met up to 250, error limited,
+// one level passed over.
+func TestSLOPassesStallsAndFlatErrors(t *testing.T) {
+	c := timeline.New(timeline.Options{Metric: "http_req_duration"})
+	keys := []string{"expected_response", "status", "name"}
+	sec := int64(0)
+	for _, rate := range []int{50, 100, 150, 200, 250, 300} {
+		lat := 10.0
+		if rate == 100 {
+			lat = 500
+		}
+		for range 20 {
+			ts := (1796000000 + sec) * 1e9
+			for i := range rate {
+				vals := []string{"true", "200", "menu"}
+				if i%100 < 7 || i >= 250 {
+					vals = []string{"false", "404", "menu"}
+				}
+				tags := ingest.NewTags(keys, vals, "", "")
+				c.Add(&ingest.Sample{Metric: "http_reqs", TimeNS: ts, Value: 1, Tags: tags})
+				c.Add(&ingest.Sample{Metric: "http_req_duration", TimeNS: ts, Value: lat * (0.9 + 0.2*float64(i%10)/9), Tags: tags})
+				c.Add(&ingest.Sample{Metric: "iterations", TimeNS: ts, Value: 1})
+			}
+			c.Add(&ingest.Sample{Metric: "vus", TimeNS: ts, Value: 3, Source: "a"})
+			c.Add(&ingest.Sample{Metric: "vus_max", TimeNS: ts, Value: 50, Source: "a"})
+			sec++
+		}
+	}
+	slo, err := ParseSLO("p95<100ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Analyze(c.Close(1e9), Options{SLO: slo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Holds) != 6 {
+		t.Fatalf("%d holds, want the 6 levels", len(r.Holds))
+	}
+	if s := r.SLO; s == nil || s.MaxOffered != 250 || s.Met || !s.ErrorLimited || s.Passed != 1 {
+		t.Errorf("slo %+v, want max_offered 250, error limited, 1 level passed over", r.SLO)
+	}
+}
