@@ -659,6 +659,27 @@ func TestOpenRefusesSummary(t *testing.T) {
 	}
 }
 
+// TestOpenRefusesPrometheusJSON: a saved Prometheus query_range answer
+// (the corpus's wrapped form, and the bare API answer) given as a run gets
+// an error that names --from-prom and --prom; a k6 point with a tag named
+// resultType still reads.
+func TestOpenRefusesPrometheusJSON(t *testing.T) {
+	p := filepath.Join("..", "..", "testdata", "k6-v2", "prom_rw_stats.prom_query_range.json.gz")
+	want := ": Prometheus query_range JSON, not a k6 sample stream (k6 --out json lines or csv): read it with `--from-prom FILE` (a k6 run streamed with -o experimental-prometheus-rw), or give it with `--prom FILE` beside the run (the system's metrics)"
+	if _, err := Open(p, nil); err == nil || err.Error() != p+want {
+		t.Errorf("corpus file: %v", err)
+	}
+	api := `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"k6_vus"},"values":[[1796156825,"3"]]}]}}`
+	if _, err := Open("-", strings.NewReader(api)); err == nil || err.Error() != "-"+want {
+		t.Errorf("API answer: %v", err)
+	}
+	line := `{"metric":"vus","type":"Point","data":{"time":"2026-11-30T02:04:18Z","value":1,"tags":{"resultType":"matrix"}}}`
+	r, err := Open("-", strings.NewReader(line))
+	if err != nil || !r.Next() || r.Sample().Metric != "vus" {
+		t.Errorf("point with a resultType tag: %v", err)
+	}
+}
+
 // TestDeclaredMetrics: the Metric lines of open_ramp.json.gz (17, corpus
 // README) are reachable through Open; a CSV has none.
 func TestDeclaredMetrics(t *testing.T) {

@@ -212,6 +212,9 @@ func sniff(br *bufio.Reader, name string) (Format, error) {
 		if isSummaryHead(firstLine(t)) {
 			return "", fmt.Errorf("%s: a k6 end-of-test summary, not a sample stream (k6 --out json lines or csv); read it with `ldanalyze summary`", name)
 		}
+		if isPromHead(t) {
+			return "", fmt.Errorf("%s: Prometheus query_range JSON, not a k6 sample stream (k6 --out json lines or csv): read it with `--from-prom FILE` (a k6 run streamed with -o experimental-prometheus-rw), or give it with `--prom FILE` beside the run (the system's metrics)", name)
+		}
 		return FormatK6JSON, nil
 	case bytes.HasPrefix(head, []byte("PAR1")):
 		return FormatParquet, nil
@@ -226,6 +229,23 @@ func sniff(br *bufio.Reader, name string) (Format, error) {
 		}
 	}
 	return FormatK6CSV, nil // let the CSV reader name the missing columns
+}
+
+// isPromHead reports whether t, the start of a JSON input, is a
+// Prometheus HTTP API answer (`{"status":"success","data":{"resultType":…`)
+// or a saved set of them (`{"prometheus":…,"query_range":{…}}`, as the
+// corpus and `prom pull` keep them): its first key is one of those and a
+// "resultType" follows.
+func isPromHead(t []byte) bool {
+	k, _, ok := scanString(t, skipWS(t, 1))
+	if !ok {
+		return false
+	}
+	switch string(k) {
+	case "status", "data", "prometheus", "query_range":
+		return bytes.Contains(t, []byte(`"resultType"`))
+	}
+	return false
 }
 
 func firstLine(b []byte) []byte {
