@@ -103,6 +103,10 @@ func Sweep(n, x []float64) (steps []SweepStep, baseN float64, err error) {
 			case s.Gain >= HeadroomGain:
 				s.Label = LabelHeadroom
 				s.Reason = fmt.Sprintf("N %g → %g added %.0f%% of linear scaling", n[p], n[i], 100*s.Gain)
+			case s.Gain < 0:
+				// X fell, within the retrograde tolerance.
+				s.Label = LabelSaturation
+				s.Reason = fmt.Sprintf("N %g → %g added nothing (%.0f%% of linear scaling: X fell, but less than the %.0f%% below the best that is retrograde)", n[p], n[i], 100*s.Gain, 100*RetrogradeTolerance)
 			default:
 				s.Label = LabelSaturation
 				s.Reason = fmt.Sprintf("N %g → %g added only %.0f%% of linear scaling, under %.0f%%", n[p], n[i], 100*s.Gain, 100*HeadroomGain)

@@ -33,6 +33,12 @@ func TestSweep(t *testing.T) {
 	if e := steps[5].Efficiency; math.Abs(e-903.0/3200) > 1e-12 {
 		t.Errorf("efficiency at 32 = %v", e)
 	}
+	// X falling 3.5 % at N = 64 (under the retrograde tolerance) is
+	// saturation that added nothing, not "only -1 %": 32 ÷ (32 · 100).
+	steps, _, _ = Sweep([]float64{1, 32, 64}, []float64{100, 903, 903 - 32})
+	if s := steps[2]; s.Label != LabelSaturation || s.Reason != "N 32 → 64 added nothing (-1% of linear scaling: X fell, but less than the 5% below the best that is retrograde)" {
+		t.Errorf("a small fall: %s (%s)", s.Label, s.Reason)
+	}
 	// Without N = 1 the smallest N is the baseline: X(1) = 190/2 = 95.
 	steps, base, _ = Sweep(n[2:], x[2:])
 	if base != 2 || math.Abs(steps[1].Efficiency-344/(4*95.0)) > 1e-12 {
