@@ -126,3 +126,41 @@ func TestOutputSymlinkRefused(t *testing.T) {
 		t.Errorf("the link's target holds %q", b)
 	}
 }
+
+// TestOutputFormatFromName: without --format, the -o file's extension
+// chooses the format the command writes (.json, .csv, .md, .xml for
+// check's JUnit); --format given wins; report refuses an -o named .html
+// (-o is its markdown; the page is --html), writing nothing.
+func TestOutputFormatFromName(t *testing.T) {
+	dir := t.TempDir()
+	in := td + "breakpoint.csv.gz"
+	for _, c := range []struct {
+		args   []string
+		file   string
+		prefix string
+	}{
+		{[]string{"knee", in, "-o"}, "k.json", "{\n  \"metric\": \"http_req_duration\""},
+		{[]string{"knee", in, "-o"}, "k.csv", "start,seconds,offered,"},
+		{[]string{"knee", in, "-o"}, "k.md", "# Knee analysis\n"},
+		{[]string{"check", in, "-o"}, "c.xml", "<?xml"},
+		{[]string{"knee", in, "--format", "table", "-o"}, "t.json", td + "breakpoint.csv.gz: 325555 samples"},
+	} {
+		p := filepath.Join(dir, c.file)
+		_, stderr, code := runCLI(t, "", append(c.args, p)...)
+		b, err := os.ReadFile(p)
+		if err != nil || code == 2 {
+			t.Fatalf("%v %s: exit %d, %v: %s", c.args, c.file, code, err, stderr)
+		}
+		if !strings.HasPrefix(string(b), c.prefix) {
+			t.Errorf("%v %s: starts %q, want %q", c.args, c.file, string(b[:min(len(b), 60)]), c.prefix)
+		}
+	}
+	p := filepath.Join(dir, "r.html")
+	_, stderr, code := runCLI(t, "", "report", in, "-o", p)
+	if want := "report: -o " + p + ": -o writes the markdown report; write the HTML page with --html " + p + " (see ldanalyze report --help)"; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("report -o r.html: exit %d, %q; want 2, %q", code, stderr, want)
+	}
+	if _, err := os.Stat(p); err == nil {
+		t.Error("report -o r.html wrote the file")
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -77,12 +78,16 @@ func Setup(app *cli.App, opt Options) {
 				setFormatUsage(c.Flags, allowed)
 			}
 			required := requiredFlags(c.Flags)
-			if before := c.Before; len(allowed) > 0 || len(required) > 0 {
+			htmlFlag := hasFlag(c.Flags, "html")
+			if before := c.Before; len(allowed) > 0 || len(required) > 0 || htmlFlag {
 				c.Before = func(cc *cli.Context) error {
 					for _, r := range required {
 						if !cc.IsSet(r) {
 							return fmt.Errorf("%s: required flag %q not set (see ldanalyze %s --help)", name, r, name)
 						}
+					}
+					if err := formatFromOutput(cc, name, allowed, htmlFlag); err != nil {
+						return err
 					}
 					if f, err := render.ParseFormat(cc.String("format")); len(allowed) > 0 && (err != nil || !slices.Contains(allowed, f)) {
 						return fmt.Errorf("%s: unknown --format %q: want %s (see ldanalyze %s --help)", name, cc.String("format"), formatList(allowed), name)
@@ -97,6 +102,27 @@ func Setup(app *cli.App, opt Options) {
 		}
 	}
 	walk("", app.Commands)
+}
+
+// formatFromOutput chooses --format from the -o file's extension when
+// --format is not given: .json, .csv, .md or .markdown, .xml (JUnit),
+// when the command writes that format (a file named out.json holding a
+// terminal table helps no one). A command with --html (report) refuses
+// an -o file named .html: -o is its markdown, the page is --html's.
+func formatFromOutput(cc *cli.Context, name string, allowed []render.Format, htmlFlag bool) error {
+	out := cc.String("output")
+	ext := strings.ToLower(filepath.Ext(out))
+	if htmlFlag && ext == ".html" || htmlFlag && ext == ".htm" {
+		return fmt.Errorf("%s: -o %s: -o writes the markdown report; write the HTML page with --html %s (see ldanalyze %s --help)", name, out, out, name)
+	}
+	if len(allowed) == 0 || cc.IsSet("format") {
+		return nil
+	}
+	f, ok := map[string]render.Format{".json": render.JSON, ".csv": render.CSV, ".md": render.Markdown, ".markdown": render.Markdown, ".xml": render.JUnit}[ext]
+	if !ok || !slices.Contains(allowed, f) {
+		return nil
+	}
+	return cc.Set("format", string(f))
 }
 
 // usageError is a bad flag or argument as one line: the command, what was
