@@ -967,7 +967,7 @@ func (w *csvWorker) metricName(mf []byte) {
 		}
 		id = int32(len(w.ms))
 		name := w.metrics.intern(mf)
-		w.ms = append(w.ms, metricID{name: name, next: -1, plain: strings.IndexAny(name, ",\"\r\n") < 0})
+		w.ms = append(w.ms, metricID{name: name, next: -1, plain: !strings.ContainsAny(name, ",\"\r\n")})
 		w.mIDs[name] = id
 	}
 	if w.lastM != "" {

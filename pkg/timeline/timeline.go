@@ -341,11 +341,6 @@ func (t *Timeline) countsIn(from, to int64, visit func(sec int64, r *second)) {
 	})
 }
 
-// counts is countsIn over the whole run.
-func (t *Timeline) counts(visit func(sec int64, r *second)) {
-	t.countsIn(math.MinInt64, math.MaxInt64, visit)
-}
-
 // Latency returns the successful samples of the analysed Trend in the
 // seconds [from, to) as a new Sketch (each coarsened slot counted by the
 // second at its middle; see LatencyWidth).
