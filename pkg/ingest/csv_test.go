@@ -756,41 +756,11 @@ func TestCSVDrainRepeatedTails(t *testing.T) {
 	key := func(s *Sample) string {
 		return fmt.Sprintf("%s|%d|%v|%q|%s|%s", s.Metric, s.TimeNS, s.Value, s.Tags.AppendValues(nil), s.Tags.Extra(), s.Tags.Metadata())
 	}
-	r, err := NewCSVReader(strings.NewReader(data), "t.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []string
-	for r.Next() {
-		want = append(want, key(r.Sample()))
-	}
-	d, err := NewCSVReader(strings.NewReader(data), "t.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var got []string
-	sink := func(s *Sample) {
+	r, d := drainAgainstNext(t, data, key, 1000, func(s *Sample) {
 		if _, ok := s.Tags.Get("status"); ok && s.Value < 0 {
 			t.Error("unreachable") // asks one column first, as the accumulators do
 		}
-		k := key(s)
-		mu.Lock()
-		got = append(got, k)
-		mu.Unlock()
-	}
-	if err := d.Drain([]func(*Sample){sink, sink}); err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(got)
-	slices.Sort(want)
-	if len(want) < 1000 || !slices.Equal(got, want) {
-		n := 0
-		for n < min(len(got), len(want)) && got[n] == want[n] {
-			n++
-		}
-		t.Fatalf("Drain %d samples, Next %d; first difference at %d", len(got), len(want), n)
-	}
+	})
 	if d.Stats().Skipped != r.Stats().Skipped || r.Stats().Skipped == 0 {
 		t.Errorf("skipped: Drain %d, Next %d", d.Stats().Skipped, r.Stats().Skipped)
 	}
@@ -881,6 +851,21 @@ func TestCSVDrainQuickRecords(t *testing.T) {
 	key := func(s *Sample) string {
 		return fmt.Sprintf("%s|%d|%x|%q|%q|%q", s.Metric, s.TimeNS, math.Float64bits(s.Value), s.Tags.AppendValues(nil), s.Tags.Extra(), s.Tags.Metadata())
 	}
+	r, d := drainAgainstNext(t, data, key, 8000, func(s *Sample) {
+		s.Tags.Get("status") // one column first, as the accumulators ask
+	})
+	rs, ds := r.Stats(), d.Stats()
+	if rs.Skipped == 0 || ds.Skipped != rs.Skipped || ds.Rows != rs.Rows || fmt.Sprint(ds.Errors) != fmt.Sprint(rs.Errors) {
+		t.Errorf("Drain: %d rows, %d skipped, errors %v\nNext: %d rows, %d skipped, errors %v", ds.Rows, ds.Skipped, ds.Errors, rs.Rows, rs.Skipped, rs.Errors)
+	}
+}
+
+// drainAgainstNext reads data (a CSV) with Next and with Drain on two
+// sinks (each sample first given to ask, as an accumulator asks its
+// columns) and fails unless both give the same samples, by key, and at
+// least minSamples of them; it returns the two readers for their Stats.
+func drainAgainstNext(t *testing.T, data string, key func(*Sample) string, minSamples int, ask func(*Sample)) (next, drain *CSVReader) {
+	t.Helper()
 	r, err := NewCSVReader(strings.NewReader(data), "t.csv")
 	if err != nil {
 		t.Fatal(err)
@@ -896,7 +881,7 @@ func TestCSVDrainQuickRecords(t *testing.T) {
 	var mu sync.Mutex
 	var got []string
 	sink := func(s *Sample) {
-		s.Tags.Get("status") // one column first, as the accumulators ask
+		ask(s)
 		k := key(s)
 		mu.Lock()
 		got = append(got, k)
@@ -907,15 +892,12 @@ func TestCSVDrainQuickRecords(t *testing.T) {
 	}
 	slices.Sort(got)
 	slices.Sort(want)
-	if len(want) < 8000 || !slices.Equal(got, want) {
+	if len(want) < minSamples || !slices.Equal(got, want) {
 		n := 0
 		for n < min(len(got), len(want)) && got[n] == want[n] {
 			n++
 		}
 		t.Fatalf("Drain %d samples, Next %d; first difference at %d", len(got), len(want), n)
 	}
-	rs, ds := r.Stats(), d.Stats()
-	if rs.Skipped == 0 || ds.Skipped != rs.Skipped || ds.Rows != rs.Rows || fmt.Sprint(ds.Errors) != fmt.Sprint(rs.Errors) {
-		t.Errorf("Drain: %d rows, %d skipped, errors %v\nNext: %d rows, %d skipped, errors %v", ds.Rows, ds.Skipped, ds.Errors, rs.Rows, rs.Skipped, rs.Errors)
-	}
+	return r, d
 }
