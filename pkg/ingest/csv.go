@@ -174,6 +174,11 @@ func NewCSVReader(r io.Reader, name string) (*CSVReader, error) {
 	if rerr != nil && rerr != io.EOF && !errors.As(rerr, &te) {
 		return nil, fmt.Errorf("%s: %w", name, rerr)
 	}
+	if te != nil && nl < 0 {
+		// The compressed stream ends inside the header line: what came
+		// is a cut header, not a wrong one.
+		return nil, fmt.Errorf("%v inside the header line, after %d bytes: nothing to analyse (a damaged or incomplete compressed file)", te, len(head))
+	}
 	line := head
 	rest := []byte(nil)
 	if nl >= 0 {

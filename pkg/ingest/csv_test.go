@@ -901,3 +901,34 @@ func drainAgainstNext(t *testing.T, data string, key func(*Sample) string, minSa
 	}
 	return r, d
 }
+
+// TestCutInsideHeader: a gzip cut anywhere before its header line is whole
+// says the stream was cut (before any data, or inside the header line),
+// never that the header is wrong; once the header is whole, it opens.
+func TestCutInsideHeader(t *testing.T) {
+	var plain bytes.Buffer
+	plain.WriteString(hdr)
+	for i := range 200 {
+		fmt.Fprintf(&plain, "http_reqs,%d,1,,,,true,,GET,menu,HTTP/1.1,s,,200,,,menu,,\n", 1796004429+i)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(plain.Bytes())
+	zw.Close()
+	inside, opened := 0, 0
+	for n := 10; n < gz.Len(); n++ {
+		r, err := Open("-", bytes.NewReader(gz.Bytes()[:n]))
+		switch {
+		case err == nil:
+			opened++
+			r.Close()
+		case strings.Contains(err.Error(), "inside the header line"):
+			inside++
+		case !strings.Contains(err.Error(), "before any data"):
+			t.Fatalf("cut at %d bytes: %v", n, err)
+		}
+	}
+	if inside == 0 || opened == 0 {
+		t.Fatalf("%d cuts inside the header, %d opened: the test misses a case", inside, opened)
+	}
+}
