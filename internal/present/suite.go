@@ -45,7 +45,7 @@ func (d *SuiteDoc) Write(w io.Writer, f render.Format) error {
 		}
 	}
 	files := valid + len(bad)
-	lines := []string{fmt.Sprintf("%d of %d run%s valid (no validity check failed: `ldanalyze check FILE` shows the evidence; a summary alone is judged by its k6 checks); figures of an invalid run are not a result", valid, files, Plural(files))}
+	lines := []string{fmt.Sprintf("%d of %d run%s valid (no validity check failed: `ldanalyze check FILE` shows the evidence; a summary alone is judged by its k6 checks, any failed one failing it, while with the run's samples the checks that failed only past the knee are warnings); figures of an invalid run are not a result", valid, files, Plural(files))}
 	for _, r := range d.Runs {
 		if r.Error != "" {
 			lines = append(lines, "error: "+r.Error)
