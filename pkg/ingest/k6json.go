@@ -605,27 +605,11 @@ func atMeta(b []byte, i int) bool {
 // literal comparisons; false sends the line to scanPoint, which takes any
 // key order and spacing.
 func (w *jsonWorker) scanK6(b []byte) bool {
+	i, ok := w.scanFront(b, false)
+	if !ok {
+		return false
+	}
 	pf := &w.pf
-	*pf = pointFields{mid: -1, tags: -1, meta: -1}
-	if !atHead(b) {
-		return false
-	}
-	var ok bool
-	i := len(k6PointHead)
-	if pf.metric, i, ok = w.scanMetric(b, i); !ok || len(pf.metric) == 0 || !atType(b, i) {
-		return false
-	}
-	i += len(k6PointType)
-	pf.timeCol = i
-	if i, ok = w.scanTime(b, i); !ok || !atValue(b, i) {
-		return false
-	}
-	i += len(k6PointValue)
-	pf.valueCol = i
-	if pf.value, i, ok = scanNumber(b, i); !ok {
-		return false
-	}
-	pf.valueEnd = i
 	if atTags(b, i) {
 		i += len(k6PointTags)
 		pf.tags = i
@@ -659,41 +643,59 @@ func (w *jsonWorker) scanK6(b []byte) bool {
 // the line's length without its newline, or 0 (w unchanged but for pf)
 // when the line is not such a line and goes the usual way.
 func (w *jsonWorker) quickK6(b []byte) int {
-	tail, t := w.prevTail, w.lastTS
-	if len(tail) == 0 || len(t) == 0 || !atHead(b) {
+	tail := w.prevTail
+	if len(tail) == 0 || len(w.lastTS) == 0 {
+		return 0
+	}
+	lastID := w.lastID // scanMetric's guess moves it
+	i, ok := w.scanFront(b, true)
+	end := i + len(tail)
+	if !ok || end > len(b) || string(b[i:end]) != string(tail) || end < len(b) && b[end] != '\n' {
+		w.lastID = lastID
 		return 0
 	}
 	pf := &w.pf
-	*pf = pointFields{mid: -1, tags: -1, meta: -1}
-	lastID := w.lastID
-	metric, i, ok := w.scanMetric(b, len(k6PointHead))
-	if !ok || len(metric) == 0 || !atType(b, i) {
-		w.lastID = lastID
-		return 0
-	}
-	i += len(k6PointType)
-	pf.metric, pf.timeCol = metric, i
-	if e := i + 1 + len(t); e >= len(b) || b[i] != '"' || b[e] != '"' || string(b[i+1:e]) != string(t) || !atValue(b, e+1) {
-		w.lastID = lastID
-		return 0
-	}
-	pf.time, pf.sameTS = b[i+1:i+1+len(t)], true
-	i += len(t) + 2 + len(k6PointValue)
-	pf.valueCol = i
-	if pf.value, i, ok = scanNumber(b, i); !ok || i+len(tail) > len(b) || string(b[i:i+len(tail)]) != string(tail) {
-		w.lastID = lastID
-		return 0
-	}
-	pf.valueEnd = i
-	end := i + len(tail)
-	if end < len(b) && b[end] != '\n' {
-		w.lastID = lastID
-		return 0
-	}
 	pf.tags, pf.tagsEnd = i+len(k6PointTags), end-2
 	w.tv, pf.wl = w.prevVals, w.prevTagsL
 	w.pointDone()
 	return end
+}
+
+// scanFront scans, into w.pf, the fixed front of a Point line in k6's
+// exact form: its metric, time and value, up to the end of the value,
+// whose offset it returns. With sameTime only the last line's time is
+// taken (quickK6); otherwise any (scanTime).
+func (w *jsonWorker) scanFront(b []byte, sameTime bool) (int, bool) {
+	pf := &w.pf
+	*pf = pointFields{mid: -1, tags: -1, meta: -1}
+	if !atHead(b) {
+		return 0, false
+	}
+	var ok bool
+	i := len(k6PointHead)
+	if pf.metric, i, ok = w.scanMetric(b, i); !ok || len(pf.metric) == 0 || !atType(b, i) {
+		return i, false
+	}
+	i += len(k6PointType)
+	pf.timeCol = i
+	if t := w.lastTS; sameTime {
+		if e := i + 1 + len(t); e >= len(b) || b[i] != '"' || b[e] != '"' || string(b[i+1:e]) != string(t) {
+			return i, false
+		}
+		pf.time, pf.sameTS, i = b[i+1:i+1+len(t)], true, i+len(t)+2
+	} else if i, ok = w.scanTime(b, i); !ok {
+		return i, false
+	}
+	if !atValue(b, i) {
+		return i, false
+	}
+	i += len(k6PointValue)
+	pf.valueCol = i
+	if pf.value, i, ok = scanNumber(b, i); !ok {
+		return i, false
+	}
+	pf.valueEnd = i
+	return i, true
 }
 
 // pointDone finishes a scanned point: its metric and layout.
