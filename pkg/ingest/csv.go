@@ -650,12 +650,20 @@ func (w *csvWorker) quickRun(b *csvBatch, chunk []byte, pos int, line int64, quo
 
 // quickEnd ends a quickRun that added b.n-n0 records, the last of metric
 // id: the metric becomes the current one, and the batch takes the
-// timestamp's resolution, as emit does.
+// timestamp's resolution (seeRes, as emit does).
 func (w *csvWorker) quickEnd(b *csvBatch, id int32, n0 int64, pos int, line int64) (int, int64) {
 	if b.n == n0 {
 		return pos, line
 	}
 	w.lastM, w.lastID = w.ms[id].name, id
+	w.seeRes(b)
+	return pos, line
+}
+
+// seeRes counts the current timestamp's resolution in the batch's: the
+// coarsest of integer timestamps; for RFC 3339 with trimmed trailing
+// zeros, the finest fraction seen.
+func (w *csvWorker) seeRes(b *csvBatch) {
 	if w.lastRFC {
 		if b.rfcRes == 0 || w.lastRes < b.rfcRes {
 			b.rfcRes = w.lastRes
@@ -663,7 +671,6 @@ func (w *csvWorker) quickEnd(b *csvBatch, id int32, n0 int64, pos int, line int6
 	} else if w.lastRes > b.maxRes {
 		b.maxRes = w.lastRes
 	}
-	return pos, line
 }
 
 // head returns metric g's name, a comma, the last timestamp and a comma:
@@ -926,15 +933,7 @@ func (w *csvWorker) add(b *csvBatch, mf, tf, vf []byte, mo, to, vo int, start, e
 // emit hands on (Drain mode) or keeps the current record, of value v, with
 // the metric and time in w.lastM and w.lastNS.
 func (w *csvWorker) emit(b *csvBatch, v float64, start, end, quoted int32, h *recHints) {
-	if w.lastRFC {
-		// RFC 3339 with trimmed trailing zeros: the finest fraction
-		// seen is the file's resolution.
-		if b.rfcRes == 0 || w.lastRes < b.rfcRes {
-			b.rfcRes = w.lastRes
-		}
-	} else if w.lastRes > b.maxRes {
-		b.maxRes = w.lastRes
-	}
+	w.seeRes(b)
 	if w.sink != nil {
 		w.s.Metric, w.s.TimeNS, w.s.Value = w.lastM, w.lastNS, v
 		switch {
