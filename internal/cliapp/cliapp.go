@@ -112,14 +112,17 @@ func Setup(app *cli.App, opt Options) {
 func formatFromOutput(cc *cli.Context, name string, allowed []render.Format, htmlFlag bool) error {
 	out := cc.String("output")
 	ext := strings.ToLower(filepath.Ext(out))
-	if htmlFlag && ext == ".html" || htmlFlag && ext == ".htm" {
+	if htmlFlag && (ext == ".html" || ext == ".htm") {
 		return fmt.Errorf("%s: -o %s: -o writes the markdown report; write the HTML page with --html %s (see ldanalyze %s --help)", name, out, out, name)
 	}
 	if len(allowed) == 0 || cc.IsSet("format") {
 		return nil
 	}
-	f, ok := map[string]render.Format{".json": render.JSON, ".csv": render.CSV, ".md": render.Markdown, ".markdown": render.Markdown, ".xml": render.JUnit}[ext]
-	if !ok || !slices.Contains(allowed, f) {
+	if ext == ".xml" {
+		ext = "." + string(render.JUnit)
+	}
+	f, err := render.ParseFormat(strings.TrimPrefix(ext, "."))
+	if err != nil || f == render.Table || !slices.Contains(allowed, f) {
 		return nil
 	}
 	return cc.Set("format", string(f))
