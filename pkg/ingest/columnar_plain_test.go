@@ -3,8 +3,6 @@ package ingest
 import (
 	"bytes"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -73,15 +71,7 @@ func TestColumnarPlainFixed(t *testing.T) {
 	if err := pw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(t.TempDir(), "plain.parquet")
-	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c, err := OpenColumnar(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, p := openColumnarBytes(t, "plain.parquet", buf.Bytes())
 	var gotT []int64
 	var gotV []uint64
 	for c.Next() {

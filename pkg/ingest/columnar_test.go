@@ -472,15 +472,7 @@ func writeForeignParquet(t testing.TB, w *bytes.Buffer) {
 func TestColumnarParquetForeign(t *testing.T) {
 	var buf bytes.Buffer
 	writeForeignParquet(t, &buf)
-	p := filepath.Join(t.TempDir(), "foreign.parquet")
-	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c, err := OpenColumnar(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, p := openColumnarBytes(t, "foreign.parquet", buf.Bytes())
 	if got := strings.Join(c.TagColumns(), ","); got != "status" {
 		t.Errorf("tag columns %q, want status", got)
 	}
@@ -1162,4 +1154,21 @@ func copySamples(t *testing.T, src string, tags func(n int, s *Sample) (extra, m
 		t.Fatal(err)
 	}
 	return samples, keys
+}
+
+// openColumnarBytes writes b to a file of that name in a temporary
+// directory and opens it with OpenColumnar; it returns the reader, closed
+// when the test ends, and the file's path.
+func openColumnarBytes(t *testing.T, name string, b []byte) (*ColumnarReader, string) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := OpenColumnar(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, p
 }
