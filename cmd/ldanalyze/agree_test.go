@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -255,4 +256,120 @@ func dropColumns(t *testing.T, src string, drop ...string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// errorsWindow reads the errors check's worst window (peak_window_*) from
+// a knee or check JSON document.
+func errorsWindow(t *testing.T, doc string) (rate, start float64) {
+	t.Helper()
+	var d struct {
+		Checks []struct {
+			ID       string             `json:"id"`
+			Evidence map[string]float64 `json:"evidence"`
+		} `json:"checks"`
+	}
+	if err := json.Unmarshal([]byte(doc), &d); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range d.Checks {
+		if c.ID == "errors" {
+			return c.Evidence["peak_window_error_rate"], c.Evidence["peak_window_start_s"]
+		}
+	}
+	t.Fatal("no errors check")
+	return 0, 0
+}
+
+// TestCommandsAgreeWorstWindow: knee (whatever its --window), check and
+// report quote one worst error window under "Validity (ldanalyze check
+// shows the evidence)", the checks' default 10 s from the run's first
+// second. The truth is counted here from breakpoint.csv.gz's
+// http_req_failed rows (value 1: failed), in 10 s windows from its first
+// timestamp, leaving out the last window when it is under half a window
+// long (here +130 s, one second).
+func TestCommandsAgreeWorstWindow(t *testing.T) {
+	const run = td + "breakpoint.csv.gz"
+	f, err := os.Open(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := csv.NewReader(bufio.NewReader(zr))
+	r.FieldsPerRecord = -1
+	var first, last int64 = -1, -1
+	reqs, failed := map[int64]float64{}, map[int64]float64{}
+	var ts []int64
+	var vals []bool
+	for i := 0; ; i++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			continue
+		}
+		sec, err := strconv.ParseInt(rec[1], 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first < 0 || sec < first {
+			first = sec
+		}
+		last = max(last, sec)
+		if rec[0] == "http_req_failed" {
+			ts, vals = append(ts, sec), append(vals, rec[2] == "1.000000")
+		}
+	}
+	for i, s := range ts {
+		w := (s - first) / 10 * 10
+		reqs[w]++
+		if vals[i] {
+			failed[w]++
+		}
+	}
+	wantRate, wantStart := 0.0, -1.0
+	for w, n := range reqs {
+		if last-first-w+1 < 5 {
+			continue // under half a window: the checks skip it
+		}
+		if x := failed[w] / n; x > wantRate || (x == wantRate && float64(w) < wantStart) {
+			wantRate, wantStart = x, float64(w)
+		}
+	}
+	if wantStart < 0 || wantRate < 0.2 {
+		t.Fatalf("truth: worst window %v at +%v s; the run's failures were not found", wantRate, wantStart)
+	}
+	near := func(what string, rate, start float64) {
+		t.Helper()
+		if math.Abs(rate-wantRate) > 5e-4 || start != wantStart {
+			t.Errorf("%s: worst window %.4f at +%v s, want %.4f at +%v s", what, rate, start, wantRate, wantStart)
+		}
+	}
+	for _, args := range [][]string{{"knee"}, {"knee", "--window", "60s"}, {"check"}} {
+		doc, errOut, code := runCLI(t, "", append(append(args, "--format", "json"), run)...)
+		if code > 1 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		rate, start := errorsWindow(t, doc)
+		near(strings.Join(args, " "), rate, start)
+	}
+	md, errOut, code := runCLI(t, "", "report", run)
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errOut)
+	}
+	want := fmt.Sprintf("worst 10 s window at +%v s with %.2f %%", wantStart, 100*wantRate)
+	if !strings.Contains(md, want) {
+		t.Errorf("report lacks %q", want)
+	}
+	txt, _, _ := runCLI(t, "", "knee", run)
+	if !strings.Contains(txt, want) {
+		t.Errorf("knee lacks %q", want)
+	}
 }

@@ -30,9 +30,12 @@ func (e *env) check(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	// The checks' error windows are --window; the load levels are found
-	// with the knee's default windows (widened to a coarse resolution).
+	// The checks' error windows are --window (unset: the pipeline's default,
+	// as in knee); the levels get knee's default windows (widened).
 	opt.Checks.WindowNS, opt.Knee.WindowNS = opt.Knee.WindowNS, 0
+	if !c.IsSet("window") {
+		opt.Checks.WindowNS = 0
+	}
 	opt.WidenWindow, opt.AllowNoMetric, opt.SummaryThresholds = true, true, true
 	format, err := render.ParseFormat(c.String("format"))
 	if err != nil {

@@ -55,7 +55,6 @@ func (e *env) knee(c *cli.Context) error {
 		opt.Over = &over.Options{Limit: limit, By: opt.By}
 	}
 	opt.Attribution = true
-	opt.Checks.WindowNS = opt.Knee.WindowNS
 	format, err := render.ParseFormat(c.String("format"))
 	if err != nil {
 		return usageError{err}

@@ -61,7 +61,6 @@ func (e *env) ledgerAdd(c *cli.Context) error {
 		return err
 	}
 	opt.Attribution = true
-	opt.Checks.WindowNS = opt.Knee.WindowNS
 	an, err := e.analyze(paths, opt)
 	if err != nil {
 		return err

@@ -56,7 +56,6 @@ func (e *env) suiteDoc(c *cli.Context, args []string) (*present.SuiteDoc, error)
 			return nil, err
 		}
 	}
-	opt.Checks.WindowNS = opt.Knee.WindowNS
 	rows, skipped, errs, err := pipeline.Suite(args, opt, e.analyze)
 	if err != nil {
 		return nil, err

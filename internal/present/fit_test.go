@@ -22,7 +22,6 @@ func TestKneeTextFitsTerminal(t *testing.T) {
 	pcts := []float64{50, 90, 95, 99}
 	// The options `ldanalyze knee` uses by default.
 	opt := pipeline.Options{Knee: knee.Options{WindowNS: 30e9, RampStepNS: 10e9, Percentiles: pcts}}
-	opt.Checks.WindowNS = 30e9
 	an, err := pipeline.Run([]string{path}, opt)
 	if err != nil {
 		t.Fatal(err)

@@ -54,8 +54,8 @@ const (
 // Options tune Evaluate. The zero value works.
 type Options struct {
 	// WindowNS is the width, in ns, of the windows used to say when
-	// errors happened (default 10 s). Windows start at the run's first
-	// second.
+	// errors happened (0: DefaultWindowNS). Windows start at the run's
+	// first second.
 	WindowNS int64
 	// Generator is the load generator's data for the generator check; nil
 	// leaves the check n/a with a hint.
@@ -64,9 +64,15 @@ type Options struct {
 	Input Input
 }
 
+// DefaultWindowNS is the width, in ns, of the checks' error windows when
+// Options.WindowNS is 0: 10 s, long enough to hold whole seconds of a
+// 1 s-resolution run, short enough to show a burst of errors inside a
+// 30 s load level.
+const DefaultWindowNS = 10e9
+
 func (o *Options) defaults() {
 	if o.WindowNS <= 0 {
-		o.WindowNS = 10e9
+		o.WindowNS = DefaultWindowNS
 	}
 }
 

@@ -35,7 +35,10 @@ type Options struct {
 	// about AutoWindows windows of whole seconds (report's plots).
 	AutoWindows int
 	// Checks configure the validity checks (their error window, the load
-	// generator's data).
+	// generator's data). Checks.WindowNS 0 is checks.DefaultWindowNS in
+	// every command (so knee, report, suite, ledger and check quote the
+	// same worst window whatever their tables' windows), widened to whole
+	// seconds of the input's resolution when that is coarser.
 	Checks checks.Options
 	// Thresholds are k6 thresholds re-evaluated per load level by the
 	// checks (check --threshold; with SummaryThresholds, those of the
@@ -265,6 +268,12 @@ func (an *Analysis) analyse(opt Options, exp *prom.Export, acc *accs, perScenari
 		return fmt.Errorf("%s: %w", an.Name(), err)
 	}
 	copt := opt.Checks
+	if copt.WindowNS <= 0 {
+		copt.WindowNS = checks.DefaultWindowNS
+		if r := tl.ResolutionNS(); r > copt.WindowNS {
+			copt.WindowNS = (r + 1e9 - 1) / 1e9 * 1e9
+		}
+	}
 	copt.Input = checks.Input{Rows: an.Input.Rows, Skipped: an.Input.Skipped, Truncated: an.Input.Truncated, Corrupt: an.Input.Corrupt, Set: true,
 		TimeSteps: an.Input.TimeSteps, Steps: an.Input.Steps}
 	if exp != nil && copt.Generator == nil {

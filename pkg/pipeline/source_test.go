@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ldanalyze/ldanalyze/pkg/checks"
 	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 	"github.com/ldanalyze/ldanalyze/pkg/prom"
 )
@@ -29,21 +30,26 @@ func (s k6Source) Open(context.Context) (pipeline.SourceRun, error) {
 // succeeds in 10–11 ms; past it 200 a second succeed in 200–220 ms, the
 // rest are refused (503) and 2 iterations a step are dropped. Hand-made truth: the breakpoint's ceiling is 200
 // req/s, its knee at an offered ≈ 200 it/s.
-func twoScenarios() *prom.K6Run {
+func twoScenarios() *prom.K6Run { return twoScenariosAt(5) }
+
+// twoScenariosAt is twoScenarios at steps of stepS seconds (a divisor of
+// 60).
+func twoScenariosAt(stepS int) *prom.K6Run {
 	t0 := time.Unix(1_800_000_000, 0)
-	r := &prom.K6Run{Start: t0, End: t0.Add(240 * time.Second), Step: 5 * time.Second, Model: "open", LatencySource: "native-histograms"}
-	for i := range 48 {
-		st := prom.K6Step{Start: t0.Add(time.Duration(i) * 5 * time.Second), End: t0.Add(time.Duration(i+1) * 5 * time.Second), VUsMax: 100}
+	step := time.Duration(stepS) * time.Second
+	r := &prom.K6Run{Start: t0, End: t0.Add(240 * time.Second), Step: step, Model: "open", LatencySource: "native-histograms"}
+	for i := range 240 / stepS {
+		st := prom.K6Step{Start: t0.Add(time.Duration(i) * step), End: t0.Add(time.Duration(i+1) * step), VUsMax: 100}
 		sc, rate := "smoke", 10.0
-		if i >= 12 {
-			sc, rate = "breakpoint", 20+380*(float64(i-12)+0.5)/36
+		if t := i * stepS; t >= 60 {
+			sc, rate = "breakpoint", 20+380*(float64(t-60)+float64(stepS)/2)/180
 		}
 		ok, lo, hi := math.Min(rate, 200), 0.010, 0.011
 		if rate > 200 {
 			lo, hi = 0.200, 0.220
 		}
-		n := math.Round(5 * rate)
-		good := math.Round(5 * ok)
+		n := math.Round(float64(stepS) * rate)
+		good := math.Round(float64(stepS) * ok)
 		st.Iterations, st.Requests, st.OK = n, n, good
 		st.Scenarios = map[string]*prom.ScenarioStep{sc: {Iterations: n}}
 		if rate > 200 {
@@ -90,6 +96,40 @@ func TestRunSourceScenarios(t *testing.T) {
 	t.Logf("knee %.1f it/s, ceiling %.1f req/s", float64(r.Knee.Offered), float64(r.Ceiling.CompletedRPS))
 	if an.Checks == nil {
 		t.Error("no checks")
+	}
+}
+
+// A store at 15 s steps is coarser than the checks' default 10 s error
+// windows: with no window asked for they widen to 15 s (the resolution
+// check passes, the worst window starts on a step); a 10 s window asked
+// for is refused by the resolution check as too fine.
+func TestRunSourceCoarseCheckWindows(t *testing.T) {
+	for _, tc := range []struct {
+		windowNS int64
+		status   checks.Status
+		window   float64
+	}{{0, checks.OK, 15}, {10e9, checks.Fail, 10}} {
+		opt := pipeline.Options{}
+		opt.Checks.WindowNS = tc.windowNS
+		an, err := pipeline.RunSource(context.Background(), k6Source{twoScenariosAt(15)}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, c := range an.Checks.Checks {
+			if c.ID != checks.IDResolution {
+				continue
+			}
+			found = true
+			w, _ := c.Evidence.Get("window_s")
+			r, _ := c.Evidence.Get("resolution_s")
+			if c.Status != tc.status || w != tc.window || r != 15 {
+				t.Errorf("window %d ns: resolution check %s %+v, want %s with window_s %v", tc.windowNS, c.Status, c.Evidence, tc.status, tc.window)
+			}
+		}
+		if !found {
+			t.Errorf("window %d ns: no resolution check", tc.windowNS)
+		}
 	}
 }
 
