@@ -48,7 +48,7 @@ func warnSpans(stderr io.Writer, name string, res *knee.Result) {
 		return
 	}
 	for _, w := range res.Warnings {
-		if w.Code == knee.WarnSpans || w.Code == pipeline.WarnSource {
+		if w.Code == knee.WarnSpans || w.Code == pipeline.WarnSource || w.Code == knee.WarnHandshakeOnly {
 			fmt.Fprintf(stderr, "ldanalyze: %s: warning: %s\n", name, w)
 		}
 	}

@@ -27,6 +27,7 @@ const (
 	WarnSummaryMismatch = "summary-mismatch"  // --summary is not of this run
 	WarnCardinality     = "cardinality"       // more tag values than rows of their own (--by-limit)
 	WarnUsersPerVU      = "users-per-vu"      // --users-per-vu on an open-model run
+	WarnHandshakeOnly   = "handshake-only"    // a WebSocket run's default metric times only the handshake
 )
 
 func (w Warning) String() string { return w.Message }

@@ -287,6 +287,11 @@ func (an *Analysis) analyse(opt Options, exp *prom.Export, acc *accs, perScenari
 			return fmt.Errorf("--prom %s: %w", opt.PromDir, err)
 		}
 	}
+	if res != nil && opt.Metric == "" {
+		if m := handshakeOnly(tl, an.Input.Metrics); m != "" {
+			res.Warnings = append(res.Warnings, knee.Warning{Code: knee.WarnHandshakeOnly, Message: m})
+		}
+	}
 	if an.Summary != nil && res != nil {
 		rows, err := CompareSummary(an.Summary, tl.Metric(), res.Overall)
 		if err != nil {
