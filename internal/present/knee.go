@@ -280,6 +280,9 @@ var completedWhat = map[string]string{
 // Findings states the knee, the ceiling and the SLO capacity of r, one
 // sentence per line.
 func Findings(b *strings.Builder, r *knee.Result) {
+	if r.Caveat != "" {
+		defer fmt.Fprintf(b, "Caveat: %s.\n", r.Caveat)
+	}
 	if r.NoVerdict != "" {
 		fmt.Fprintf(b, "Knee, ceiling: not judged: %s.\n", r.NoVerdict)
 		return

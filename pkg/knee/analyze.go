@@ -149,8 +149,13 @@ type Result struct {
 	// SLO capacity (Knee, Ceiling and SLO are nil): its main span is
 	// shorter than MinRunS, too short to judge them (its levels are still
 	// listed), or than two seconds (no levels at all).
-	NoVerdict string  `json:"no_verdict,omitempty"`
-	Overall   Overall `json:"overall"`
+	NoVerdict string `json:"no_verdict,omitempty"`
+	// Caveat, when not empty, is a short sentence that qualifies the
+	// verdict: the other spans of a run split by gaps (WarnSpans) hold at
+	// least CaveatShare of the analysed Trend's samples, which the levels,
+	// knee and ceiling leave out (two runs in one file, most often).
+	Caveat  string  `json:"caveat,omitempty"`
+	Overall Overall `json:"overall"`
 	// Scenario names the scenario whose analysis is the answer (model,
 	// levels, knee, ceiling) when the run has two or more, each analysed
 	// on its own in Scenarios (SetScenarios); empty otherwise.
@@ -317,6 +322,11 @@ func trendList(tl *timeline.Timeline) string {
 	return "the file's Trends (use one with --metric): " + strings.Join(parts, ", ") + more
 }
 
+// CaveatShare is the share (0–1) of the analysed Trend's samples outside
+// the main span from which Result.Caveat qualifies the verdict: 5 %, so a
+// stray timestamp or a few late samples do not, and a second run does.
+const CaveatShare = 0.05
+
 // notTrend names k6's built-in metrics that are not Trends
 // (metrics/builtin.go; research/k6-formats.md §3): their percentiles mean
 // nothing as latency.
@@ -447,6 +457,10 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 		r.Warnings = append(r.Warnings, Warning{WarnSpans, fmt.Sprintf("the samples fall in %d spans separated by up to %v without any sample (a clock step, a paused generator, several runs in one file or a stray timestamp): the load levels come from the span with the most data, %s to %s (%d s of data), and every offset (+N s) is measured from its start; the %d other span(s) (%s) hold %d of the %d %s samples (%.2g%%), counted only in the whole-run figures. Split the file, or give separate runs as separate files",
 			len(spans), time.Duration(maxGap)*time.Second, time.Unix(m.First, 0).UTC().Format(time.RFC3339), time.Unix(m.Last, 0).UTC().Format(time.RFC3339), m.Seconds,
 			len(spans)-1, otherSpans(spans, m), outside, total, tl.Metric(), share)})
+		if share >= 100*CaveatShare {
+			r.Caveat = fmt.Sprintf("the levels, knee and ceiling are of one span of %d (%s to %s); the other %d span(s), after gaps of up to %v, hold %.2g%% of the %s samples, in the whole-run figures only: split the file or give separate runs as separate files",
+				len(spans), time.Unix(m.First, 0).UTC().Format(time.RFC3339), time.Unix(m.Last, 0).UTC().Format(time.RFC3339), len(spans)-1, time.Duration(maxGap)*time.Second, share, tl.Metric())
+		}
 	}
 	for _, d := range tl.Duplicates() {
 		code := WarnSeparateRuns

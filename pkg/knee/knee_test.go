@@ -580,12 +580,52 @@ func TestStrayTimestamp(t *testing.T) {
 	if !strings.Contains(spans, other) {
 		t.Errorf("spans warning %q in %q, want one with %q", spans, got.Warnings, other)
 	}
+	if got.Caveat != "" {
+		t.Errorf("caveat %q for one stray sample, want none (under CaveatShare)", got.Caveat)
+	}
 	if !got.Start.Equal(want.Start) || !got.End.Equal(want.End) {
 		t.Errorf("start, end %v %v, want the main span's %v %v", got.Start, got.End, want.Start, want.End)
 	}
 	for i := range min(len(got.Holds), len(want.Holds)) {
 		if g, w := got.Holds[i].Start.Sub(got.Start), want.Holds[i].Start.Sub(want.Start); g != w {
 			t.Errorf("hold %d at +%v, want +%v", i, g, w)
+		}
+	}
+}
+
+// TestTwoRunsInOneFileCaveat: a second, smaller run appended a day later
+// (50 and 100 req/s for 20 s each: 3,000 of the 18,000 http_req_duration
+// samples, 17 %) leaves the levels, knee and ceiling the first run's, and
+// the verdict says so in Caveat.
+func TestTwoRunsInOneFileCaveat(t *testing.T) {
+	lat := func(r float64) float64 { return 10 + r/10 }
+	levels := []float64{50, 100, 150, 200, 250}
+	want, err := Analyze(synth(levels, 20, 150, lat).Close(1e9), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := synth(levels, 20, 150, lat)
+	tags := ingest.NewTags([]string{"expected_response", "status", "name"}, []string{"true", "200", "menu"}, "", "")
+	for s := range int64(40) {
+		ts := (1796000000 + 86_400 + s) * 1e9
+		for range 50 + 50*(s/20) {
+			c.Add(&ingest.Sample{Metric: "http_reqs", TimeNS: ts, Value: 1, Tags: tags})
+			c.Add(&ingest.Sample{Metric: "http_req_duration", TimeNS: ts, Value: 12, Tags: tags})
+			c.Add(&ingest.Sample{Metric: "iterations", TimeNS: ts, Value: 1})
+		}
+		c.Add(&ingest.Sample{Metric: "vus", TimeNS: ts, Value: 3, Source: "a"})
+		c.Add(&ingest.Sample{Metric: "vus_max", TimeNS: ts, Value: 50, Source: "a"})
+	}
+	got, err := Analyze(c.Close(1e9), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Knee == nil || want.Knee == nil || got.Knee.Offered != want.Knee.Offered || *got.Ceiling != *want.Ceiling {
+		t.Fatalf("knee %+v ceiling %+v, want %+v %+v", got.Knee, got.Ceiling, want.Knee, want.Ceiling)
+	}
+	for _, w := range []string{"one span of 2 (2026-11-30T00:53:20Z to 2026-11-30T00:54:59Z)", "the other 1 span(s), after gaps of up to 23h58m20s, hold 17% of the http_req_duration samples"} {
+		if !strings.Contains(got.Caveat, w) {
+			t.Errorf("caveat %q lacks %q", got.Caveat, w)
 		}
 	}
 }
