@@ -116,7 +116,8 @@ type Result struct {
 	// sessions, without message counts) or "iterations/s" (no request
 	// stream).
 	CompletedUnit string `json:"completed_unit"`
-	// RequestsPerIteration is http_reqs ÷ iterations over the run.
+	// RequestsPerIteration is http_reqs ÷ iterations over the analysed
+	// (main) span: the whole run unless gaps split it.
 	RequestsPerIteration F `json:"requests_per_iteration"`
 	// Start and End are the first and last samples of the analysed span
 	// of data (timeline.Timeline.Main): the whole run unless gaps of
@@ -578,13 +579,21 @@ func (a *analysis) overall() Overall {
 		OKCount: tr.OK.Count(), OKP95MS: F(tr.OK.Quantile(0.95)), Exact: tr.All.Exact(),
 	}
 	// Every second with data counts, in every span.
-	var reqs, ok, iters, dropped float64
+	// Requests per iteration, which turns the levels' offered iterations
+	// into requests, are the main span's own: another run in the file
+	// with another script must not move this one's levels.
+	var reqs, ok, iters, dropped, mainReqs, mainIters float64
+	m := a.tl.Main()
 	maxV := math.NaN()
-	a.tl.Each(func(_ int64, s *timeline.Second) {
+	a.tl.Each(func(sec int64, s *timeline.Second) {
 		reqs += float64(s.Requests)
 		ok += float64(s.OK)
 		iters += float64(s.Iterations)
 		dropped += float64(s.Dropped)
+		if sec >= m.First && sec <= m.Last {
+			mainReqs += float64(s.Requests)
+			mainIters += float64(s.Iterations)
+		}
 		if s.HasVUs && !(s.VUs <= maxV) {
 			maxV = s.VUs
 		}
@@ -600,8 +609,8 @@ func (a *analysis) overall() Overall {
 		o.RPS = F(reqs / a.p.runSeconds())
 	}
 	o.MaxVUs = F(maxV)
-	if iters > 0 && reqs > 0 {
-		a.reqsPerIter = reqs / iters
+	if mainIters > 0 && mainReqs > 0 {
+		a.reqsPerIter = mainReqs / mainIters
 	} else {
 		a.reqsPerIter = 1
 	}
