@@ -357,6 +357,9 @@ type analysis struct {
 	// oneLoad: the levels of the way up are of one load (oneLoad), so
 	// the baseline counts no failures (baselineOf).
 	oneLoad bool
+	// pastPeak: judge is judging the levels after the highest offered
+	// load (a ramp down).
+	pastPeak bool
 }
 
 // Analyze computes the knee analysis of a run's Timeline. It returns an
@@ -540,7 +543,9 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 		}
 	}
 	slices.SortStableFunc(rest, func(x, y Level) int { return x.i0 - y.i0 })
+	a.pastPeak = true
 	a.judge(rest, base)
+	a.pastPeak = false
 	for _, l := range rest {
 		up[l.i0] = l
 	}

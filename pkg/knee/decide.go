@@ -147,6 +147,9 @@ func (a *analysis) baselineOf(levels []Level) baseline {
 //     (or fewer than three);
 //   - a hold whose queue grows (latency rising through it) is overloaded.
 //
+// A closed-model level past the peak (a ramp down) whose only shortfall is
+// its throughput, at flat latency, has headroom: by Little's law the VUs
+// it lacks were stopping, not waiting on the system.
 // Overloaded when the errors grew by more than ErrorLimit, goodput fell
 // below 90 % of an earlier level's, or the queue grew; generator when
 // iterations were dropped with every VU busy (vus ≥ 95 % of vus_max) while
@@ -219,6 +222,12 @@ func (a *analysis) judge(levels []Level, base baseline) {
 		switch {
 		case follows && latOK && errOK && dropsOK && !growing:
 			l.Verdict, l.Reason = Headroom, "completed follows offered, latency flat"
+		case a.pastPeak && a.model == Closed && l.latFlat && errOK && !growing:
+			// N = X·(R + Z) (Little's law): with R flat, a throughput
+			// short of the VUs is VUs not iterating — past the peak, VUs
+			// the ramp down is stopping, still counted by the vus gauge
+			// (k6's gracefulRampDown), not a saturated system.
+			l.Verdict, l.Reason = Headroom, join(why)+" at flat latency past the peak: VUs stopping, not the system"
 		case !dropsOK && a.followsStarted(l) && latOK && errOK && !growing && a.vusExhausted(l):
 			l.Verdict = Generator
 			l.Reason = fmt.Sprintf("%.2g dropped iterations/s with every VU busy (%.0f of %.0f) while latency stayed flat: the load generator, not the system, set the limit", float64(l.DroppedPerS), float64(l.VUs), a.vusMaxAt(l))

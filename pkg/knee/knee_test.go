@@ -123,6 +123,27 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
+// TestClosedRampDownStopping: closed_ramp's ramp down (testdata/k6/README.md:
+// 120 VUs back to 0) has a last step of 6 VUs serving 5.5 req/s at the
+// low-load p95 (19.5 ms against ≈ 28 ms): by Little's law the VUs the
+// throughput lacks were stopping, so it has headroom, not "saturated";
+// two steps before it, 70 VUs at p95 203 ms still queue and stay
+// saturated.
+func TestClosedRampDownStopping(t *testing.T) {
+	r := analyzeFile(t, filepath.Join("..", "..", "testdata", "k6", "closed_ramp.csv.gz"), Options{})
+	all := r.AllLevels()
+	if len(all) < 4 {
+		t.Fatalf("%d levels", len(all))
+	}
+	last, before := all[len(all)-1], all[len(all)-3]
+	if last.VUs > 10 || last.Verdict != Headroom || !strings.Contains(last.Reason, "VUs stopping") {
+		t.Errorf("last step: %v VUs, %s (%s), want ≈ 6 VUs with headroom: VUs stopping", last.VUs, last.Verdict, last.Reason)
+	}
+	if before.VUs < 60 || before.Verdict != Saturated {
+		t.Errorf("two steps before: %v VUs, %s (%s), want ≈ 70 VUs saturated", before.VUs, before.Verdict, before.Reason)
+	}
+}
+
 // TestBreakpointHolds checks the hold table against the corpus README's
 // 10 s figures: each step's goodput equals its level until 180, latency
 // jumps at 200 and 429s appear.
