@@ -28,8 +28,8 @@ func queueCommand(e *env) *cli.Command {
 					"ldanalyze queue little --run run.csv.gz",
 				Description: "With --max-vus, checks whether an open-model k6 test had enough VUs:\n" +
 					"busy VUs = rate × iteration duration (pass the iteration duration as --latency).\n\n" +
-					"With --run, checks Little's law on a k6 run per hold (per ramp step when the run has fewer\n" +
-					"than three holds, as `ldanalyze knee` does): the mean vus gauge L against the iterations that\n" +
+					"With --run, checks Little's law on a k6 run per hold (per --ramp-step of 10 s when it has < 3\n" +
+					"holds; --ramp-step 0 cuts ramps as `ldanalyze knee` does): the mean vus gauge L against the iterations that\n" +
 					"ended per second λ times their mean iteration_duration W. In a closed model every VU is\n" +
 					"inside an iteration (sleep included), so L ≈ λW; in an open model the gauge counts busy VUs,\n" +
 					"so L ≈ λW as well. λW well below L means VUs idled (think time outside the iteration,\n" +
