@@ -169,7 +169,7 @@ func TestLedgerUnitsAndUnreachedKnee(t *testing.T) {
 		t.Fatalf("add grpc: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	out, _, _ = runCLI(t, "", "ledger", "show", "--ledger", l, "--format", "markdown")
-	for _, want := range []string{"≥ 20.15 iterations/s", "169.8 calls/s", "req/s"} {
+	for _, want := range []string{"≥ 20.15 iterations/s", "168.2 calls/s", "req/s"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("ledger show lacks %q:\n%s", want, out)
 		}

@@ -564,7 +564,7 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 		return r, nil
 	}
 	r.Knee = a.knee(levels)
-	r.Ceiling = a.ceiling(levels)
+	r.Ceiling = a.ceiling(a.pooledSteps(levels, base))
 	if opt.SLO != nil {
 		r.SLO = a.slo(levels, opt.SLO)
 	}

@@ -1,11 +1,14 @@
 package knee
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/ldanalyze/ldanalyze/pkg/threshold"
 	"github.com/ldanalyze/ldanalyze/pkg/timeline"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -141,6 +144,56 @@ func TestClosedRampDownStopping(t *testing.T) {
 	}
 	if before.VUs < 60 || before.Verdict != Saturated {
 		t.Errorf("two steps before: %v VUs, %s (%s), want ≈ 70 VUs saturated", before.VUs, before.Verdict, before.Reason)
+	}
+}
+
+// TestCeilingOneSecondMissing: breakpoint.csv.gz without its second
+// 1796004519 (+90 s, a stalled generator or an edited file) has its
+// post-knee holds found as a ramp of 2-s steps. Its ceiling must stay the
+// server's (≈ 188 req/s, testdata/k6/README.md; 182.8 on the whole file)
+// and not the maximum of 2-s counting noise (it was 194.5, interval
+// 181.6–209.1): short steps of similar load are pooled for the ceiling,
+// and the interval is over seconds of data.
+func TestCeilingOneSecondMissing(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "k6", "breakpoint.csv.gz")
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	dropped := 0
+	for _, line := range bytes.SplitAfter(raw, []byte("\n")) {
+		if fields := bytes.SplitN(line, []byte(","), 3); len(fields) == 3 && string(fields[1]) == "1796004519" {
+			dropped++
+			continue
+		}
+		b.Write(line)
+	}
+	if dropped < 1000 {
+		t.Fatalf("dropped %d lines of second 1796004519, want its ≈ 3,000", dropped)
+	}
+	path := filepath.Join(t.TempDir(), "breakpoint-minus-one.csv")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	full := analyzeFile(t, src, Options{})
+	r := analyzeFile(t, path, Options{})
+	if r.Ceiling == nil || full.Ceiling == nil {
+		t.Fatalf("ceilings %+v %+v", r.Ceiling, full.Ceiling)
+	}
+	got, whole := float64(r.Ceiling.CompletedRPS), float64(full.Ceiling.CompletedRPS)
+	if got < 178 || got > 192 || math.Abs(got-whole) > 0.025*whole || float64(r.Ceiling.High-r.Ceiling.Low) > 20 {
+		t.Errorf("ceiling %.1f (interval %.1f–%.1f) without one second, %.1f with it: want 178–192 and within 2.5 %%, interval under 20 req/s wide",
+			got, float64(r.Ceiling.Low), float64(r.Ceiling.High), whole)
 	}
 }
 
