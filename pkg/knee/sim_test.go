@@ -258,3 +258,81 @@ func TestSimulatedOneLoad(t *testing.T) {
 		t.Logf("%.0f it/s: %s; knee %+v", c.rate, describe(r), r.Knee)
 	}
 }
+
+// TestSimulatedShapesMissingSeconds: the shapes of TestSimulatedShapes
+// with every sample of three seconds removed (at a quarter, a half and
+// three quarters of the run: a stalled generator, an edited file) keep
+// their ceiling within 4 % of the simulated capacity and their knee in
+// [0.7, 1.03] of ρ = 1: one missing second must not turn holds into
+// noise-sized steps that move the answer.
+func TestSimulatedShapesMissingSeconds(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cfg  sim.Config
+	}{
+		{"open ramp over 3 min", sim.OpenRamp3m()},
+		{"spike", sim.Spike()},
+		{"short holds with long ramps between", sim.Staircase()},
+		{"refusals before latency rises", sim.RefusalsFirst()},
+		{"gRPC ramp", sim.GRPCRamp()},
+		{"closed ramp of VUs", sim.ClosedRamp()},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st, err := sim.NewStream(c.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, last := int64(math.MaxInt64), int64(math.MinInt64)
+			for st.Next() {
+				s := st.Sample().TimeNS / 1e9
+				first, last = min(first, s), max(last, s)
+			}
+			if err := st.Err(); err != nil {
+				t.Fatal(err)
+			}
+			gone := map[int64]bool{}
+			for _, q := range []int64{1, 2, 3} {
+				gone[first+q*(last-first)/4] = true
+			}
+			if st, err = sim.NewStream(c.cfg); err != nil {
+				t.Fatal(err)
+			}
+			acc := timeline.New(timeline.Options{})
+			removed := 0
+			for st.Next() {
+				if gone[st.Sample().TimeNS/1e9] {
+					removed++
+					continue
+				}
+				acc.Add(st.Sample())
+			}
+			if err := st.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if removed == 0 {
+				t.Fatal("no sample removed")
+			}
+			r, err := knee.Analyze(acc.Close(st.Stats().ResolutionNS), knee.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			truth := st.Truth()
+			capacity, kneeTrue := truth.CeilingPerS, truth.KneeIterationsPerS
+			if sc := truth.Scenarios[0]; sc.KneeVUs > 0 {
+				kneeTrue = sc.KneeVUs
+			}
+			ok := true
+			if r.Ceiling == nil || math.Abs(float64(r.Ceiling.CompletedRPS)-capacity) > 0.04*capacity {
+				ok = false
+				t.Errorf("ceiling not within 4 %% of C = %.1f", capacity)
+			}
+			if r.Knee == nil || !r.Knee.Reached || float64(r.Knee.Offered) < 0.7*kneeTrue || float64(r.Knee.Offered) > 1.03*kneeTrue {
+				ok = false
+				t.Errorf("knee not within [0.7, 1.03] of ρ = 1 at %.1f %s", kneeTrue, r.OfferedUnit)
+			}
+			if !ok || testing.Verbose() {
+				t.Log(describe(r))
+			}
+		})
+	}
+}
