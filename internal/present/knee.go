@@ -222,7 +222,7 @@ func CheckLines(b *strings.Builder, cs []checks.Check) {
 // its tables have, since check messages and findings quote tag values.
 func flushText(w io.Writer, b *strings.Builder, f render.Format) error {
 	if f == render.Table {
-		s := render.Printable(b.String())
+		s := render.WrapProse(w, render.Printable(b.String()))
 		b.Reset()
 		b.WriteString(s)
 	}

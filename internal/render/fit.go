@@ -88,7 +88,7 @@ func (g *Grid) fit(w io.Writer, width int) error {
 		return err
 	}
 	if len(dropped) > 0 {
-		_, err := fmt.Fprintf(w, "(not shown, to fit %d columns: %s; --format csv shows every column)\n", width, strings.Join(dropped, ", "))
+		_, err := io.WriteString(w, WrapProse(w, fmt.Sprintf("(not shown, to fit %d columns: %s; --format csv shows every column)", width, strings.Join(dropped, ", ")))+"\n")
 		return err
 	}
 	return nil
@@ -113,4 +113,46 @@ func maxWidth(b []byte) int {
 		n = max(n, runewidth.StringWidth(line))
 	}
 	return n
+}
+
+// WrapProse wraps the lines of s wider than the terminal w was marked
+// with by Fit at spaces, each continuation indented two columns past its
+// line's own indent; lines of a table (box-drawing characters) and words
+// wider than the line are left whole. For a w without a width (output
+// piped) it returns s unchanged.
+func WrapProse(w io.Writer, s string) string {
+	width := widthOf(w)
+	if width <= 0 {
+		return s
+	}
+	var b strings.Builder
+	for i, line := range strings.Split(s, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if runewidth.StringWidth(line) <= width || strings.ContainsAny(line, "│┌└├─") {
+			b.WriteString(line)
+			continue
+		}
+		indent := len(line) - len(strings.TrimLeft(line, " "))
+		cont := strings.Repeat(" ", min(indent+2, width/2))
+		col := 0
+		for j, word := range strings.Fields(line) {
+			ww := runewidth.StringWidth(word)
+			switch {
+			case j == 0:
+				b.WriteString(line[:indent])
+				col = indent
+			case col+1+ww > width:
+				b.WriteString("\n" + cont)
+				col = len(cont)
+			default:
+				b.WriteByte(' ')
+				col++
+			}
+			b.WriteString(word)
+			col += ww
+		}
+	}
+	return b.String()
 }
