@@ -93,6 +93,18 @@ func TestKneeFromPromFiles(t *testing.T) {
 	if file.Model != "open" || file.Knee == nil || file.Knee.Offered < 170 || file.Knee.Offered > 190 {
 		t.Errorf("from the file: model %s, knee %+v", file.Model, file.Knee)
 	}
+	// Trend stats give each step's mean only: the whole-run line says its
+	// percentiles are of those (the JSON's overall.of), the CSV run's not.
+	if !strings.Contains(out, `"of": "per-step means"`) {
+		t.Errorf("overall lacks \"of\": \"per-step means\"")
+	}
+	txt, _, _ := runCLI(t, "", "knee", "--from-prom", path)
+	if !strings.Contains(txt, "http_req_duration over the run (percentiles and max of per-step means): 36759 samples") {
+		t.Errorf("the whole-run line does not say its percentiles are of per-step means:\n%s", txt)
+	}
+	if csvTxt, _, _ := runCLI(t, "", "knee", td+"breakpoint.csv.gz"); strings.Contains(csvTxt, "per-step means") {
+		t.Errorf("a CSV run's whole-run line speaks of per-step means")
+	}
 	// One plain query_range file per metric: the raw samples of every
 	// k6_* name, as {"status":"success","data":{...}}.
 	dir := t.TempDir()

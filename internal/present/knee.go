@@ -115,8 +115,12 @@ func KneeText(w io.Writer, f render.Format, rep *KneeDoc, rows []window.Row, by 
 		Num(float64(r.DurationS)), time.Duration(float64(r.ResolutionS)*1e9), r.Model, r.ModelEvidence)
 	o := r.Overall
 	u := UnitSuffix(r)
-	fmt.Fprintf(&b, "%s over the run: %d samples, p50 %s%s, p90 %s%s, p95 %s%s, p99 %s%s, max %s%s; %d %s, %s failed, %d dropped iterations\n",
-		r.Metric, o.Count, Num(float64(o.P50MS)), u, Num(float64(o.P90MS)), u, Num(float64(o.P95MS)), u, Num(float64(o.P99MS)), u, Num(float64(o.MaxMS)), u,
+	of := ""
+	if o.Of != "" {
+		of = " (percentiles and max of " + o.Of + ")"
+	}
+	fmt.Fprintf(&b, "%s over the run%s: %d samples, p50 %s%s, p90 %s%s, p95 %s%s, p99 %s%s, max %s%s; %d %s, %s failed, %d dropped iterations\n",
+		r.Metric, of, o.Count, Num(float64(o.P50MS)), u, Num(float64(o.P90MS)), u, Num(float64(o.P95MS)), u, Num(float64(o.P99MS)), u, Num(float64(o.MaxMS)), u,
 		o.Requests, streamNoun(r), Pct(float64(o.ErrorRate)), o.Dropped)
 	if len(rep.Summary) > 0 {
 		h("k6's own summary beside the computed whole-run figures")

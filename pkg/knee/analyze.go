@@ -267,6 +267,11 @@ func (l *Limit) UnmarshalJSON(b []byte) error {
 // Overall is the whole run of the metric, all samples, as k6's end-of-test
 // summary computes it.
 type Overall struct {
+	// Of, when not empty, says what the percentiles, mean, min and max
+	// are of when they are not of the samples themselves: "per-step
+	// means" for a run read from Prometheus trend stats (set by the
+	// pipeline from its source).
+	Of     string `json:"of,omitempty"`
 	Count  uint64 `json:"count"`
 	MeanMS F      `json:"mean_ms"`
 	MinMS  F      `json:"min_ms"`

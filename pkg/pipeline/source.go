@@ -90,6 +90,9 @@ func RunSource(ctx context.Context, src Source, opt Options) (*Analysis, error) 
 		return an, err
 	}
 	if an.Knee != nil {
+		if m, ok := run.(interface{ MeansOnly() bool }); ok && m.MeansOnly() {
+			an.Knee.Overall.Of = "per-step means"
+		}
 		for _, c := range caveats {
 			an.Knee.Warnings = append(an.Knee.Warnings, knee.Warning{Code: WarnSource, Message: c})
 		}

@@ -50,6 +50,11 @@ func (r *K6Run) FillScenario(acc *timeline.Accumulator, name string) (warnings [
 	return r.fillWarnings()
 }
 
+// MeansOnly reports whether the run's latency is known only by each
+// step's mean (trend stats without native histograms): its percentiles
+// are of per-step means.
+func (r *K6Run) MeansOnly() bool { return r.LatencySource == "trend-stats" }
+
 // ResolutionNS is the timeline resolution Fill gives: the step, ns.
 func (r *K6Run) ResolutionNS() int64 { return int64(r.Step) }
 
