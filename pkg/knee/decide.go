@@ -700,9 +700,10 @@ func similarLoad(x, g F) bool {
 // ramp steps shorter than MinHoldNS and of similar offered load (within
 // poolSpread of the group's first) pooled into steps of at least
 // MinHoldNS where they reach it (a short tail joins the group before when
-// its load is similar), aggregated and judged
-// again with the rest against base; levels itself when none is that
-// short. The ceiling takes the levels with the most goodput, and among
+// its load is similar), aggregated and judged again with the rest
+// against base; levels itself when none is that short. Only the ceiling
+// reads them: its offered load can be a pooled step's, between two rows
+// of the levels table. The ceiling takes the levels with the most goodput, and among
 // many short steps those are the ones whose counting noise ran high (the
 // maximum of noisy rates is biased up, by about their spread): a ramp
 // cut into 2-s steps past the knee gave a ceiling 6 % above the holds
@@ -909,8 +910,8 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 		c.ServedMixRPS = F(rawMed)
 	}
 	// Per-second goodput pooled over the plateau levels, over their
-	// seconds of data (a second without any sample served nothing that
-	// was recorded, not nothing).
+	// seconds of data (a second without any sample is a hole in the
+	// record, not a second that served nothing).
 	src := a.p.completed
 	var xs []float64
 	for k, l := range plateau {
