@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,6 +68,10 @@ type CSVReader struct {
 	times timeOrder
 	// lines is the number of lines of the header and the batches absorbed.
 	lines int64
+	// mapAt, set by Open on a plain file, is the file Drain maps; headLen
+	// is the length of the header line, where the samples' bytes begin.
+	mapAt   *mapTarget
+	headLen int64
 }
 
 // csvCols is the header's mapping of columns.
@@ -113,6 +118,9 @@ type csvBatch struct {
 	times  timeOrder
 	ready  chan struct{}
 	seq    int64 // the batch's number among those the workers parse
+	// fault is the error of a fault on the mapped chunk (the file was
+	// cut under its mapping).
+	fault error
 	// prevTail delivers the tail of the chunk before (nil: none); tail
 	// takes this chunk's.
 	prevTail, tail chan []byte
@@ -140,8 +148,8 @@ func (b *csvBatch) release() {
 // dropChunk returns the batch's chunk buffer to its pool, keeping what
 // absorb reads of the batch.
 func (b *csvBatch) dropChunk() {
-	putChunk(b.raw.buf)
-	b.raw.buf, b.raw.data, b.chunk = nil, nil, nil
+	b.raw.free()
+	b.raw.data, b.chunk = nil, nil
 }
 
 var errUnterminated = errors.New("unterminated quoted field")
@@ -181,7 +189,9 @@ func NewCSVReader(r io.Reader, name string) (*CSVReader, error) {
 	}
 	line := head
 	rest := []byte(nil)
+	headLen := int64(len(head))
 	if nl >= 0 {
+		headLen = int64(nl + 1)
 		line, rest = head[:nl], head[nl+1:]
 	}
 	line = bytes.TrimSuffix(bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")), []byte{'\r'})
@@ -197,7 +207,7 @@ func NewCSVReader(r io.Reader, name string) (*CSVReader, error) {
 	if herr != nil {
 		return nil, herr
 	}
-	c := &CSVReader{name: name, cols: cols, order: make(chan *csvBatch, runtime.GOMAXPROCS(0)), lines: 1}
+	c := &CSVReader{name: name, cols: cols, order: make(chan *csvBatch, runtime.GOMAXPROCS(0)), lines: 1, headLen: headLen}
 	c.readAhead.init()
 	c.s.Source = name
 	c.s.Tags.keys = cols.keys
@@ -271,9 +281,19 @@ func (c *CSVReader) produce(r io.Reader, carry []byte, final error) {
 	if len(c.sinks) > 0 {
 		workers = len(c.sinks)
 	}
+	cs := newChunkSource(r, carry, final, maxRecord)
+	defer cs.dropMap()
+	// Drain maps a plain file (see mapTarget); Next reads it.
+	mapped := c.sinks != nil && c.mapAt != nil && final == nil && cs.mapFrom(c.mapAt, c.mapAt.start+c.headLen, len(carry))
+	if mapped {
+		debug.SetPanicOnFault(true)
+	}
 	jobs := make(chan *csvBatch, workers)
 	for i := range workers {
 		go func() {
+			if mapped {
+				debug.SetPanicOnFault(true)
+			}
 			var w csvWorker
 			w.init(c)
 			if c.sinks != nil {
@@ -289,7 +309,10 @@ func (c *CSVReader) produce(r io.Reader, carry []byte, final error) {
 				}
 			}
 			for b := range jobs {
-				w.parse(b)
+				ran := false
+				if b.fault = b.raw.m.guard(func() { ran = true; w.parse(b) }); b.fault != nil {
+					w.faulted(b, ran)
+				}
 				if c.sinks != nil {
 					// The sinks have taken the samples: the chunk can
 					// be read into again now, while the batch waits for
@@ -311,7 +334,6 @@ func (c *CSVReader) produce(r io.Reader, carry []byte, final error) {
 	}
 	prevTail := noTail()
 	var seq int64 // of the batches the workers parse
-	cs := newChunkSource(r, carry, final, maxRecord)
 	for {
 		raw, ok := cs.next()
 		if !ok {
@@ -417,6 +439,21 @@ type metricID struct {
 
 func (w *csvWorker) init(c *CSVReader) {
 	w.c, w.cols, w.metrics = c, c.cols, newInterner()
+}
+
+// faulted ends a batch whose parse faulted on its mapped chunk (ran), or
+// was not run after another's did: the next batch's worker is not kept
+// waiting for its tail (none, if it was not handed on yet), and a batch
+// sink that was not given the batch gets it, empty.
+func (w *csvWorker) faulted(b *csvBatch, ran bool) {
+	select {
+	case b.tail <- nil:
+	default:
+	}
+	if w.bsink != nil && !ran {
+		w.bsink.begin(b.seq)
+		w.bsink.end(b.seq, resolution{})
+	}
 }
 
 // parse parses a batch: first its quote parity, to tell whether its last
@@ -1068,6 +1105,9 @@ func (c *CSVReader) drainBatches(sinks []batchSink) error {
 // absorb takes a finished batch's errors and end-of-input facts into the
 // reader's stats, in file order.
 func (c *CSVReader) absorb(b *csvBatch) {
+	if b.fault != nil && c.err == nil {
+		c.err = fmt.Errorf("%s: %w", c.name, b.fault)
+	}
 	base := c.lines
 	if b.raw.longLine > 0 {
 		c.st.record(&SyntaxError{File: c.name, Line: base + 1, Msg: fmt.Sprintf("record longer than %d bytes: skipped", maxRecord)})
