@@ -91,6 +91,9 @@ type rawChunk struct {
 	dropped int
 	// bytes is the number of (decompressed) bytes read in all.
 	bytes int64
+	// fault is the error of a fault on the mapping the chunks were cut
+	// from (the file was cut under it): it ended the input.
+	fault error
 }
 
 // chunkSource cuts a stream into chunks of whole lines.

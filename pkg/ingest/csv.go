@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -119,8 +120,9 @@ type csvBatch struct {
 	ready  chan struct{}
 	seq    int64 // the batch's number among those the workers parse
 	// fault is the error of a fault on the mapped chunk (the file was
-	// cut under its mapping).
+	// cut under its mapping); begun is set once a batch sink began it.
 	fault error
+	begun bool
 	// prevTail delivers the tail of the chunk before (nil: none); tail
 	// takes this chunk's.
 	prevTail, tail chan []byte
@@ -309,9 +311,8 @@ func (c *CSVReader) produce(r io.Reader, carry []byte, final error) {
 				}
 			}
 			for b := range jobs {
-				ran := false
-				if b.fault = b.raw.m.guard(func() { ran = true; w.parse(b) }); b.fault != nil {
-					w.faulted(b, ran)
+				if b.fault = b.raw.m.guard(func() { w.parse(b) }); b.fault != nil {
+					w.faulted(b)
 				}
 				if c.sinks != nil {
 					// The sinks have taken the samples: the chunk can
@@ -347,6 +348,7 @@ func (c *CSVReader) produce(r io.Reader, carry []byte, final error) {
 		select {
 		case c.order <- b:
 		case <-c.stop:
+			b.raw.free()
 			return
 		}
 		if raw.longLine > 0 {
@@ -441,16 +443,16 @@ func (w *csvWorker) init(c *CSVReader) {
 	w.c, w.cols, w.metrics = c, c.cols, newInterner()
 }
 
-// faulted ends a batch whose parse faulted on its mapped chunk (ran), or
-// was not run after another's did: the next batch's worker is not kept
-// waiting for its tail (none, if it was not handed on yet), and a batch
-// sink that was not given the batch gets it, empty.
-func (w *csvWorker) faulted(b *csvBatch, ran bool) {
+// faulted ends a batch whose parse faulted on its mapped chunk, or was
+// not run after another's did: the next batch's worker is not kept waiting
+// for its tail (none, if it was not handed on yet), and a batch sink that
+// was not given the batch gets it, empty.
+func (w *csvWorker) faulted(b *csvBatch) {
 	select {
 	case b.tail <- nil:
 	default:
 	}
-	if w.bsink != nil && !ran {
+	if w.bsink != nil && !b.begun {
 		w.bsink.begin(b.seq)
 		w.bsink.end(b.seq, resolution{})
 	}
@@ -491,6 +493,7 @@ func (w *csvWorker) parse(b *csvBatch) {
 	b.chunk = chunk
 	if w.bsink != nil {
 		w.bsink.begin(b.seq)
+		b.begun = true
 		defer func() { w.bsink.end(b.seq, resolution{intNS: b.maxRes, fracNS: b.rfcRes}) }()
 	}
 	w.parseRecords(b, chunk, quotes)
@@ -1105,8 +1108,8 @@ func (c *CSVReader) drainBatches(sinks []batchSink) error {
 // absorb takes a finished batch's errors and end-of-input facts into the
 // reader's stats, in file order.
 func (c *CSVReader) absorb(b *csvBatch) {
-	if b.fault != nil && c.err == nil {
-		c.err = fmt.Errorf("%s: %w", c.name, b.fault)
+	if f := cmp.Or(b.fault, b.raw.fault); f != nil && c.err == nil {
+		c.err = fmt.Errorf("%s: %w", c.name, f)
 	}
 	base := c.lines
 	if b.raw.longLine > 0 {

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -197,8 +198,9 @@ type jsonBatch struct {
 	seq       int64 // the batch's number among those the workers parse
 	ready     chan struct{}
 	// fault is the error of a fault on the mapped chunk (the file was
-	// cut under its mapping).
+	// cut under its mapping); begun is set once a batch sink began it.
 	fault error
+	begun bool
 }
 
 // jsonRec is one Point of a batch, for Next; its tags are the bytes
@@ -293,8 +295,7 @@ func (j *K6JSONReader) produce() {
 				w.bsink = j.bsinks[i]
 			}
 			for b := range jobs {
-				ran := false
-				if b.fault = b.raw.m.guard(func() { ran = true; w.parse(b) }); b.fault != nil && !ran && w.bsink != nil {
+				if b.fault = b.raw.m.guard(func() { w.parse(b) }); b.fault != nil && !b.begun && w.bsink != nil {
 					// Not parsed, as another batch faulted: the batch
 					// sink gets it, empty.
 					w.bsink.begin(b.seq)
@@ -324,6 +325,7 @@ func (j *K6JSONReader) produce() {
 		select {
 		case j.order <- b:
 		case <-j.stop:
+			b.raw.free()
 			return
 		}
 		if raw.data == nil {
@@ -424,8 +426,8 @@ func (j *K6JSONReader) drainBatches(sinks []batchSink) error {
 // absorb takes a finished batch's errors, declarations and end-of-input
 // facts into the reader, in file order.
 func (j *K6JSONReader) absorb(b *jsonBatch) {
-	if b.fault != nil && j.err == nil {
-		j.err = fmt.Errorf("%s: %w", j.name, b.fault)
+	if f := cmp.Or(b.fault, b.raw.fault); f != nil && j.err == nil {
+		j.err = fmt.Errorf("%s: %w", j.name, f)
 	}
 	base := j.lines
 	if b.raw.longLine > 0 {
@@ -756,6 +758,7 @@ func (w *jsonWorker) parse(b *jsonBatch) {
 	w.lastTS = w.lastTS[:0]
 	if w.bsink != nil {
 		w.bsink.begin(b.seq)
+		b.begun = true
 		defer func() {
 			var res resolution
 			if b.maxDigits >= 0 {

@@ -260,14 +260,14 @@ func (cs *chunkSource) nextMapped() (c rawChunk, ok bool) {
 			}
 			cs.dropMap()
 			cs.done = true
-			c, ok = rawChunk{final: true, readErr: err, bytes: int64(cs.pos) - cs.mapBase}, true
+			c, ok = rawChunk{final: true, fault: err, bytes: int64(cs.pos) - cs.mapBase}, true
 		}
 	}()
 	if m.faulted.Load() {
 		// A worker's chunk faulted: the file was cut, and so is the rest.
 		cs.dropMap()
 		cs.done = true
-		return rawChunk{final: true, readErr: m.changed(), bytes: int64(cs.pos) - cs.mapBase}, true
+		return rawChunk{final: true, fault: m.changed(), bytes: int64(cs.pos) - cs.mapBase}, true
 	}
 	if rest := m.data[cs.pos:]; len(rest) >= chunkSize {
 		if i := bytes.LastIndexByte(rest[:chunkSize], '\n'); i >= 0 {
