@@ -19,11 +19,18 @@ import (
 // Next hands its samples' bytes to the caller's goroutine, so it reads.
 //
 // Memory stays bounded: the mapping is advised sequential, and the pages
-// of a chunk are dropped from the process (MADV_DONTNEED: they stay in the
-// page cache) when its batch drops it, so the pages mapped are those of
-// the chunks in flight, as with read(). The mapping is unmapped once the
-// reading goroutine is done with it and every chunk cut from it is
-// dropped.
+// behind the chunks are dropped from the process (MADV_DONTNEED: they stay
+// in the page cache) once their batches drop them (fileMap.release), so
+// the pages mapped are about those of the chunks in flight, as with
+// read(). The mapping is unmapped once the reading goroutine is done with
+// it and every chunk cut from it is dropped.
+//
+// Nothing keeps a chunk's bytes past its batch's dropChunk: interned
+// metric names, tag keys and values, quoted CSV fields, a CSV record
+// carried on to the next chunk, the slow JSON path's values and error
+// messages are copies; the workers' caches into a chunk (the CSV lazyRow's
+// tail slots, jsonWorker.prevTags and prevTail) are reset at each chunk
+// and read only within it.
 //
 // A file cut (truncated) under the mapping makes a read of its lost pages
 // fault (SIGBUS): the goroutines that read the mapping have
@@ -37,8 +44,7 @@ const minMapped = 4 * chunkSize
 // mapTarget is a plain regular file that a reader's Drain may map: Open
 // sets it on the readers of such files.
 type mapTarget struct {
-	f    *os.File
-	name string
+	f *os.File
 	// start is the file offset of the reader's first byte (3 when Open
 	// dropped a byte order mark).
 	start int64
@@ -50,7 +56,6 @@ type mapTarget struct {
 
 // fileMap is a read-only mapping of a whole file.
 type fileMap struct {
-	name string
 	f    *os.File
 	data []byte
 	// refs counts the chunk source's hold and each chunk's; the mapping is
@@ -85,7 +90,7 @@ func mapFile(t *mapTarget) (*fileMap, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &fileMap{name: t.name, f: t.f, data: data, early: map[int]int{}}
+	m := &fileMap{f: t.f, data: data, early: map[int]int{}}
 	m.refs.Store(1)
 	if t.mapped != nil {
 		t.mapped()

@@ -115,7 +115,7 @@ func openCounted(path string, stdin io.Reader, onRead func(int)) (Reader, error)
 	// A plain file's Drain may map it instead of reading it (mapTarget).
 	var target *mapTarget
 	if osFile != nil && cl == nil {
-		target = &mapTarget{f: osFile, name: name, onRead: onRead}
+		target = &mapTarget{f: osFile, onRead: onRead}
 	}
 	var rd Reader
 	switch format {
