@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"io"
 	"math"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,10 +67,6 @@ type CSVReader struct {
 	times timeOrder
 	// lines is the number of lines of the header and the batches absorbed.
 	lines int64
-	// mapAt, set by Open on a plain file, is the file Drain maps; headLen
-	// is the length of the header line, where the samples' bytes begin.
-	mapAt   *mapTarget
-	headLen int64
 }
 
 // csvCols is the header's mapping of columns.
@@ -119,10 +113,6 @@ type csvBatch struct {
 	times  timeOrder
 	ready  chan struct{}
 	seq    int64 // the batch's number among those the workers parse
-	// fault is the error of a fault on the mapped chunk (the file was
-	// cut under its mapping); begun is set once a batch sink began it.
-	fault error
-	begun bool
 	// prevTail delivers the tail of the chunk before (nil: none); tail
 	// takes this chunk's.
 	prevTail, tail chan []byte
@@ -150,8 +140,8 @@ func (b *csvBatch) release() {
 // dropChunk returns the batch's chunk buffer to its pool, keeping what
 // absorb reads of the batch.
 func (b *csvBatch) dropChunk() {
-	b.raw.free()
-	b.raw.data, b.chunk = nil, nil
+	putChunk(b.raw.buf)
+	b.raw.buf, b.raw.data, b.chunk = nil, nil, nil
 }
 
 var errUnterminated = errors.New("unterminated quoted field")
@@ -191,9 +181,7 @@ func NewCSVReader(r io.Reader, name string) (*CSVReader, error) {
 	}
 	line := head
 	rest := []byte(nil)
-	headLen := int64(len(head))
 	if nl >= 0 {
-		headLen = int64(nl + 1)
 		line, rest = head[:nl], head[nl+1:]
 	}
 	line = bytes.TrimSuffix(bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")), []byte{'\r'})
@@ -209,7 +197,7 @@ func NewCSVReader(r io.Reader, name string) (*CSVReader, error) {
 	if herr != nil {
 		return nil, herr
 	}
-	c := &CSVReader{name: name, cols: cols, order: make(chan *csvBatch, runtime.GOMAXPROCS(0)), lines: 1, headLen: headLen}
+	c := &CSVReader{name: name, cols: cols, order: make(chan *csvBatch, runtime.GOMAXPROCS(0)), lines: 1}
 	c.readAhead.init()
 	c.s.Source = name
 	c.s.Tags.keys = cols.keys
@@ -283,19 +271,9 @@ func (c *CSVReader) produce(r io.Reader, carry []byte, final error) {
 	if len(c.sinks) > 0 {
 		workers = len(c.sinks)
 	}
-	cs := newChunkSource(r, carry, final, maxRecord)
-	defer cs.dropMap()
-	// Drain maps a plain file (see mapTarget); Next reads it.
-	mapped := c.sinks != nil && c.mapAt != nil && final == nil && cs.mapFrom(c.mapAt, c.mapAt.start+c.headLen, len(carry))
-	if mapped {
-		debug.SetPanicOnFault(true)
-	}
 	jobs := make(chan *csvBatch, workers)
 	for i := range workers {
 		go func() {
-			if mapped {
-				debug.SetPanicOnFault(true)
-			}
 			var w csvWorker
 			w.init(c)
 			if c.sinks != nil {
@@ -311,9 +289,7 @@ func (c *CSVReader) produce(r io.Reader, carry []byte, final error) {
 				}
 			}
 			for b := range jobs {
-				if b.fault = b.raw.m.guard(func() { w.parse(b) }); b.fault != nil {
-					w.faulted(b)
-				}
+				w.parse(b)
 				if c.sinks != nil {
 					// The sinks have taken the samples: the chunk can
 					// be read into again now, while the batch waits for
@@ -335,6 +311,7 @@ func (c *CSVReader) produce(r io.Reader, carry []byte, final error) {
 	}
 	prevTail := noTail()
 	var seq int64 // of the batches the workers parse
+	cs := newChunkSource(r, carry, final, maxRecord)
 	for {
 		raw, ok := cs.next()
 		if !ok {
@@ -348,7 +325,6 @@ func (c *CSVReader) produce(r io.Reader, carry []byte, final error) {
 		select {
 		case c.order <- b:
 		case <-c.stop:
-			b.raw.free()
 			return
 		}
 		if raw.longLine > 0 {
@@ -443,21 +419,6 @@ func (w *csvWorker) init(c *CSVReader) {
 	w.c, w.cols, w.metrics = c, c.cols, newInterner()
 }
 
-// faulted ends a batch whose parse faulted on its mapped chunk, or was
-// not run after another's did: the next batch's worker is not kept waiting
-// for its tail (none, if it was not handed on yet), and a batch sink that
-// was not given the batch gets it, empty.
-func (w *csvWorker) faulted(b *csvBatch) {
-	select {
-	case b.tail <- nil:
-	default:
-	}
-	if w.bsink != nil && !b.begun {
-		w.bsink.begin(b.seq)
-		w.bsink.end(b.seq, resolution{})
-	}
-}
-
 // parse parses a batch: first its quote parity, to tell whether its last
 // record goes on into the next chunk (then that tail is handed on at once,
 // before parsing, so that the next chunk's worker waits no longer than the
@@ -493,7 +454,6 @@ func (w *csvWorker) parse(b *csvBatch) {
 	b.chunk = chunk
 	if w.bsink != nil {
 		w.bsink.begin(b.seq)
-		b.begun = true
 		defer func() { w.bsink.end(b.seq, resolution{intNS: b.maxRes, fracNS: b.rfcRes}) }()
 	}
 	w.parseRecords(b, chunk, quotes)
@@ -1108,9 +1068,6 @@ func (c *CSVReader) drainBatches(sinks []batchSink) error {
 // absorb takes a finished batch's errors and end-of-input facts into the
 // reader's stats, in file order.
 func (c *CSVReader) absorb(b *csvBatch) {
-	if f := cmp.Or(b.fault, b.raw.fault); f != nil && c.err == nil {
-		c.err = fmt.Errorf("%s: %w", c.name, f)
-	}
 	base := c.lines
 	if b.raw.longLine > 0 {
 		c.st.record(&SyntaxError{File: c.name, Line: base + 1, Msg: fmt.Sprintf("record longer than %d bytes: skipped", maxRecord)})

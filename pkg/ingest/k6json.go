@@ -277,7 +277,7 @@ func (j *K6JSONReader) produce() {
 	cs := newChunkSource(j.src, nil, nil, jsonMaxLine)
 	defer cs.dropMap()
 	// Drain maps a plain file (see mapTarget); Next reads it.
-	mapped := j.sinks != nil && j.mapAt != nil && cs.mapFrom(j.mapAt, j.mapAt.start, 0)
+	mapped := j.sinks != nil && j.mapAt != nil && cs.mapFrom(j.mapAt)
 	if mapped {
 		debug.SetPanicOnFault(true)
 	}

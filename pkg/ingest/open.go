@@ -112,31 +112,25 @@ func openCounted(path string, stdin io.Reader, onRead func(int)) (Reader, error)
 		}
 		return nil, err
 	}
-	// A plain file's Drain may map it instead of reading it (mapTarget).
-	var target *mapTarget
-	if osFile != nil && cl == nil {
-		target = &mapTarget{f: osFile, onRead: onRead}
-	}
 	var rd Reader
 	switch format {
 	case FormatK6CSV:
 		var c *CSVReader
 		c, err = NewCSVReader(br, name)
-		if err == nil {
-			c.mapAt = target
-		}
 		rd = c
 	case FormatK6JSON:
 		// A UTF-8 byte order mark (an editor's or PowerShell's) is not
 		// JSON: drop it, as the CSV reader does.
+		var start int64
 		if b, _ := br.Peek(3); bytes.Equal(b, []byte("\xef\xbb\xbf")) {
 			_, _ = br.Discard(3)
-			if target != nil {
-				target.start = 3
-			}
+			start = 3
 		}
 		j := NewK6JSONReader(br, name)
-		j.mapAt = target
+		if osFile != nil && cl == nil {
+			// A plain file: Drain may map it instead of reading it.
+			j.mapAt = &mapTarget{f: osFile, start: start, onRead: onRead}
+		}
 		rd = j
 	case FormatParquet, FormatArrow:
 		var c *ColumnarReader
