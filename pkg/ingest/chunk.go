@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
 	"runtime"
 	"sync"
 )
@@ -72,6 +73,10 @@ type rawChunk struct {
 	// buf is the pooled buffer behind it.
 	data []byte
 	buf  *[]byte
+	// m, when not nil, is the mapping data is a slice of (buf is nil),
+	// at offset off.
+	m   *fileMap
+	off int
 	// longLine, when > 0, reports a line of at least longLine bytes that was
 	// longer than the source's limit and skipped; data is nil.
 	longLine int
@@ -86,6 +91,9 @@ type rawChunk struct {
 	dropped int
 	// bytes is the number of (decompressed) bytes read in all.
 	bytes int64
+	// fault is the error of a fault on the mapping the chunks were cut
+	// from (the file was cut under it): it ended the input.
+	fault error
 }
 
 // chunkSource cuts a stream into chunks of whole lines.
@@ -98,6 +106,16 @@ type chunkSource struct {
 	err     error
 	total   int64
 	done    bool
+
+	// m, when not nil, is the mapping that chunks are cut from, at pos
+	// (mapFrom), until leaveMap hands over to r: a tailReader of file.
+	// mapBase is the file offset that total counts from; prog feeds
+	// Open's onRead.
+	m       *fileMap
+	pos     int
+	mapBase int64
+	file    *os.File
+	prog    progress
 }
 
 // newChunkSource reads r, after the bytes of carry (read already, e.g. with
@@ -126,6 +144,11 @@ func (cs *chunkSource) read(p []byte) int {
 func (cs *chunkSource) next() (c rawChunk, ok bool) {
 	if cs.done {
 		return rawChunk{}, false
+	}
+	if cs.m != nil {
+		if c, ok := cs.nextMapped(); ok {
+			return c, true
+		}
 	}
 	buf := cs.buf
 	for {

@@ -2,12 +2,14 @@ package ingest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -98,6 +100,8 @@ type K6JSONReader struct {
 
 	st  Stats
 	err error
+	// mapAt, set by Open on a plain file, is the file Drain maps.
+	mapAt *mapTarget
 }
 
 // jsonMaxLine is the longest line read; a longer one is skipped.
@@ -193,6 +197,10 @@ type jsonBatch struct {
 	n         int64 // samples handed to a sink (Drain mode)
 	seq       int64 // the batch's number among those the workers parse
 	ready     chan struct{}
+	// fault is the error of a fault on the mapped chunk (the file was
+	// cut under its mapping); begun is set once a batch sink began it.
+	fault error
+	begun bool
 }
 
 // jsonRec is one Point of a batch, for Next; its tags are the bytes
@@ -248,8 +256,8 @@ func (b *jsonBatch) release() {
 // dropChunk returns the batch's chunk buffer to its pool, keeping what
 // absorb reads of the batch.
 func (b *jsonBatch) dropChunk() {
-	putChunk(b.raw.buf)
-	b.raw.buf, b.raw.data = nil, nil
+	b.raw.free()
+	b.raw.data = nil
 }
 
 // start launches the reading goroutines.
@@ -266,9 +274,19 @@ func (j *K6JSONReader) produce() {
 	if len(j.sinks) > 0 {
 		workers = len(j.sinks)
 	}
+	cs := newChunkSource(j.src, nil, nil, jsonMaxLine)
+	defer cs.dropMap()
+	// Drain maps a plain file (see mapTarget); Next reads it.
+	mapped := j.sinks != nil && j.mapAt != nil && cs.mapFrom(j.mapAt)
+	if mapped {
+		debug.SetPanicOnFault(true)
+	}
 	jobs := make(chan *jsonBatch, workers)
 	for i := range workers {
 		go func() {
+			if mapped {
+				debug.SetPanicOnFault(true)
+			}
 			w := newJSONWorker(j)
 			if j.sinks != nil {
 				w.sink = j.sinks[i]
@@ -277,7 +295,12 @@ func (j *K6JSONReader) produce() {
 				w.bsink = j.bsinks[i]
 			}
 			for b := range jobs {
-				w.parse(b)
+				if b.fault = b.raw.m.guard(func() { w.parse(b) }); b.fault != nil && !b.begun && w.bsink != nil {
+					// Not parsed, as another batch faulted: the batch
+					// sink gets it, empty.
+					w.bsink.begin(b.seq)
+					w.bsink.end(b.seq, resolution{})
+				}
 				if j.sinks != nil {
 					// As the CSV reader's Drain: the chunk is free once
 					// the sinks have the samples.
@@ -289,7 +312,6 @@ func (j *K6JSONReader) produce() {
 	}
 	defer close(jobs)
 	defer close(j.order)
-	cs := newChunkSource(j.src, nil, nil, jsonMaxLine)
 	var seq int64 // of the batches the workers parse
 	for {
 		raw, ok := cs.next()
@@ -303,6 +325,7 @@ func (j *K6JSONReader) produce() {
 		select {
 		case j.order <- b:
 		case <-j.stop:
+			b.raw.free()
 			return
 		}
 		if raw.data == nil {
@@ -403,6 +426,9 @@ func (j *K6JSONReader) drainBatches(sinks []batchSink) error {
 // absorb takes a finished batch's errors, declarations and end-of-input
 // facts into the reader, in file order.
 func (j *K6JSONReader) absorb(b *jsonBatch) {
+	if f := cmp.Or(b.fault, b.raw.fault); f != nil && j.err == nil {
+		j.err = fmt.Errorf("%s: %w", j.name, f)
+	}
 	base := j.lines
 	if b.raw.longLine > 0 {
 		j.st.record(&SyntaxError{File: j.name, Line: base + 1, Msg: fmt.Sprintf("line longer than %d bytes", jsonMaxLine)})
@@ -732,6 +758,7 @@ func (w *jsonWorker) parse(b *jsonBatch) {
 	w.lastTS = w.lastTS[:0]
 	if w.bsink != nil {
 		w.bsink.begin(b.seq)
+		b.begun = true
 		defer func() {
 			var res resolution
 			if b.maxDigits >= 0 {

@@ -71,6 +71,7 @@ func openCounted(path string, stdin io.Reader, onRead func(int)) (Reader, error)
 		src    io.Reader
 		closer io.Closer
 		file   *onceCloser // the file opened, nil for standard input
+		osFile *os.File
 		name   = path
 	)
 	if path == "-" {
@@ -88,7 +89,7 @@ func openCounted(path string, stdin io.Reader, onRead func(int)) (Reader, error)
 			return nil, fmt.Errorf("%s: a directory, not a k6 output: give the run's files (several are one distributed run), or use `ldanalyze suite` for a directory of runs", path)
 		}
 		file = &onceCloser{c: f}
-		src, closer = f, file
+		src, closer, osFile = f, file, f
 	}
 	if onRead != nil {
 		src = countingReader{src, onRead}
@@ -120,10 +121,17 @@ func openCounted(path string, stdin io.Reader, onRead func(int)) (Reader, error)
 	case FormatK6JSON:
 		// A UTF-8 byte order mark (an editor's or PowerShell's) is not
 		// JSON: drop it, as the CSV reader does.
+		var start int64
 		if b, _ := br.Peek(3); bytes.Equal(b, []byte("\xef\xbb\xbf")) {
 			_, _ = br.Discard(3)
+			start = 3
 		}
-		rd = NewK6JSONReader(br, name)
+		j := NewK6JSONReader(br, name)
+		if osFile != nil && cl == nil {
+			// A plain file: Drain may map it instead of reading it.
+			j.mapAt = &mapTarget{f: osFile, start: start, onRead: onRead}
+		}
+		rd = j
 	case FormatParquet, FormatArrow:
 		var c *ColumnarReader
 		if path != "-" && cl == nil {
