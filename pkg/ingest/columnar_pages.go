@@ -74,6 +74,16 @@ const maxRun = 1 << 31
 // run starts the next run.
 func (d *rleDecoder) run() error {
 	for {
+		if len(d.data) >= 2 && d.data[0]&0x81 == 0 && d.bw-1 < 8 {
+			// A repeated run of 1–63 values of 1–8 bits (a one-byte
+			// header and value): nearly every run of k6's tag columns.
+			d.rle, d.val = int(d.data[0]>>1), uint32(d.data[1])
+			d.data = d.data[2:]
+			if d.rle > 0 {
+				return nil
+			}
+			continue
+		}
 		h, n := binary.Uvarint(d.data)
 		if n <= 0 {
 			return errRLE
