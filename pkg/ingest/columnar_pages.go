@@ -74,6 +74,16 @@ const maxRun = 1 << 31
 // run starts the next run.
 func (d *rleDecoder) run() error {
 	for {
+		if len(d.data) >= 2 && d.data[0]&0x81 == 0 && d.bw-1 < 8 {
+			// A repeated run of 1–63 values of 1–8 bits (a one-byte
+			// header and value): nearly every run of k6's tag columns.
+			d.rle, d.val = int(d.data[0]>>1), uint32(d.data[1])
+			d.data = d.data[2:]
+			if d.rle > 0 {
+				return nil
+			}
+			continue
+		}
 		h, n := binary.Uvarint(d.data)
 		if n <= 0 {
 			return errRLE
@@ -260,6 +270,10 @@ type pqChunk struct {
 	dictEnd []int32
 	dictIDs []int32 // the string table's id of each entry, -1 until used
 	dictGen uint32  // the table generation of dictIDs
+	// tbl is dictIDs by index of up to 8 bits, for unpackIDs: -1 until
+	// used, and for an index past the dictionary; valid when tblOK.
+	tbl   [256]int32
+	tblOK bool
 
 	// The current data page.
 	left  int  // its levels (rows) not yet read
@@ -276,7 +290,7 @@ type pqChunk struct {
 // reset starts chunk reading from pr.
 func (ch *pqChunk) reset(pr file.PageReader, maxDef int16, width int) {
 	ch.pr, ch.maxDef, ch.width = pr, maxDef, width
-	ch.hasDict, ch.nDict, ch.left, ch.plain = false, 0, 0, nil
+	ch.hasDict, ch.nDict, ch.left, ch.plain, ch.tblOK = false, 0, 0, nil, false
 	ch.dictBuf, ch.dictEnd, ch.dictIDs = ch.dictBuf[:0], ch.dictEnd[:0], ch.dictIDs[:0]
 }
 
@@ -396,6 +410,7 @@ func (ch *pqChunk) loadDict(p *file.DictionaryPage) error {
 		for range n {
 			ch.dictIDs = append(ch.dictIDs, -1)
 		}
+		ch.tblOK = false
 	}
 	ch.hasDict, ch.nDict = true, n
 	return nil
@@ -417,6 +432,7 @@ func (ch *pqChunk) dictID(k uint32, t *strTable) int32 {
 		for i := range ch.dictIDs {
 			ch.dictIDs[i] = -1
 		}
+		ch.tblOK = false
 	}
 	id := ch.dictIDs[k]
 	if id < 0 {
@@ -491,24 +507,10 @@ func (ch *pqChunk) readIDs(dst []int32, t *strTable) error {
 			i += k
 		case d.bp > 0:
 			k := min(d.bp, len(dst)-i)
-			if cap(ch.ix) < k {
-				ch.ix = make([]uint32, max(k, pqBatchRows))
+			if b, x := ch.unpackIDs(d, dst[i:i+k], t); b && !bad {
+				bad, badX = true, x
 			}
-			ix := ch.ix[:k]
-			d.unpack(ix)
 			d.bp -= k
-			run := dst[i : i+k]
-			for j, x := range ix {
-				var id int32
-				if x < nd {
-					if id = ch.dictIDs[x]; id < 0 {
-						id = ch.dictID(x, t)
-					}
-				} else if !bad {
-					bad, badX = true, x
-				}
-				run[j] = id
-			}
 			i += k
 		default:
 			if err := d.run(); err != nil {
@@ -520,6 +522,184 @@ func (ch *pqChunk) readIDs(dst []int32, t *strTable) error {
 		return fmt.Errorf("dictionary index %d of a dictionary of %d", badX, nd)
 	}
 	return nil
+}
+
+// readDefIDs decodes the page's next len(dst) rows (≤ left) of an
+// optional dictionary column as table ids, as levels, readIDs and spread
+// would, in one pass: each run of defined rows (a repeated run of the
+// definition levels, or a run of ones in a bit-packed group) takes its
+// ids straight from the index runs, a null row is left as it is (dst must
+// be zero). The errors are those of that sequence, in its order: a
+// definition level stream that ends early, then an index stream that
+// does, then an index past the dictionary.
+func (ch *pqChunk) readDefIDs(dst []int32, t *strTable) error {
+	n := len(dst)
+	ch.left -= n
+	d, x, nd := &ch.defs, &ch.idx, uint32(ch.nDict)
+	var (
+		bad    bool
+		badX   uint32
+		idxErr error
+		w      uint64 // the defined rows of a bit-packed group not yet taken, from row wp
+		wp     int
+	)
+	for p := 0; ; {
+		var s, e int // the next run of defined rows
+		switch {
+		case w != 0:
+			start := bits.TrailingZeros64(w)
+			l := bits.TrailingZeros64(^(w >> start)) // w has at most 56 bits
+			s, e = wp+start, wp+start+l
+			w &^= 1<<(start+l) - 1
+		case p >= n:
+			if idxErr != nil {
+				return idxErr
+			}
+			if bad {
+				return fmt.Errorf("dictionary index %d of a dictionary of %d", badX, nd)
+			}
+			return nil
+		case d.rle > 0:
+			k := min(d.rle, n-p)
+			d.rle -= k
+			s, e = p, p+k
+			p += k
+			if d.val != 1 {
+				continue
+			}
+		case d.bp > 0:
+			c := min(d.bp, n-p, 56)
+			w = load64(d.bits, int(d.bpos>>3)) >> (d.bpos & 7) & (1<<c - 1)
+			wp = p
+			d.bpos += uint(c)
+			d.bp -= c
+			p += c
+			continue
+		default:
+			if err := d.run(); err != nil {
+				return fmt.Errorf("definition levels: %w", err)
+			}
+			continue
+		}
+		if idxErr != nil {
+			continue
+		}
+	fill:
+		for q := s; q < e; {
+			switch {
+			case x.rle > 0:
+				k := min(x.rle, e-q)
+				var id int32
+				if v := x.val; v < nd {
+					if id = ch.dictIDs[v]; id < 0 {
+						id = ch.dictID(v, t)
+					}
+				} else if !bad {
+					bad, badX = true, v
+				}
+				run := dst[q : q+k]
+				for j := range run {
+					run[j] = id
+				}
+				x.rle -= k
+				q += k
+			case x.bp > 0:
+				k := min(x.bp, e-q)
+				if b, v := ch.unpackIDs(x, dst[q:q+k], t); b && !bad {
+					bad, badX = true, v
+				}
+				x.bp -= k
+				q += k
+			default:
+				if err := x.run(); err != nil {
+					idxErr = fmt.Errorf("dictionary indices: %w", err)
+					break fill
+				}
+			}
+		}
+	}
+}
+
+// unpackIDs reads len(dst) values of d's current bit-packed run (d.bp is
+// left to the caller) as the table ids of their dictionary entries; an
+// index past the dictionary is id 0, and bad is set with the first such.
+// Indices of up to 8 bits are mapped through ch.tbl as they are unpacked,
+// wider ones unpacked into ch.ix first.
+func (ch *pqChunk) unpackIDs(d *rleDecoder, dst []int32, t *strTable) (bad bool, badX uint32) {
+	bw := d.bw
+	if bw == 0 || bw > 8 {
+		if cap(ch.ix) < len(dst) {
+			ch.ix = make([]uint32, max(len(dst), pqBatchRows))
+		}
+		ix := ch.ix[:len(dst)]
+		d.unpack(ix)
+		for j, x := range ix {
+			id, b := ch.entryID(x, t)
+			if b && !bad {
+				bad, badX = true, x
+			}
+			dst[j] = id
+		}
+		return bad, badX
+	}
+	if !ch.tblOK {
+		for i := range ch.tbl {
+			ch.tbl[i] = -1
+		}
+		ch.tblOK = true
+	}
+	tbl := &ch.tbl
+	buf, mask, pos := d.bits, d.mask, d.bpos
+	per := int(57 / bw) // values whole in a load shifted by up to 7 bits
+	neg := int32(0)     // the or of the ids: < 0 when an entry was not in tbl
+	for i := 0; i < len(dst); {
+		w := load64(buf, int(pos>>3)) >> (pos & 7)
+		k := min(per, len(dst)-i)
+		run := dst[i : i+k]
+		for j := range run {
+			id := tbl[uint8(w&mask)]
+			run[j] = id
+			neg |= id
+			w >>= bw
+		}
+		i += k
+		pos += uint(k) * bw
+	}
+	if neg < 0 {
+		// Entries first met (once per entry and chunk), or indices past
+		// the dictionary: the run again, each -1 looked up.
+		pos := d.bpos
+		for j := range dst {
+			x := uint32(load64(buf, int(pos>>3))>>(pos&7)) & uint32(mask)
+			pos += bw
+			if dst[j] >= 0 {
+				continue
+			}
+			id, b := ch.entryID(x, t)
+			if b {
+				if !bad {
+					bad, badX = true, x
+				}
+			} else {
+				tbl[x] = id
+			}
+			dst[j] = id
+		}
+	}
+	d.bpos = pos
+	return bad, badX
+}
+
+// entryID is the table id of dictionary entry x, or 0 and bad when there
+// is no such entry.
+func (ch *pqChunk) entryID(x uint32, t *strTable) (id int32, bad bool) {
+	if x >= uint32(ch.nDict) {
+		return 0, true
+	}
+	if id = ch.dictIDs[x]; id < 0 {
+		id = ch.dictID(x, t)
+	}
+	return id, false
 }
 
 // fillIDs sets every element of run to id: a long run by doubling copies
@@ -627,6 +807,7 @@ func (ch *pqChunk) syncGen(t *strTable) {
 		for i := range ch.dictIDs {
 			ch.dictIDs[i] = -1
 		}
+		ch.tblOK = false
 	}
 }
 
@@ -644,6 +825,13 @@ func (cur *pqCursor) readPages(r *pqReader, b *colBatch, n int, ids []int32, str
 			}
 		}
 		m := min(n-got, ch.left)
+		if ids != nil && ch.dict && ch.maxDef > 0 && nullFlag == 0 {
+			if err := ch.readDefIDs(ids[got:got+m], tab); err != nil {
+				return err
+			}
+			got += m
+			continue
+		}
 		bm, nv, err := ch.levels(m)
 		if err != nil {
 			return err
