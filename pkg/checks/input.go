@@ -57,7 +57,7 @@ func (e *eval) input() Check {
 		if e.s1 > e.s0 {
 			end = " after " + plus(float64(e.s1-1-e.o)) + " s"
 		}
-		why = append(why, "the input ended early"+end+" (a compressed file without its end: k6 killed, or a copy cut short): the run's later load levels are missing, so the ceiling and a knee \"not reached\" may be where the file was cut")
+		why = append(why, "the input ended early"+end+" (a compressed file without its end, or a plain file whose last line is cut: k6 killed, or a copy cut short): the run's later load levels are missing, so the ceiling and a knee \"not reached\" may be where the file was cut")
 	}
 	if in.Skipped > 0 {
 		why = append(why, fmt.Sprintf("%d malformed lines were skipped (%s of the lines read): their samples are not in the figures", in.Skipped, fmtPct(float64(in.Skipped)/float64(in.Rows+in.Skipped))))

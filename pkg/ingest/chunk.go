@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"runtime"
@@ -221,4 +222,18 @@ func (cs *chunkSource) next() (c rawChunk, ok bool) {
 		cs.buf, cs.bufp = append(nb, rest...), nbp
 		return c, true
 	}
+}
+
+// cutLast reports whether chunk, the input's last, ends in a line without
+// a newline that was malformed (its error, the last of errs, is on line
+// lines of the chunk): what a k6 killed mid-write leaves in a plain file,
+// the counterpart of a compressed stream that ends early.
+func cutLast(chunk []byte, errs []*SyntaxError, lines int64) bool {
+	return len(chunk) > 0 && chunk[len(chunk)-1] != '\n' && len(errs) > 0 && errs[len(errs)-1].Line == lines
+}
+
+// cutWarning is the warning of a plain file whose last line, line, was
+// cut (cutLast).
+func cutWarning(name string, line int64) string {
+	return fmt.Sprintf("%s: the last line (%d) ends without a newline and is malformed: the file was cut while k6 wrote it (killed, disk full, copied early); the rows before the cut are analysed, and the last load level may be where the file was cut", name, line)
 }

@@ -108,11 +108,15 @@ type csvBatch struct {
 	quoted [][]string // unescaped fields of quoted records
 	n      int64      // records handed to a sink (Drain mode)
 	errs   []*SyntaxError
-	maxRes int64 // coarsest unit of integer timestamps
-	rfcRes int64 // finest fraction of RFC 3339 timestamps (0: none)
-	times  timeOrder
-	ready  chan struct{}
-	seq    int64 // the batch's number among those the workers parse
+	// cutLast: the chunk is the input's last, its last line has no
+	// newline and was malformed — the signature of a file cut while k6
+	// wrote it.
+	cutLast bool
+	maxRes  int64 // coarsest unit of integer timestamps
+	rfcRes  int64 // finest fraction of RFC 3339 timestamps (0: none)
+	times   timeOrder
+	ready   chan struct{}
+	seq     int64 // the batch's number among those the workers parse
 	// prevTail delivers the tail of the chunk before (nil: none); tail
 	// takes this chunk's.
 	prevTail, tail chan []byte
@@ -457,6 +461,7 @@ func (w *csvWorker) parse(b *csvBatch) {
 		defer func() { w.bsink.end(b.seq, resolution{intNS: b.maxRes, fracNS: b.rfcRes}) }()
 	}
 	w.parseRecords(b, chunk, quotes)
+	b.cutLast = b.raw.final && cutLast(chunk, b.errs, b.lines)
 	if dropped != nil {
 		b.errs = append(b.errs, &SyntaxError{File: w.c.name, Line: b.lines + 1, Msg: fmt.Sprintf("record longer than %d bytes: skipped", maxRecord)})
 		b.lines += int64(bytes.Count(dropped, []byte{'\n'}))
@@ -1090,6 +1095,10 @@ func (c *CSVReader) absorb(b *csvBatch) {
 	}
 	c.st.Bytes = b.raw.bytes
 	c.times.finish(&c.st, c.name)
+	if b.cutLast && b.raw.trunc == nil {
+		c.st.Truncated = true
+		c.st.Warnings = append(c.st.Warnings, cutWarning(c.name, c.lines))
+	}
 	if te := b.raw.trunc; te != nil {
 		c.st.Truncated = true
 		if te.Corrupt() {

@@ -182,12 +182,14 @@ func (j *K6JSONReader) Close() error {
 // numbers in it (errors, declarations) count from the chunk's first line
 // (1) until absorb adds the lines of the chunks before.
 type jsonBatch struct {
-	raw      rawChunk
-	lines    int64 // lines parsed (the final chunk's last line need not end in a newline)
-	recs     []jsonRec
-	layouts  []*jsonLayout
-	slow     []jsonSlow
-	errs     []*SyntaxError
+	raw     rawChunk
+	lines   int64 // lines parsed (the final chunk's last line need not end in a newline)
+	recs    []jsonRec
+	layouts []*jsonLayout
+	slow    []jsonSlow
+	errs    []*SyntaxError
+	// cutLast: as csvBatch's, the input's last line is cut.
+	cutLast  bool
 	declared []jsonDeclared
 	firsts   []jsonFirst
 	// maxDigits is the most fraction digits of the batch's times, -1 for
@@ -465,6 +467,10 @@ func (j *K6JSONReader) absorb(b *jsonBatch) {
 	}
 	j.st.Bytes = b.raw.bytes
 	j.times.finish(&j.st, j.name)
+	if b.cutLast && b.raw.trunc == nil {
+		j.st.Truncated = true
+		j.st.Warnings = append(j.st.Warnings, cutWarning(j.name, j.lines))
+	}
 	if te := b.raw.trunc; te != nil {
 		j.st.Truncated = true
 		if te.Corrupt() {
@@ -799,6 +805,7 @@ func (w *jsonWorker) parse(b *jsonBatch) {
 		w.line(b, ln, off, line)
 	}
 	b.lines = line
+	b.cutLast = b.raw.final && cutLast(data, b.errs, line)
 }
 
 // line handles one non-blank line at byte off of the chunk.
