@@ -49,6 +49,7 @@ func (e *eval) input() Check {
 	ch.Evidence.add("skipped_lines", float64(in.Skipped))
 	ch.Evidence.add("truncated", b2f(in.Truncated))
 	var why []string
+	overlap := false // runs concatenated in one file: their seconds add up
 	if in.Corrupt {
 		ch.Evidence.add("corrupt", 1)
 		why = append(why, "a compressed file failed its checksum (damaged on disk or in a copy): it was read to its end, but some of its rows decoded wrong, and those that still parse are in the figures with damaged values or timestamps; get an intact copy")
@@ -64,15 +65,17 @@ func (e *eval) input() Check {
 	}
 	if in.TimeSteps > 0 {
 		ch.Evidence.add("time_steps_back", float64(in.TimeSteps))
-		if w := e.overlapStep(in); w != "" {
+		if w, n := e.overlapStep(in); w != "" {
+			ch.Evidence.add("overlapping_steps", float64(n))
 			why = append(why, w)
+			overlap = true
 		}
 	}
 	if n := e.tl.NegativeVUs(); n > 0 {
 		ch.Evidence.add("negative_vus_samples", float64(n))
 		why = append(why, fmt.Sprintf("%d vus/vus_max samples are negative, which a VU count cannot be (a damaged file, or not k6's gauge): they are left out of the VU figures", n))
 	}
-	if in.Corrupt || in.Skipped > in.Rows {
+	if in.Corrupt || in.Skipped > in.Rows || overlap {
 		ch.Status = Fail
 		ch.Message = strings.Join(why, "; ") + "."
 		return ch
@@ -94,8 +97,10 @@ func (e *eval) input() Check {
 // second. A step from or to a time outside the main span is a stray
 // timestamp or a run apart from the main one, which the spans warning of
 // the knee names and which adds nothing to the main span's seconds. It
-// returns "" when no kept step overlaps.
-func (e *eval) overlapStep(in Input) string {
+// returns "" when no kept step overlaps, and the number of such steps.
+// Such a run fails the input check: its rates, counts and levels are of
+// two runs added up.
+func (e *eval) overlapStep(in Input) (string, int) {
 	m := e.tl.Main()
 	inside := func(ns int64) bool { s := secOf(ns); return s >= m.First && s <= m.Last }
 	var first *ingest.TimeStep
@@ -109,12 +114,12 @@ func (e *eval) overlapStep(in Input) string {
 		}
 	}
 	if first == nil {
-		return ""
+		return "", 0
 	}
 	more := ""
 	if n > 1 {
 		more = fmt.Sprintf(" (%d such steps)", n)
 	}
 	return fmt.Sprintf("time steps back in %s at line %d, from %s s to %s s%s, and the samples after it overlap those before: a second run, or the same run again, written after the first in one file (outputs concatenated), added to it second by second, so rates, counts and load levels may be doubled; give each run as its own file (ldanalyze then tells one run given twice from the instances of a distributed run)",
-		first.File, first.Line, plus(math.Floor(e.rel(first.FromNS))), plus(math.Floor(e.rel(first.ToNS))), more)
+		first.File, first.Line, plus(math.Floor(e.rel(first.FromNS))), plus(math.Floor(e.rel(first.ToNS))), more), n
 }

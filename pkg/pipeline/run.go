@@ -280,6 +280,9 @@ func (an *Analysis) analyse(opt Options, exp *prom.Export, acc *accs, perScenari
 		copt.Generator = GeneratorFromExport(exp, opt.GeneratorPods)
 	}
 	an.Checks = checks.Evaluate(tl, res, copt)
+	if res != nil {
+		concatCaveat(res, an.Checks)
+	}
 	if exp != nil && res != nil && opt.Attribution {
 		levels, ci := saturationLevels(res)
 		var err error

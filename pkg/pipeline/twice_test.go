@@ -14,10 +14,11 @@ import (
 
 // TestSameRunTwiceInOneFile: the breakpoint run written twice into one
 // file (the second copy without its header, as `tail -n +2` appends it)
-// doubles every rate, so the input check warns at the first line of the
-// second copy, 325,557 (header + 325,555 rows + 1), stepping back from
-// +130 s to +0 s; the run read once has no such warning, nor has the run
-// with one stray timestamp.
+// doubles every rate, so the input check fails, naming the first line of
+// the second copy, 325,557 (header + 325,555 rows + 1), stepping back from
+// +130 s to +0 s, and the knee's verdict says so in its caveat; the run
+// read once has no such warning, nor has the run with one stray
+// timestamp.
 func TestSameRunTwiceInOneFile(t *testing.T) {
 	f, err := os.Open(filepath.Join("..", "..", "testdata", "k6", "breakpoint.csv.gz"))
 	if err != nil {
@@ -50,8 +51,11 @@ func TestSameRunTwiceInOneFile(t *testing.T) {
 		t.Fatalf("steps back %d, %+v; want 1 at %s:325557", st.TimeSteps, st.Steps, twice)
 	}
 	c := an.Checks.Find(checks.IDInput)
-	if c == nil || c.Status != checks.Warn || !strings.Contains(c.Message, "at line 325557, from +130 s to +0 s") {
+	if c == nil || c.Status != checks.Fail || !strings.Contains(c.Message, "at line 325557, from +130 s to +0 s") {
 		t.Fatalf("input check: %+v", c)
+	}
+	if !strings.Contains(an.Knee.Caveat, "the file holds runs written one after another") {
+		t.Errorf("knee caveat %q, want the runs written one after another", an.Knee.Caveat)
 	}
 	an, err = Run([]string{once}, Options{})
 	if err != nil {
@@ -84,6 +88,9 @@ func TestSameRunTwiceInOneFile(t *testing.T) {
 		c := an.Checks.Find(checks.IDInput)
 		if an.Input.TimeSteps != 1 || c.Status != checks.OK {
 			t.Errorf("stray %s: %d steps back %+v, input check %s %q; want 1 step and ok", ts, an.Input.TimeSteps, an.Input.Steps, c.Status, c.Message)
+		}
+		if strings.Contains(an.Knee.Caveat, "written one after another") {
+			t.Errorf("stray %s: caveat %q", ts, an.Knee.Caveat)
 		}
 		if v, ok := c.Evidence.Get("time_steps_back"); !ok || v != 1 {
 			t.Errorf("stray %s: evidence %v", ts, c.Evidence)
