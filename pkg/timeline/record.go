@@ -75,10 +75,10 @@ type second struct {
 	// successful latencies of the analysed Trend while the second is
 	// live; histEnc the same once sealed (Hist.appendEnc; encodings
 	// concatenate to a sum).
-	hist    []*Hist
+	hist    []*liveHist
 	histEnc [][]byte
 	// spareHist are emptied histograms of an earlier second, for hist.
-	spareHist []*Hist
+	spareHist []*liveHist
 	// nameFail counts, per request name (the same numbering as hist), the
 	// failed samples of the analysed Trend: with hist's counts, the mix
 	// of the requests offered in the second.
@@ -149,7 +149,7 @@ func (s *second) merge(o *second, remap, hremap []int, over *uint64, fail func(e
 		}
 		j := to(i)
 		if j < 0 {
-			*over += h.Total()
+			*over += h.h.Total()
 			continue
 		}
 		grow(j)
@@ -180,7 +180,7 @@ func (s *second) merge(o *second, remap, hremap []int, over *uint64, fail func(e
 
 // histAt returns the live histogram of name number i, adding it (an
 // emptied one of an earlier second when there is one).
-func (s *second) histAt(i int) *Hist {
+func (s *second) histAt(i int) *liveHist {
 	for len(s.hist) <= i {
 		s.hist = append(s.hist, nil)
 	}
@@ -189,7 +189,7 @@ func (s *second) histAt(i int) *Hist {
 			s.hist[i] = s.spareHist[n-1]
 			s.spareHist = s.spareHist[:n-1]
 		} else {
-			s.hist[i] = &Hist{}
+			s.hist[i] = &liveHist{}
 		}
 	}
 	return s.hist[i]
@@ -201,7 +201,7 @@ func (s *second) reset() {
 	spare := s.spareHist
 	for _, h := range s.hist {
 		if h != nil {
-			*h = Hist{}
+			h.reset()
 			spare = append(spare, h)
 		}
 	}
@@ -239,7 +239,7 @@ func (s *second) sealHists() {
 			s.histEnc = append(s.histEnc, nil)
 		}
 		s.histEnc[i] = h.appendEnc(s.histEnc[i])
-		*h = Hist{}
+		h.reset()
 		s.spareHist = append(s.spareHist, h)
 		s.hist[i] = nil
 	}

@@ -26,8 +26,8 @@ func fullSecond() *second {
 	var h Hist
 	h[4], h[90] = 1, 70000
 	s.histEnc = [][]byte{h.appendEnc(nil), nil, h.appendEnc(nil)}
-	s.histAt(1).Add(3)
-	s.histAt(3).Add(1e9)
+	s.histAt(1).add(3)
+	s.histAt(3).add(1e9)
 	s.nameFail = []uint32{0, 5, 0, 1 << 31}
 	return s
 }
@@ -127,7 +127,7 @@ func TestSecondCodec(t *testing.T) {
 	if a, b := appendSecond(nil, s), appendSecond(nil, &second{}); string(a) != string(b) {
 		t.Fatalf("reset record encodes as %v, empty as %v", a, b)
 	}
-	if len(s.spareHist) != 2 || s.spareHist[0].Total() != 0 {
+	if len(s.spareHist) != 2 || s.spareHist[0].h.Total() != 0 || s.spareHist[0].used != [2]uint64{} {
 		t.Fatalf("reset kept %d spare histograms", len(s.spareHist))
 	}
 }
