@@ -299,11 +299,21 @@ func partition(y, w []float64, d0, minLen int, prune bool) []int {
 	if prune {
 		costs = make([]float64, m)
 	}
+	// Every start below lo is out for good: dead (t ≥ dead[s] stays so
+	// as t grows), or never a start (0 < s < minLen, f[s] infinite). The
+	// pieces ending at t are grown down to lo only (the points below it
+	// summed afresh only when f[t] needs the whole stretch): pruned
+	// starts then cost nothing, where the walk used to add their points
+	// for every later t.
+	lo := 0
 	for t := 1; t <= m; t++ {
 		f[t] = math.Inf(1)
+		for lo < t-1 && ((lo > 0 && (lo < minLen || math.IsInf(f[lo], 1))) || (prune && t >= dead[lo])) {
+			lo++
+		}
 		var ps polySums
 		lowest := t // the lowest s costed with both models determined
-		for s := t - 1; s >= 0; s-- {
+		for s := t - 1; s >= 0 && s >= lo; s-- {
 			ps.add(float64(t-1-s), y[s]-y[t-1], w[s])
 			if prune {
 				costs[s] = math.NaN()
@@ -324,6 +334,9 @@ func partition(y, w []float64, d0, minLen int, prune bool) []int {
 		}
 		if math.IsInf(f[t], 1) {
 			last[t] = 0
+			// The whole stretch [0, t): the loop stopped at lo. (The
+			// same additions in the same order as growing ps down to 0.)
+			ps = sums(y, w, 0, t)
 			if c, ok := pieceCost(&ps, d0, l); ok {
 				f[t] = c
 			} else {

@@ -104,10 +104,11 @@ func TestPruningKeepsOptimum(t *testing.T) {
 			}
 		}
 		minLen := 2 + rng.IntN(6)
+		ref := partitionFull(y, w, d0, minLen)
 		want := partition(y, w, d0, minLen, false)
 		got := partition(y, w, d0, minLen, true)
-		if !slices.Equal(got, want) {
-			t.Fatalf("trial %d (m %d, d0 %d, minLen %d): pruned %v, full %v", trial, m, d0, minLen, got, want)
+		if !slices.Equal(got, ref) || !slices.Equal(want, ref) {
+			t.Fatalf("trial %d (m %d, d0 %d, minLen %d): pruned %v, unpruned %v, full %v", trial, m, d0, minLen, got, want, ref)
 		}
 		if len(want) > 1 {
 			pruned++
@@ -116,6 +117,42 @@ func TestPruningKeepsOptimum(t *testing.T) {
 	if pruned < 100 {
 		t.Fatalf("only %d of 300 trials had a change point: the test does not exercise pruning", pruned)
 	}
+}
+
+// partitionFull is partition's search written plainly, the reference of
+// TestPruningKeepsOptimum: every end t tries every start s, its piece
+// grown from t−1 down to 0 (no pruning, no start left out early), and an
+// end no piece reaches costs the whole stretch [0, t).
+func partitionFull(y, w []float64, d0, minLen int) []int {
+	m := len(y)
+	l := math.Log(float64(m) + 1)
+	f := make([]float64, m+1)
+	last := make([]int, m+1)
+	for t := 1; t <= m; t++ {
+		f[t] = math.Inf(1)
+		var ps polySums
+		for s := t - 1; s >= 0; s-- {
+			ps.add(float64(t-1-s), y[s]-y[t-1], w[s])
+			if t-s < minLen || (s > 0 && (s < minLen || math.IsInf(f[s], 1))) {
+				continue
+			}
+			if c, ok := pieceCost(&ps, d0, l); ok && f[s]+c < f[t] {
+				f[t], last[t] = f[s]+c, s
+			}
+		}
+		if math.IsInf(f[t], 1) {
+			last[t], f[t] = 0, 0
+			if c, ok := pieceCost(&ps, d0, l); ok {
+				f[t] = c
+			}
+		}
+	}
+	var starts []int
+	for t := m; t > 0; t = last[t] {
+		starts = append(starts, last[t])
+	}
+	slices.Reverse(starts)
+	return starts
 }
 
 // TestNoiseVarianceSlidingWindow: noiseVariance's sliding sorted window
