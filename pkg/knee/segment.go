@@ -183,11 +183,14 @@ func noiseVarianceOf(y []float64, missing []bool, k int, floor []float64, inf bo
 		}
 	}
 	for i := range y {
-		if j := i - noiseWindow - 1; j >= 0 && ok[j] {
-			buf = sortedRemove(buf, d[j])
-		}
-		if j := i + noiseWindow; j < m && ok[j] {
-			buf = sortedInsert(buf, d[j])
+		jo, ji := i-noiseWindow-1, i+noiseWindow
+		switch drop, add := jo >= 0 && ok[jo], ji < m && ok[ji]; {
+		case drop && add:
+			buf = sortedReplace(buf, d[jo], d[ji])
+		case drop:
+			buf = sortedRemove(buf, d[jo])
+		case add:
+			buf = sortedInsert(buf, d[ji])
 		}
 		if inf && missing != nil && missing[i] {
 			out[i] = math.Inf(1)
@@ -217,6 +220,29 @@ func sortedRemove(s []float64, v float64) []float64 {
 		return s // cannot happen: v was inserted
 	}
 	return slices.Delete(s, i, i+1)
+}
+
+// sortedReplace is sortedInsert(sortedRemove(s, out), in) in one pass
+// over the values between the two places: a sliding window's step.
+func sortedReplace(s []float64, out, in float64) []float64 {
+	i, found := slices.BinarySearch(s, out)
+	if !found {
+		return sortedInsert(s, in) // cannot happen: out was inserted
+	}
+	// in's place in s without s[i]: the values before it there are those
+	// before it in s, less s[i] when s[i] is one of them.
+	p, _ := slices.BinarySearch(s, in)
+	if p > i {
+		p--
+	}
+	switch {
+	case p < i:
+		copy(s[p+1:i+1], s[p:i])
+	case p > i:
+		copy(s[i:p], s[i+1:p+1])
+	}
+	s[p] = in
+	return s
 }
 
 // noiseDiffs returns the absolute k-th differences of y (d[i] of points

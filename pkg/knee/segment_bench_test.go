@@ -284,3 +284,40 @@ func TestRunningMedianSlides(t *testing.T) {
 		}
 	}
 }
+
+// TestSortedReplace: replacing a value of a sorted window gives the
+// slice that removing it and inserting the new one gives (slices.Sort's
+// order, NaN first), for windows with repeated values, NaN and ±Inf,
+// whichever side of the old value the new one lands.
+func TestSortedReplace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	pick := func() float64 {
+		switch rng.IntN(12) {
+		case 0:
+			return math.NaN()
+		case 1:
+			return math.Inf(1)
+		case 2:
+			return math.Inf(-1)
+		}
+		return float64(rng.IntN(8)) // many repeats
+	}
+	for trial := range 5000 {
+		n := 1 + rng.IntN(2*noiseWindow+1)
+		s := make([]float64, n)
+		for i := range s {
+			s[i] = pick()
+		}
+		slices.Sort(s)
+		out, in := s[rng.IntN(n)], pick()
+		want := sortedInsert(sortedRemove(slices.Clone(s), out), in)
+		got := sortedReplace(slices.Clone(s), out, in)
+		same := len(got) == len(want)
+		for i := 0; same && i < len(got); i++ {
+			same = got[i] == want[i] || (math.IsNaN(got[i]) && math.IsNaN(want[i]))
+		}
+		if !same {
+			t.Fatalf("trial %d: replace %g by %g in %v: %v, want %v", trial, out, in, s, got, want)
+		}
+	}
+}
