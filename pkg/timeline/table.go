@@ -387,8 +387,9 @@ func (tb *table) rowsInto(i0 int, dst []Second) {
 		}
 	}
 	if tb.failOff != nil {
+		fo := tb.failOff[i0 : i0+len(dst)+1]
 		for j := range dst {
-			if a, b := tb.failOff[i0+j], tb.failOff[i0+j+1]; b > a {
+			if a, b := fo[j], fo[j+1]; b > a {
 				dst[j].Failures = tb.fails[a:b:b]
 			}
 		}
