@@ -198,22 +198,26 @@ func (s *second) histAt(i int) *liveHist {
 // reset empties s for reuse (secstore.Codec.Reset), keeping its slices'
 // capacity and its histograms, emptied, as spares.
 func (s *second) reset() {
-	spare := s.spareHist
 	for _, h := range s.hist {
 		if h != nil {
 			h.reset()
-			spare = append(spare, h)
+			s.spareHist = append(s.spareHist, h)
 		}
 	}
 	clear(s.hist)
 	clear(s.histEnc) // they may share an encoded block's bytes
-	vus, vusMax := s.vus, s.vusMax
-	vus.Reset()
-	vusMax.Reset()
-	*s = second{
-		fails: s.fails[:0], hist: s.hist[:0], histEnc: s.histEnc[:0], spareHist: spare,
-		nameFail: s.nameFail[:0], vus: vus, vusMax: vusMax,
-	}
+	// Field by field (TestSecondResetEveryField checks every one):
+	// assigning a whole second{} built a new record and copied all of it
+	// back, slices with their write barriers, for every record sealed.
+	s.req = [nProto]reqCount{}
+	s.iterations, s.dropped = 0, 0
+	s.metricN = [nCand]uint32{}
+	s.fails = s.fails[:0]
+	s.bytesSent, s.bytesReceived, s.msgsSent, s.msgsReceived = 0, 0, 0, 0
+	s.vus.Reset()
+	s.vusMax.Reset()
+	s.hist, s.histEnc, s.nameFail = s.hist[:0], s.histEnc[:0], s.nameFail[:0]
+	s.any = false
 }
 
 // secondCodec keeps sealed seconds encoded (secstore.NewEncoded): a flags
