@@ -426,10 +426,20 @@ func (p *polySums) sse2(d int) (lo float64, okLo bool, hi float64, okHi bool) {
 	// with a[r][c] = Σ w·u^(r+c) / U^(r+c) and b[r] = Σ w·u^r·y / U^r:
 	// the partitioning asks it of every candidate piece. Every operation
 	// is the loop's, in its order (TestSSE2MatchesLoop).
-	sc := max(1, p.umax)
+	// max(1, x) written as comparisons (the builtin's NaN and ±0 rules
+	// cost a few instructions a call): umax ≥ 0 is a count, and a NaN
+	// a00 fails the test below either way.
+	sc := 1.0
+	if p.umax > 1 {
+		sc = p.umax
+	}
 	p2 := sc * sc
 	a00, b0 := p.w[0], p.wy[0] // pow[0] is 1, by which division is exact
-	tiny := 1e-300 * max(1, math.Abs(a00))
+	scale := math.Abs(a00)
+	if !(scale > 1) {
+		scale = 1
+	}
+	tiny := 1e-300 * scale
 	if !(a00 > tiny) {
 		return 0, false, 0, false
 	}
