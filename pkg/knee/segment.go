@@ -339,6 +339,8 @@ func partition(y, w []float64, d0, minLen int, prune bool) []int {
 		}
 		var ps polySums
 		lowest := t // the lowest s costed with both models determined
+		// s ≥ 0 is implied by s ≥ lo; it is written out for the compiler,
+		// which then drops the bounds checks of y[s] and w[s].
 		for s := t - 1; s >= 0 && s >= lo; s-- {
 			ps.add(float64(t-1-s), y[s]-y[t-1], w[s])
 			if prune {
