@@ -141,15 +141,24 @@ func (r *Reader) Skip(n uint64) {
 }
 
 // AppendPrefixed appends body(dst)'s output preceded by its length as a
-// varint: a section a reader can skip (Skip) without decoding it.
+// varint: a section a reader can skip (Skip) without decoding it. body
+// must only append to the slice it is given.
 func AppendPrefixed(dst []byte, body func([]byte) []byte) []byte {
+	// Most sections (a second's counts, a name's histogram) are shorter
+	// than 128 bytes, whose length is one byte: that byte is kept before
+	// the body is written, and the body moved only when its length needs
+	// more.
 	mark := len(dst)
-	dst = body(dst)
-	n := len(dst) - mark
+	dst = body(append(dst, 0))
+	n := len(dst) - mark - 1
+	if n < 0x80 {
+		dst[mark] = byte(n)
+		return dst
+	}
 	var lb [binary.MaxVarintLen64]byte
 	k := binary.PutUvarint(lb[:], uint64(n))
-	dst = append(dst, lb[:k]...)
-	copy(dst[mark+k:], dst[mark:mark+n])
+	dst = append(dst, lb[1:k]...)
+	copy(dst[mark+k:], dst[mark+1:mark+1+n])
 	copy(dst[mark:], lb[:k])
 	return dst
 }

@@ -141,3 +141,27 @@ func TestSSE2MatchesLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestSSE2Degenerate: sse2 matches the loop (bit for bit, and in what it
+// calls determined) on stretches the partitioning meets at its edges: no
+// weight at all, weights of 1e-310 (below the pivot threshold), one
+// point, NaN and +Inf weights, and weights just either side of 1, where
+// the threshold's scale max(1, |Σw|) changes rule.
+func TestSSE2Degenerate(t *testing.T) {
+	bits := math.Float64bits
+	for _, w := range []float64{0, 1e-310, 1e-300, math.NaN(), math.Inf(1), 0.5, math.Nextafter(1, 0), 1, math.Nextafter(1, 2), 3} {
+		for n := 1; n <= 4; n++ {
+			var ps polySums
+			for u := range n {
+				ps.add(float64(u), float64(u*u%3), w)
+			}
+			for d := range 2 {
+				lo, okLo, hi, okHi := ps.sse2(d)
+				wlo, wokLo, whi, wokHi := ps.sse2Loop(d)
+				if bits(lo) != bits(wlo) || okLo != wokLo || bits(hi) != bits(whi) || okHi != wokHi {
+					t.Errorf("w %g, %d points, d %d: sse2 %v %v %v %v, loop %v %v %v %v", w, n, d, lo, okLo, hi, okHi, wlo, wokLo, whi, wokHi)
+				}
+			}
+		}
+	}
+}

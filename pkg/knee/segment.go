@@ -183,11 +183,14 @@ func noiseVarianceOf(y []float64, missing []bool, k int, floor []float64, inf bo
 		}
 	}
 	for i := range y {
-		if j := i - noiseWindow - 1; j >= 0 && ok[j] {
-			buf = sortedRemove(buf, d[j])
-		}
-		if j := i + noiseWindow; j < m && ok[j] {
-			buf = sortedInsert(buf, d[j])
+		jo, ji := i-noiseWindow-1, i+noiseWindow
+		switch drop, add := jo >= 0 && ok[jo], ji < m && ok[ji]; {
+		case drop && add:
+			buf = sortedReplace(buf, d[jo], d[ji])
+		case drop:
+			buf = sortedRemove(buf, d[jo])
+		case add:
+			buf = sortedInsert(buf, d[ji])
 		}
 		if inf && missing != nil && missing[i] {
 			out[i] = math.Inf(1)
@@ -217,6 +220,29 @@ func sortedRemove(s []float64, v float64) []float64 {
 		return s // cannot happen: v was inserted
 	}
 	return slices.Delete(s, i, i+1)
+}
+
+// sortedReplace is sortedInsert(sortedRemove(s, out), in) in one pass
+// over the values between the two places: a sliding window's step.
+func sortedReplace(s []float64, out, in float64) []float64 {
+	i, found := slices.BinarySearch(s, out)
+	if !found {
+		return sortedInsert(s, in) // cannot happen: out was inserted
+	}
+	// in's place in s without s[i]: the values before it there are those
+	// before it in s, less s[i] when s[i] is one of them.
+	p, _ := slices.BinarySearch(s, in)
+	if p > i {
+		p--
+	}
+	switch {
+	case p < i:
+		copy(s[p+1:i+1], s[p:i])
+	case p > i:
+		copy(s[i:p], s[i+1:p+1])
+	}
+	s[p] = in
+	return s
 }
 
 // noiseDiffs returns the absolute k-th differences of y (d[i] of points
@@ -299,11 +325,23 @@ func partition(y, w []float64, d0, minLen int, prune bool) []int {
 	if prune {
 		costs = make([]float64, m)
 	}
+	// Every start below lo is out for good: dead (t ≥ dead[s] stays so
+	// as t grows), or never a start (0 < s < minLen, f[s] infinite). The
+	// pieces ending at t are grown down to lo only (the points below it
+	// summed afresh only when f[t] needs the whole stretch): pruned
+	// starts then cost nothing, where the walk used to add their points
+	// for every later t.
+	lo := 0
 	for t := 1; t <= m; t++ {
 		f[t] = math.Inf(1)
+		for lo < t-1 && ((lo > 0 && (lo < minLen || math.IsInf(f[lo], 1))) || (prune && t >= dead[lo])) {
+			lo++
+		}
 		var ps polySums
 		lowest := t // the lowest s costed with both models determined
-		for s := t - 1; s >= 0; s-- {
+		// s ≥ 0 is implied by s ≥ lo; it is written out for the compiler,
+		// which then drops the bounds checks of y[s] and w[s].
+		for s := t - 1; s >= 0 && s >= lo; s-- {
 			ps.add(float64(t-1-s), y[s]-y[t-1], w[s])
 			if prune {
 				costs[s] = math.NaN()
@@ -324,6 +362,9 @@ func partition(y, w []float64, d0, minLen int, prune bool) []int {
 		}
 		if math.IsInf(f[t], 1) {
 			last[t] = 0
+			// The whole stretch [0, t): the loop stopped at lo. (The
+			// same additions in the same order as growing ps down to 0.)
+			ps = sums(y, w, 0, t)
 			if c, ok := pieceCost(&ps, d0, l); ok {
 				f[t] = c
 			} else {
@@ -387,10 +428,20 @@ func (p *polySums) sse2(d int) (lo float64, okLo bool, hi float64, okHi bool) {
 	// with a[r][c] = Σ w·u^(r+c) / U^(r+c) and b[r] = Σ w·u^r·y / U^r:
 	// the partitioning asks it of every candidate piece. Every operation
 	// is the loop's, in its order (TestSSE2MatchesLoop).
-	sc := max(1, p.umax)
+	// max(1, x) written as comparisons (the builtin's NaN and ±0 rules
+	// cost a few instructions a call): umax ≥ 0 is a count, and a NaN
+	// a00 fails the test below either way.
+	sc := 1.0
+	if p.umax > 1 {
+		sc = p.umax
+	}
 	p2 := sc * sc
 	a00, b0 := p.w[0], p.wy[0] // pow[0] is 1, by which division is exact
-	tiny := 1e-300 * max(1, math.Abs(a00))
+	scale := math.Abs(a00)
+	if !(scale > 1) {
+		scale = 1
+	}
+	tiny := 1e-300 * scale
 	if !(a00 > tiny) {
 		return 0, false, 0, false
 	}

@@ -104,10 +104,11 @@ func TestPruningKeepsOptimum(t *testing.T) {
 			}
 		}
 		minLen := 2 + rng.IntN(6)
+		ref := partitionFull(y, w, d0, minLen)
 		want := partition(y, w, d0, minLen, false)
 		got := partition(y, w, d0, minLen, true)
-		if !slices.Equal(got, want) {
-			t.Fatalf("trial %d (m %d, d0 %d, minLen %d): pruned %v, full %v", trial, m, d0, minLen, got, want)
+		if !slices.Equal(got, ref) || !slices.Equal(want, ref) {
+			t.Fatalf("trial %d (m %d, d0 %d, minLen %d): pruned %v, unpruned %v, full %v", trial, m, d0, minLen, got, want, ref)
 		}
 		if len(want) > 1 {
 			pruned++
@@ -116,6 +117,42 @@ func TestPruningKeepsOptimum(t *testing.T) {
 	if pruned < 100 {
 		t.Fatalf("only %d of 300 trials had a change point: the test does not exercise pruning", pruned)
 	}
+}
+
+// partitionFull is partition's search written plainly, the reference of
+// TestPruningKeepsOptimum: every end t tries every start s, its piece
+// grown from t−1 down to 0 (no pruning, no start left out early), and an
+// end no piece reaches costs the whole stretch [0, t).
+func partitionFull(y, w []float64, d0, minLen int) []int {
+	m := len(y)
+	l := math.Log(float64(m) + 1)
+	f := make([]float64, m+1)
+	last := make([]int, m+1)
+	for t := 1; t <= m; t++ {
+		f[t] = math.Inf(1)
+		var ps polySums
+		for s := t - 1; s >= 0; s-- {
+			ps.add(float64(t-1-s), y[s]-y[t-1], w[s])
+			if t-s < minLen || (s > 0 && (s < minLen || math.IsInf(f[s], 1))) {
+				continue
+			}
+			if c, ok := pieceCost(&ps, d0, l); ok && f[s]+c < f[t] {
+				f[t], last[t] = f[s]+c, s
+			}
+		}
+		if math.IsInf(f[t], 1) {
+			last[t], f[t] = 0, 0
+			if c, ok := pieceCost(&ps, d0, l); ok {
+				f[t] = c
+			}
+		}
+	}
+	var starts []int
+	for t := m; t > 0; t = last[t] {
+		starts = append(starts, last[t])
+	}
+	slices.Reverse(starts)
+	return starts
 }
 
 // TestNoiseVarianceSlidingWindow: noiseVariance's sliding sorted window
@@ -244,6 +281,43 @@ func TestRunningMedianSlides(t *testing.T) {
 					t.Fatalf("k %d, n %d: median at %d = %v, want %v", k, n, i, got[i], want)
 				}
 			}
+		}
+	}
+}
+
+// TestSortedReplace: replacing a value of a sorted window gives the
+// slice that removing it and inserting the new one gives (slices.Sort's
+// order, NaN first), for windows with repeated values, NaN and ±Inf,
+// whichever side of the old value the new one lands.
+func TestSortedReplace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	pick := func() float64 {
+		switch rng.IntN(12) {
+		case 0:
+			return math.NaN()
+		case 1:
+			return math.Inf(1)
+		case 2:
+			return math.Inf(-1)
+		}
+		return float64(rng.IntN(8)) // many repeats
+	}
+	for trial := range 5000 {
+		n := 1 + rng.IntN(2*noiseWindow+1)
+		s := make([]float64, n)
+		for i := range s {
+			s[i] = pick()
+		}
+		slices.Sort(s)
+		out, in := s[rng.IntN(n)], pick()
+		want := sortedInsert(sortedRemove(slices.Clone(s), out), in)
+		got := sortedReplace(slices.Clone(s), out, in)
+		same := len(got) == len(want)
+		for i := 0; same && i < len(got); i++ {
+			same = got[i] == want[i] || (math.IsNaN(got[i]) && math.IsNaN(want[i]))
+		}
+		if !same {
+			t.Fatalf("trial %d: replace %g by %g in %v: %v, want %v", trial, out, in, s, got, want)
 		}
 	}
 }

@@ -51,12 +51,7 @@ func (s *Sketch) AppendEncoded(dst []byte) []byte {
 			}
 		}
 	}
-	dst = append(dst, mode)
-	dst = binary.AppendUvarint(dst, s.n)
-	dst = binary.AppendVarint(dst, s.microSum)
-	dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(s.sum))
-	dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(s.min))
-	dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(s.max))
+	dst = s.appendHeader(dst, mode)
 	switch mode {
 	case modeMicro:
 		if !s.sorted {
@@ -83,6 +78,89 @@ func (s *Sketch) AppendEncoded(dst []byte) []byte {
 		dst = s.pos.appendRuns(dst)
 	}
 	return dst
+}
+
+// appendHeader appends the header of s's encoding in mode mode: the mode
+// byte, the count, the sum's two parts, the minimum and the maximum.
+func (s *Sketch) appendHeader(dst []byte, mode byte) []byte {
+	dst = append(dst, mode)
+	dst = binary.AppendUvarint(dst, s.n)
+	dst = binary.AppendVarint(dst, s.microSum)
+	dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(s.sum))
+	dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(s.min))
+	return binary.LittleEndian.AppendUint64(dst, math.Float64bits(s.max))
+}
+
+// maxMergedMicro bounds the millionths appendMergedMicro merges as
+// integers: below it, m/1e6 in float64 is within |m|·2⁻⁵³ of the true
+// quotient, so micro gives m back (the rounding error of ×1e6 stays far
+// below ½) and distinct m stay distinct, ordered floats: merging the
+// integers orders the values as sorting their floats does. 2⁴² millionths
+// is 4.4e6 (73 minutes, in ms).
+const maxMergedMicro = 1 << 42
+
+// appendMergedMicro appends to dst what AppendEncoded writes for the
+// Sketch that merging the encodings a and then b (nil: none) into an
+// empty Sketch makes (mergeEncodedOwn, as a coarsening Series merges the
+// two halves of a slot), without that Sketch: when both are modeMicro
+// and hold at most ExactLimit values together, their sorted millionths
+// merge as integers, with no conversion to float64 and back and no sort.
+// ok is false, with dst unchanged, for anything else (another mode, more
+// values, a value of maxMergedMicro millionths or more, a malformed
+// encoding): the caller then merges the Sketches.
+func appendMergedMicro(dst, a, b []byte, buf *[2][ExactLimit]int64) (out []byte, ok bool) {
+	var sc Sketch // the moments, added as mergeEncodedOwn adds them
+	var vals [2][]int64
+	for k, e := range [2][]byte{a, b} {
+		if k == 1 && e == nil {
+			break
+		}
+		h, d, err := readHeader(e)
+		if err != nil || h.mode != modeMicro || sc.n+h.n > ExactLimit {
+			return dst, false
+		}
+		sc.addMoments(h.n, h.micro, h.sum, h.lo, h.hi)
+		v := buf[k][:h.n]
+		var m int64
+		for i := range v {
+			if i == 0 {
+				m = d.varint()
+			} else {
+				gap := d.uvarint()
+				if gap > 1<<54 {
+					return dst, false
+				}
+				m += int64(gap)
+			}
+			if m >= maxMergedMicro || m <= -maxMergedMicro {
+				return dst, false
+			}
+			v[i] = m
+		}
+		if d.err != nil || len(d.b) != 0 {
+			return dst, false
+		}
+		vals[k] = v
+	}
+	dst = sc.appendHeader(dst, modeMicro)
+	x, y := vals[0], vals[1]
+	i, j := 0, 0
+	var prev int64
+	for k := range len(x) + len(y) {
+		var m int64
+		if j < len(y) && (i == len(x) || y[j] < x[i]) {
+			m, j = y[j], j+1
+		} else {
+			m, i = x[i], i+1
+		}
+		if k == 0 {
+			dst = binary.AppendVarint(dst, m)
+		} else {
+			dst = binary.AppendUvarint(dst, uint64(m-prev))
+		}
+		prev = m
+	}
+	return dst, true
 }
 
 // micro returns v in millionths when v is an exact multiple of 1e-6 in

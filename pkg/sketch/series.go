@@ -211,21 +211,40 @@ func regroupSlots(old map[seriesKey]*seriesSlot) (map[seriesKey]*seriesSlot, err
 	out := make(map[seriesKey]*seriesSlot, len(old)/2+1)
 	var sc Sketch
 	var buf []byte
+	var ints [2][ExactLimit]int64
 	var first error
 	for k := range old {
 		nk := seriesKey{floorDiv(k.slot, 2), k.group}
 		if out[nk] != nil {
 			continue // merged with its other half
 		}
-		sc.Reset()
+		var parts [2]*seriesSlot
+		n := 0
 		for _, part := range [2]int64{2 * nk.slot, 2*nk.slot + 1} {
 			if p := old[seriesKey{part, k.group}]; p != nil {
+				parts[n] = p
+				n++
+			}
+		}
+		// Exact halves without late values merge as encodings (the
+		// same bytes as through a Sketch); anything else through sc.
+		ok := false
+		if parts[0].pending == nil && (parts[1] == nil || parts[1].pending == nil) {
+			var b []byte
+			if parts[1] != nil {
+				b = parts[1].enc
+			}
+			buf, ok = appendMergedMicro(buf[:0], parts[0].enc, b, &ints)
+		}
+		if !ok {
+			sc.Reset()
+			for _, p := range parts[:n] {
 				if err := p.mergeInto(&sc); err != nil && first == nil {
 					first = err
 				}
 			}
+			buf = sc.AppendEncoded(buf[:0])
 		}
-		buf = sc.AppendEncoded(buf[:0])
 		out[nk] = &seriesSlot{enc: slices.Clone(buf)}
 	}
 	return out, first

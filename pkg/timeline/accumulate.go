@@ -463,7 +463,7 @@ func (a *Accumulator) addHist(sc *second, s *ingest.Sample) {
 		a.tot.histOver++
 		return
 	}
-	sc.histAt(i).Add(s.Value)
+	sc.histAt(i).add(s.Value)
 }
 
 // flush seals the live records and sketches.

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"math/bits"
 )
 
 // Hist layout: 4 bins per power of two of milliseconds (the float's
@@ -115,4 +116,60 @@ func (h *Hist) addEnc(b []byte) error {
 		b = b[1+n:]
 	}
 	return nil
+}
+
+// liveHist is a live second's histogram of one request name with a mask
+// of the bins it has counted into: a second's histogram holds a few
+// values, so sealing it (appendEnc) and emptying it for reuse (reset)
+// visit those bins only instead of all HistBins (a 24-hour run seals
+// 86,400 seconds × its request names).
+type liveHist struct {
+	h Hist
+	// used has bit i%64 of word i/64 set when bin i may hold a count;
+	// every bin that holds one is set.
+	used [(HistBins + 63) / 64]uint64
+}
+
+// add counts one latency v, ms (Hist.Add).
+func (l *liveHist) add(v float64) {
+	i := HistBin(v)
+	l.h[i]++
+	l.used[i>>6] |= 1 << (i & 63)
+}
+
+// addSpread counts n latencies spread evenly over [lo, hi] ms
+// (Hist.addSpread), marking the bins it may have counted into.
+func (l *liveHist) addSpread(lo, hi float64, n uint64) {
+	if i0, i1, ok := l.h.addSpread(lo, hi, n); ok {
+		for i := i0; i <= i1; i++ {
+			l.used[i>>6] |= 1 << (i & 63)
+		}
+	}
+}
+
+// appendEnc appends the histogram as Hist.appendEnc does (the same
+// bytes: its non-empty bins in order), visiting the marked bins only.
+func (l *liveHist) appendEnc(dst []byte) []byte {
+	for w, m := range l.used {
+		for m != 0 {
+			i := w<<6 | bits.TrailingZeros64(m)
+			m &= m - 1
+			if c := l.h[i]; c != 0 {
+				dst = append(dst, byte(i))
+				dst = binary.AppendUvarint(dst, uint64(c))
+			}
+		}
+	}
+	return dst
+}
+
+// reset empties the histogram, clearing the marked bins only.
+func (l *liveHist) reset() {
+	for w, m := range l.used {
+		for m != 0 {
+			l.h[w<<6|bits.TrailingZeros64(m)] = 0
+			m &= m - 1
+		}
+	}
+	l.used = [len(l.used)]uint64{}
 }

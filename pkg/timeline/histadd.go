@@ -153,13 +153,14 @@ func (a *Accumulator) addLatencyHistogram(i int, sc *second, s *ingest.Sample, b
 }
 
 // addSpread counts n latencies spread evenly over [lo, hi] ms
-// (sketch.SpreadValue), bin by bin: as n calls of Add.
-func (h *Hist) addSpread(lo, hi float64, n uint64) {
+// (sketch.SpreadValue), bin by bin: as n calls of Add. It returns the
+// bins [i0, i1] it may have counted into, ok false when it counted none.
+func (h *Hist) addSpread(lo, hi float64, n uint64) (i0, i1 int, ok bool) {
 	if n == 0 || lo != lo || hi != hi {
-		return
+		return 0, 0, false
 	}
 	lo, hi = min(lo, hi), max(lo, hi)
-	i0, i1 := HistBin(sketch.SpreadValue(lo, hi, 0, n)), HistBin(sketch.SpreadValue(lo, hi, n-1, n))
+	i0, i1 = HistBin(sketch.SpreadValue(lo, hi, 0, n)), HistBin(sketch.SpreadValue(lo, hi, n-1, n))
 	below := uint64(0)
 	for i := i0; i <= i1; i++ {
 		c := n
@@ -171,6 +172,7 @@ func (h *Hist) addSpread(lo, hi float64, n uint64) {
 			below = c
 		}
 	}
+	return i0, i1, true
 }
 
 // addHistogram is add for n observations in buckets.

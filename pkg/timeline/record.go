@@ -75,10 +75,10 @@ type second struct {
 	// successful latencies of the analysed Trend while the second is
 	// live; histEnc the same once sealed (Hist.appendEnc; encodings
 	// concatenate to a sum).
-	hist    []*Hist
+	hist    []*liveHist
 	histEnc [][]byte
 	// spareHist are emptied histograms of an earlier second, for hist.
-	spareHist []*Hist
+	spareHist []*liveHist
 	// nameFail counts, per request name (the same numbering as hist), the
 	// failed samples of the analysed Trend: with hist's counts, the mix
 	// of the requests offered in the second.
@@ -149,7 +149,7 @@ func (s *second) merge(o *second, remap, hremap []int, over *uint64, fail func(e
 		}
 		j := to(i)
 		if j < 0 {
-			*over += h.Total()
+			*over += h.h.Total()
 			continue
 		}
 		grow(j)
@@ -180,7 +180,7 @@ func (s *second) merge(o *second, remap, hremap []int, over *uint64, fail func(e
 
 // histAt returns the live histogram of name number i, adding it (an
 // emptied one of an earlier second when there is one).
-func (s *second) histAt(i int) *Hist {
+func (s *second) histAt(i int) *liveHist {
 	for len(s.hist) <= i {
 		s.hist = append(s.hist, nil)
 	}
@@ -189,7 +189,7 @@ func (s *second) histAt(i int) *Hist {
 			s.hist[i] = s.spareHist[n-1]
 			s.spareHist = s.spareHist[:n-1]
 		} else {
-			s.hist[i] = &Hist{}
+			s.hist[i] = &liveHist{}
 		}
 	}
 	return s.hist[i]
@@ -198,22 +198,26 @@ func (s *second) histAt(i int) *Hist {
 // reset empties s for reuse (secstore.Codec.Reset), keeping its slices'
 // capacity and its histograms, emptied, as spares.
 func (s *second) reset() {
-	spare := s.spareHist
 	for _, h := range s.hist {
 		if h != nil {
-			*h = Hist{}
-			spare = append(spare, h)
+			h.reset()
+			s.spareHist = append(s.spareHist, h)
 		}
 	}
 	clear(s.hist)
 	clear(s.histEnc) // they may share an encoded block's bytes
-	vus, vusMax := s.vus, s.vusMax
-	vus.Reset()
-	vusMax.Reset()
-	*s = second{
-		fails: s.fails[:0], hist: s.hist[:0], histEnc: s.histEnc[:0], spareHist: spare,
-		nameFail: s.nameFail[:0], vus: vus, vusMax: vusMax,
-	}
+	// Field by field (TestSecondResetEveryField checks every one):
+	// assigning a whole second{} built a new record and copied all of it
+	// back, slices with their write barriers, for every record sealed.
+	s.req = [nProto]reqCount{}
+	s.iterations, s.dropped = 0, 0
+	s.metricN = [nCand]uint32{}
+	s.fails = s.fails[:0]
+	s.bytesSent, s.bytesReceived, s.msgsSent, s.msgsReceived = 0, 0, 0, 0
+	s.vus.Reset()
+	s.vusMax.Reset()
+	s.hist, s.histEnc, s.nameFail = s.hist[:0], s.histEnc[:0], s.nameFail[:0]
+	s.any = false
 }
 
 // secondCodec keeps sealed seconds encoded (secstore.NewEncoded): a flags
@@ -239,7 +243,7 @@ func (s *second) sealHists() {
 			s.histEnc = append(s.histEnc, nil)
 		}
 		s.histEnc[i] = h.appendEnc(s.histEnc[i])
-		*h = Hist{}
+		h.reset()
 		s.spareHist = append(s.spareHist, h)
 		s.hist[i] = nil
 	}

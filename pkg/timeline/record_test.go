@@ -26,8 +26,8 @@ func fullSecond() *second {
 	var h Hist
 	h[4], h[90] = 1, 70000
 	s.histEnc = [][]byte{h.appendEnc(nil), nil, h.appendEnc(nil)}
-	s.histAt(1).Add(3)
-	s.histAt(3).Add(1e9)
+	s.histAt(1).add(3)
+	s.histAt(3).add(1e9)
 	s.nameFail = []uint32{0, 5, 0, 1 << 31}
 	return s
 }
@@ -127,7 +127,7 @@ func TestSecondCodec(t *testing.T) {
 	if a, b := appendSecond(nil, s), appendSecond(nil, &second{}); string(a) != string(b) {
 		t.Fatalf("reset record encodes as %v, empty as %v", a, b)
 	}
-	if len(s.spareHist) != 2 || s.spareHist[0].Total() != 0 {
+	if len(s.spareHist) != 2 || s.spareHist[0].h.Total() != 0 || s.spareHist[0].used != [2]uint64{} {
 		t.Fatalf("reset kept %d spare histograms", len(s.spareHist))
 	}
 }
@@ -210,5 +210,62 @@ func TestLongRunEncoded(t *testing.T) {
 		if hs[i] != b.NameHist(i, from, to) || failed[i] != b.NameFailures(i, from, to) || hs[i] != a.NameHist(i, from, to) {
 			t.Fatalf("name %d: NameMix differs from NameHist/NameFailures", i)
 		}
+	}
+}
+
+// zeroish reports whether v is as reset leaves a record's field: zero,
+// with slices empty (their capacity kept) at any depth.
+func zeroish(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Slice:
+		return v.Len() == 0
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if !zeroish(v.Field(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Array:
+		for i := range v.Len() {
+			if !zeroish(v.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Float64:
+		return math.Float64bits(v.Float()) == 0 // −0 is not
+	}
+	return v.IsZero()
+}
+
+// TestSecondResetEveryField: reset empties every field of a full record
+// (fullSecond sets each one) but the spare histograms, which it fills
+// with the live ones; a field added to second fails here until reset
+// and fullSecond handle it.
+func TestSecondResetEveryField(t *testing.T) {
+	known := map[string]bool{"req": true, "iterations": true, "dropped": true, "metricN": true, "fails": true,
+		"bytesSent": true, "bytesReceived": true, "msgsSent": true, "msgsReceived": true, "vus": true, "vusMax": true,
+		"hist": true, "histEnc": true, "spareHist": true, "nameFail": true, "any": true}
+	s := fullSecond()
+	v := reflect.ValueOf(s).Elem()
+	for i := range v.NumField() {
+		name := v.Type().Field(i).Name
+		if !known[name] {
+			t.Fatalf("second.%s is new: reset it in reset, set it in fullSecond, list it here", name)
+		}
+		if name != "spareHist" && zeroish(v.Field(i)) {
+			t.Fatalf("fullSecond leaves second.%s empty", name)
+		}
+	}
+	live := len(s.hist) - 2 // histAt(1), histAt(3): two live, two nil
+	s.reset()
+	for i := range v.NumField() {
+		if name := v.Type().Field(i).Name; name != "spareHist" && !zeroish(v.Field(i)) {
+			t.Errorf("reset left second.%s = %v", name, v.Field(i))
+		}
+	}
+	if len(s.spareHist) != live {
+		t.Errorf("%d spare histograms, want %d", len(s.spareHist), live)
 	}
 }

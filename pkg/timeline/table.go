@@ -85,6 +85,36 @@ func (c *column) set(i, n int, v float64) {
 	}
 }
 
+// setUint is set for a count, v: a whole number, so its kind is told by
+// comparisons alone (set(i, n, float64(v)) stores the same).
+func (c *column) setUint(i, n int, v uint64) {
+	if v == 0 {
+		return
+	}
+	k := uint8(4)
+	switch {
+	case v <= math.MaxUint8:
+		k = 1
+	case v <= math.MaxUint16:
+		k = 2
+	case v <= math.MaxUint32:
+		k = 3
+	}
+	if k > c.kind {
+		c.widen(k, n)
+	}
+	switch c.kind {
+	case 1:
+		c.u8[i] = uint8(v)
+	case 2:
+		c.u16[i] = uint16(v)
+	case 3:
+		c.u32[i] = uint32(v)
+	default:
+		c.f64[i] = float64(v)
+	}
+}
+
 // widen moves the column to kind k, n rows.
 func (c *column) widen(k uint8, n int) {
 	old := *c
@@ -187,14 +217,14 @@ func (t *Timeline) decodeRows(from, to int64, n int) (tb *table, rateRows bool, 
 			unknown += uint64(r.req[pi].unknown)
 		}
 		tb.secs = append(tb.secs, sec)
-		tb.reqs.set(i, n, float64(s.Requests))
-		tb.ok.set(i, n, float64(s.OK))
-		tb.transport.set(i, n, float64(s.Transport))
-		tb.timeouts.set(i, n, float64(s.Timeouts))
-		tb.limited.set(i, n, float64(s.Limited))
-		tb.iterations.set(i, n, float64(s.Iterations))
-		tb.dropped.set(i, n, float64(s.Dropped))
-		tb.metricN.set(i, n, float64(s.MetricSamples))
+		tb.reqs.setUint(i, n, s.Requests)
+		tb.ok.setUint(i, n, s.OK)
+		tb.transport.setUint(i, n, s.Transport)
+		tb.timeouts.setUint(i, n, s.Timeouts)
+		tb.limited.setUint(i, n, s.Limited)
+		tb.iterations.setUint(i, n, s.Iterations)
+		tb.dropped.setUint(i, n, s.Dropped)
+		tb.metricN.setUint(i, n, s.MetricSamples)
 		tb.vus.set(i, n, s.VUs)
 		tb.vusMax.set(i, n, s.VUsMax)
 		tb.bytesSent.set(i, n, s.BytesSent)
@@ -357,8 +387,9 @@ func (tb *table) rowsInto(i0 int, dst []Second) {
 		}
 	}
 	if tb.failOff != nil {
+		fo := tb.failOff[i0 : i0+len(dst)+1]
 		for j := range dst {
-			if a, b := tb.failOff[i0+j], tb.failOff[i0+j+1]; b > a {
+			if a, b := fo[j], fo[j+1]; b > a {
 				dst[j].Failures = tb.fails[a:b:b]
 			}
 		}

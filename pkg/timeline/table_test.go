@@ -281,3 +281,30 @@ func TestBuildTableSplit(t *testing.T) {
 		t.Fatal("no failures: the test does not cover the failures' join")
 	}
 }
+
+// TestColumnSetUint: setting counts with setUint leaves a column as set
+// with their float64 leaves it (kind, widening, every row), across the
+// bounds of each kind: 255 | 256, 65,535 | 65,536, 2³²−1 | 2³², up to
+// 2⁵³.
+func TestColumnSetUint(t *testing.T) {
+	vals := []uint64{0, 1, 255, 256, 65535, 65536, 1<<32 - 1, 1 << 32, 1 << 53}
+	for i := range vals {
+		for j := range vals {
+			// Rows 0 and 1 set in this order, then row 2 = vals[i] again.
+			seq := []uint64{vals[i], vals[j], vals[i]}
+			var a, b column
+			for r, v := range seq {
+				a.setUint(r, len(seq), v)
+				b.set(r, len(seq), float64(v))
+			}
+			if a.kind != b.kind {
+				t.Fatalf("%v: kind %d, want %d", seq, a.kind, b.kind)
+			}
+			for r, v := range seq {
+				if a.at(r) != b.at(r) || a.at(r) != float64(v) {
+					t.Fatalf("%v: row %d holds %g, want %g", seq, r, a.at(r), float64(v))
+				}
+			}
+		}
+	}
+}
