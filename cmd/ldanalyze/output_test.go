@@ -130,7 +130,8 @@ func TestOutputSymlinkRefused(t *testing.T) {
 // TestOutputFormatFromName: without --format, the -o file's extension
 // chooses the format the command writes (.json, .csv, .md, .xml for
 // check's JUnit); --format given wins; report refuses an -o named .html
-// (-o is its markdown; the page is --html), writing nothing.
+// (-o is its markdown; the page is --html), and knee one named .xml (it
+// writes no JUnit), writing nothing.
 func TestOutputFormatFromName(t *testing.T) {
 	dir := t.TempDir()
 	in := td + "breakpoint.csv.gz"
@@ -162,5 +163,14 @@ func TestOutputFormatFromName(t *testing.T) {
 	}
 	if _, err := os.Stat(p); err == nil {
 		t.Error("report -o r.html wrote the file")
+	}
+	// knee writes no JUnit: -o k.xml is refused, not filled with a table.
+	p = filepath.Join(dir, "k.xml")
+	_, stderr, code = runCLI(t, "", "knee", in, "-o", p)
+	if want := "knee: -o " + p + ": a .xml file is junit, which knee does not write"; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("knee -o k.xml: exit %d, %q; want 2, %q", code, stderr, want)
+	}
+	if _, err := os.Stat(p); err == nil {
+		t.Error("knee -o k.xml wrote the file")
 	}
 }

@@ -107,7 +107,8 @@ func Setup(app *cli.App, opt Options) {
 // formatFromOutput chooses --format from the -o file's extension when
 // --format is not given: .json, .csv, .md or .markdown, .xml (JUnit),
 // when the command writes that format (a file named out.json holding a
-// terminal table helps no one). A command with --html (report) refuses
+// terminal table helps no one), and refuses such a name when it does not
+// (knee -o out.xml: knee writes no JUnit). A command with --html (report) refuses
 // an -o file named .html: -o is its markdown, the page is --html's.
 func formatFromOutput(cc *cli.Context, name string, allowed []render.Format, htmlFlag bool) error {
 	out := cc.String("output")
@@ -118,12 +119,17 @@ func formatFromOutput(cc *cli.Context, name string, allowed []render.Format, htm
 	if len(allowed) == 0 || cc.IsSet("format") {
 		return nil
 	}
+	name0 := strings.TrimPrefix(ext, ".")
 	if ext == ".xml" {
-		ext = "." + string(render.JUnit)
+		name0 = string(render.JUnit)
 	}
-	f, err := render.ParseFormat(strings.TrimPrefix(ext, "."))
-	if err != nil || f == render.Table || !slices.Contains(allowed, f) {
+	f, err := render.ParseFormat(name0)
+	if err != nil || f == render.Table {
 		return nil
+	}
+	if !slices.Contains(allowed, f) {
+		// out.xml holding a terminal table would be worse than an error.
+		return fmt.Errorf("%s: -o %s: a %s file is %s, which %s does not write: give --format (%s) or another name (see ldanalyze %s --help)", name, out, ext, f, name, formatList(allowed), name)
 	}
 	return cc.Set("format", string(f))
 }
