@@ -515,3 +515,18 @@ func TestCheckFromPromChecks(t *testing.T) {
 		})
 	}
 }
+
+// A k6 output given to --from-prom (the reverse of a Prometheus export
+// given as a run) is named as such, with the command that reads it.
+func TestFromPromRefusesK6Output(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "run.json")
+	if err := os.WriteFile(js, []byte(`{"type":"Point","metric":"vus","data":{"time":"2026-11-30T02:07:09Z","value":1,"tags":null}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{td + "closed_ramp.csv.gz", js} {
+		_, errOut, code := runCLI(t, "", "knee", "--from-prom", f)
+		if code != 2 || !strings.Contains(errOut, "not a Prometheus export: give it as a run, without --from-prom (`ldanalyze knee "+f+"`)") {
+			t.Errorf("%s: exit %d, %q", f, code, errOut)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package prom
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -44,7 +45,13 @@ func WalkResponses(r io.Reader, file string, each func(section, name string, s *
 }
 
 func walkResponses(r io.Reader, file string, each func(section, name string, s *Series)) ([]Response, error) {
-	lc := newLineCounter(r)
+	br := bufio.NewReader(r)
+	head, _ := br.Peek(512)
+	if k := sniff(head); k == "k6-csv" || k == "k6-json" {
+		what := map[string]string{"k6-csv": "a k6 CSV output (its header is metric_name,timestamp,…)", "k6-json": "a k6 JSON output (Metric and Point lines)"}[k]
+		return nil, &SyntaxError{File: file, Line: 1, Column: 1, Msg: what + ", not a Prometheus export: give it as a run, without --from-prom (`ldanalyze knee " + file + "`)"}
+	}
+	lc := newLineCounter(br)
 	dec := json.NewDecoder(lc)
 	dec.UseNumber()
 	tok, err := dec.Token()
