@@ -16,6 +16,7 @@ package summary
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +26,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // Shape is the k6 summary layout a file had.
@@ -167,6 +170,39 @@ func (e *Error) Error() string {
 // machine-readable one embeds the script).
 const maxSummaryBytes = 64 << 20
 
+// inflate returns data decompressed when it is gzip or zstd (told by its
+// magic bytes, as the run readers tell them: summary.json.gz), bounded by
+// maxSummaryBytes; data itself otherwise. A damaged or cut stream, or one
+// inflating past the bound, is an *Error naming the file.
+func inflate(data []byte, name string) ([]byte, error) {
+	var zr io.Reader
+	switch {
+	case len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b:
+		g, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return nil, &Error{File: name, Msg: fmt.Sprintf("gzip header: %v", err)}
+		}
+		zr = g
+	case len(data) >= 4 && bytes.Equal(data[:4], []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		z, err := zstd.NewReader(bytes.NewReader(data), zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return nil, &Error{File: name, Msg: fmt.Sprintf("zstd header: %v", err)}
+		}
+		defer z.Close()
+		zr = z
+	default:
+		return data, nil
+	}
+	out, err := io.ReadAll(io.LimitReader(zr, maxSummaryBytes+1))
+	if err != nil {
+		return nil, &Error{File: name, Msg: fmt.Sprintf("compressed summary cut or damaged: %v", err)}
+	}
+	if len(out) > maxSummaryBytes {
+		return nil, &Error{File: name, Msg: fmt.Sprintf("inflates past %d MiB: not a k6 summary", maxSummaryBytes>>20)}
+	}
+	return out, nil
+}
+
 // ReadFile reads the k6 summary at path; see Read.
 func ReadFile(path string) (*Summary, error) {
 	f, err := os.Open(path)
@@ -189,6 +225,9 @@ func Read(r io.Reader, name string) (*Summary, error) {
 	}
 	if len(data) > maxSummaryBytes {
 		return nil, &Error{File: name, Msg: fmt.Sprintf("larger than %d MiB: not a k6 summary", maxSummaryBytes>>20)}
+	}
+	if data, err = inflate(data, name); err != nil {
+		return nil, err
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if len(bytes.TrimSpace(data)) == 0 {
