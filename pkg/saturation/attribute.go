@@ -475,6 +475,8 @@ func (a *Attribution) Summary() []string {
 			parts = append(parts, fmt.Sprintf("%s at %.1f %%", s.Resource, 100*float64(s.Utilisation)))
 		}
 		out = append(out, fmt.Sprintf("What saturated (ceiling level from %s): %s.", at, strings.Join(parts, ", ")))
+	} else if a.Busiest == "" {
+		out = append(out, fmt.Sprintf("What saturated (ceiling level from %s): not known — no CPU, memory, network or saturation series of the Prometheus data covers that level (a wrong export, a window other than the run's, or names it does not recognise): give --prom the cluster's series over the run (`ldanalyze prom read FILE` lists them).", at))
 	} else {
 		s := fmt.Sprintf("What saturated (ceiling level from %s): nothing at or above %.0f %%", at, 100*a.SaturatedRatio)
 		if a.Busiest != "" {

@@ -79,3 +79,20 @@ func TestImbalanceGameAB(t *testing.T) {
 		t.Errorf("summary:\n%s", s)
 	}
 }
+
+// TestSummaryWithoutResources: an attribution that measured no resource
+// at the ceiling level (Busiest empty: an export of other series) says
+// that what saturated is not known, not that nothing saturated and the
+// load generator is to blame; one that measured resources below the
+// threshold still says nothing reached it, naming the busiest.
+func TestSummaryWithoutResources(t *testing.T) {
+	at := time.Date(2026, 11, 30, 2, 8, 40, 0, time.UTC)
+	none := strings.Join((&Attribution{SaturatedRatio: 0.9, CeilingLevelStart: at}).Summary(), "\n")
+	if !strings.Contains(none, "What saturated (ceiling level from 02:08:40Z): not known") || strings.Contains(none, "suspect the load generator") {
+		t.Errorf("no resources: %q", none)
+	}
+	low := strings.Join((&Attribution{SaturatedRatio: 0.9, CeilingLevelStart: at, Busiest: "node/a cpu", BusiestUtilisation: 0.42}).Summary(), "\n")
+	if !strings.Contains(low, "nothing at or above 90 % (busiest: node/a cpu at 42.0 %): suspect the load generator") {
+		t.Errorf("resources below the threshold: %q", low)
+	}
+}
