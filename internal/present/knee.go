@@ -592,7 +592,11 @@ func LevelGrid(ls []knee.Level, res *knee.Result, pcts []float64, machine bool) 
 				row = append(row, f(float64(v.P75)), Pct(float64(v.Good)), Pct(float64(v.NeedsImprovement)), Pct(float64(v.Poor)))
 			}
 		}
-		row = append(row, l.Verdict)
+		verdict := l.Verdict
+		if res != nil && res.NoVerdict != "" && !machine {
+			verdict = "–" // too short to judge: the Verdict says why
+		}
+		row = append(row, verdict)
 		g.Rows = append(g.Rows, row)
 	}
 	return g
