@@ -881,7 +881,10 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 		c.Reached = !unreached
 		if c.Reached {
 			c.LimitedBy = LimitServer
-			if f >= 0 && a.refusedFlat(&s[f]) {
+			// A rate limiter takes headroom a level below had: with
+			// none below (f == 0), "latency flat" is the level against
+			// itself, which says nothing.
+			if f > 0 && a.refusedFlat(&s[f]) {
 				c.LimitedBy = LimitRateLimiter
 				c.Note = fmt.Sprintf("refusals (%.0f%% of the failures say too many requests) took the headroom at %.4g %s while latency stayed flat: a rate limiter set this ceiling, not the servers behind it; a limiter keyed by client (IP, token) sees a load generator as one client",
 					100*s[f].nLimited/s[f].nFailed, float64(s[f].Offered), a.res.OfferedUnit)

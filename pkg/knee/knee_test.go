@@ -197,6 +197,17 @@ func TestCeilingOneSecondMissing(t *testing.T) {
 	}
 }
 
+// TestOneLevelNoLimiterClaim: closed_ramp cut into 200-s ramp steps has
+// one level on the way up, judged against itself: its 429s must not make
+// a rate limiter the ceiling's cause ("latency stayed flat" against its
+// own p95), since the server set it (testdata/k6/README.md).
+func TestOneLevelNoLimiterClaim(t *testing.T) {
+	r := analyzeFile(t, filepath.Join("..", "..", "testdata", "k6", "closed_ramp.csv.gz"), Options{RampStepNS: 200e9})
+	if r.Ceiling == nil || r.Ceiling.LimitedBy == LimitRateLimiter || strings.Contains(r.Ceiling.Note, "rate limiter") {
+		t.Errorf("ceiling %+v: want no rate-limiter claim from one level", r.Ceiling)
+	}
+}
+
 // TestBreakpointHolds checks the hold table against the corpus README's
 // 10 s figures: each step's goodput equals its level until 180, latency
 // jumps at 200 and 429s appear.
