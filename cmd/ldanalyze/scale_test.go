@@ -269,3 +269,18 @@ func badSweep(t *testing.T) string {
 	}
 	return path
 }
+
+// The USL over closed_ramp's levels peaks at the measured ≈ 167/s; its
+// Amdahl fit (κ = 0, a worse R²) puts a ceiling λ/σ of 256.6/s far above
+// every level, which the text marks as an extrapolation.
+func TestScaleAmdahlExtrapolation(t *testing.T) {
+	out, errOut, code := runCLI(t, "", "scale", "--usl", "--levels", td+"closed_ramp.csv.gz")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"peak: X(N*) = 167.8/s at N* = 96.2", "ceiling λ/σ = 256.6/s (an extrapolation: the most measured is 167/s, and the USL fits better"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("scale --usl --levels lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -285,6 +285,16 @@ func (r *USLDoc) Write(w io.Writer, f render.Format) error {
 	am := fmt.Sprintf("Amdahl (κ = 0): σ = %.4g, λ = %.4g, R² = %.4f", r.Amdahl.Sigma, r.Amdahl.Lambda, r.Amdahl.R2)
 	if r.Amdahl.Ceiling.Valid() {
 		am += ", ceiling λ/σ = " + xu.Format(float64(r.Amdahl.Ceiling))
+		// An Amdahl ceiling far above every measured X, from a fit worse
+		// than the USL's, is an extrapolation of the wrong model: say so
+		// beside it rather than let it read as capacity.
+		maxX := math.Inf(-1)
+		for _, p := range r.Points {
+			maxX = math.Max(maxX, p.X)
+		}
+		if float64(r.Amdahl.Ceiling) > 1.25*maxX && r.Amdahl.R2 < r.R2 && r.NStar.Valid() {
+			am += fmt.Sprintf(" (an extrapolation: the most measured is %s, and the USL fits better; the USL's peak is the figure to read)", xu.Format(maxX))
+		}
 	}
 	lines = append(lines, am)
 	if p := r.Prediction; p != nil {
