@@ -230,6 +230,10 @@ func sniff(br *bufio.Reader, name string) (Format, error) {
 		return FormatArrow, nil
 	case bytes.Contains(firstLine(t), []byte("metric_name")):
 		return FormatK6CSV, nil
+	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b, len(head) >= 4 && bytes.Equal(head[:4], []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		// What decompressed is compressed again (gzip of a .gz): one
+		// layer is read, as k6 and every tool write one.
+		return "", fmt.Errorf("%s: compressed twice (gzip or zstd inside gzip or zstd): decompress the outer layer (gunzip, zstd -d) and give the file inside", name)
 	}
 	for _, ch := range t[:min(len(t), 64)] {
 		if ch < 0x09 || (ch > 0x0d && ch < 0x20) {
