@@ -154,7 +154,8 @@ type Result struct {
 	// Caveat, when not empty, is a short sentence that qualifies the
 	// verdict: the other spans of a run split by gaps (WarnSpans) hold at
 	// least CaveatShare of the analysed Trend's samples, which the levels,
-	// knee and ceiling leave out (two runs in one file, most often).
+	// knee and ceiling leave out (two runs in one file, most often); the
+	// pipeline adds runs concatenated over one another (the input check).
 	Caveat  string  `json:"caveat,omitempty"`
 	Overall Overall `json:"overall"`
 	// Scenario names the scenario whose analysis is the answer (model,
@@ -588,10 +589,10 @@ func (a *analysis) overall() Overall {
 		P50MS: F(tr.All.Quantile(0.5)), P90MS: F(tr.All.Quantile(0.9)), P95MS: F(tr.All.Quantile(0.95)), P99MS: F(tr.All.Quantile(0.99)),
 		OKCount: tr.OK.Count(), OKP95MS: F(tr.OK.Quantile(0.95)), Exact: tr.All.Exact(),
 	}
-	// Every second with data counts, in every span.
-	// Requests per iteration, which turns the levels' offered iterations
-	// into requests, are the main span's own: another run in the file
-	// with another script must not move this one's levels.
+	// Every second with data counts, in every span; but requests per
+	// iteration, which turn the levels' offered iterations into requests,
+	// are the main span's own: another run in the file with another
+	// script must not move this one's levels.
 	var reqs, ok, iters, dropped, mainReqs, mainIters float64
 	m := a.tl.Main()
 	maxV := math.NaN()
