@@ -20,8 +20,8 @@ import (
 // least as many samples as ws_connecting (a k6 JSON file's declared time
 // Trends only; a CSV does not say a metric's type), those named as times
 // (…_ms, …_duration, …_latency, …_time) first, then busiest first, the
-// first as the --metric to try; "" when the run is not a WebSocket one on ws_connecting
-// or has no such metric.
+// first as the --metric to try; "" when the run is not a WebSocket one on
+// ws_connecting or has no such metric.
 func handshakeOnly(tl *timeline.Timeline, declared map[string]ingest.MetricInfo) string {
 	if tl.Protocol() != outcome.WebSocket || tl.Metric() != outcome.WebSocket.LatencyMetric() {
 		return ""
