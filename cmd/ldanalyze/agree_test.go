@@ -25,8 +25,9 @@ type agreed struct {
 	byStatus         map[string]uint64
 }
 
-// errorsEvidence reads the errors check of a knee or check JSON document.
-func errorsEvidence(t *testing.T, doc string) agreed {
+// errorsCheck is the evidence of the errors check of a knee or check
+// JSON document.
+func errorsCheck(t *testing.T, doc string) map[string]float64 {
 	t.Helper()
 	var d struct {
 		Checks []struct {
@@ -38,19 +39,25 @@ func errorsEvidence(t *testing.T, doc string) agreed {
 		t.Fatal(err)
 	}
 	for _, c := range d.Checks {
-		if c.ID != "errors" {
-			continue
+		if c.ID == "errors" {
+			return c.Evidence
 		}
-		a := agreed{requests: uint64(c.Evidence["requests"]), failed: uint64(c.Evidence["failed"]), errorRate: c.Evidence["error_rate"], byStatus: map[string]uint64{}}
-		for k, v := range c.Evidence {
-			if s, ok := strings.CutPrefix(k, "status_"); ok && !strings.Contains(s, "{") {
-				a.byStatus[s] = uint64(v)
-			}
-		}
-		return a
 	}
 	t.Fatal("no errors check")
-	return agreed{}
+	return nil
+}
+
+// errorsEvidence reads the errors check of a knee or check JSON document.
+func errorsEvidence(t *testing.T, doc string) agreed {
+	t.Helper()
+	ev := errorsCheck(t, doc)
+	a := agreed{requests: uint64(ev["requests"]), failed: uint64(ev["failed"]), errorRate: ev["error_rate"], byStatus: map[string]uint64{}}
+	for k, v := range ev {
+		if s, ok := strings.CutPrefix(k, "status_"); ok && !strings.Contains(s, "{") {
+			a.byStatus[s] = uint64(v)
+		}
+	}
+	return a
 }
 
 // reportEvidence reads the errors row of the report's checks table: its
@@ -262,22 +269,8 @@ func dropColumns(t *testing.T, src string, drop ...string) string {
 // a knee or check JSON document.
 func errorsWindow(t *testing.T, doc string) (rate, start float64) {
 	t.Helper()
-	var d struct {
-		Checks []struct {
-			ID       string             `json:"id"`
-			Evidence map[string]float64 `json:"evidence"`
-		} `json:"checks"`
-	}
-	if err := json.Unmarshal([]byte(doc), &d); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range d.Checks {
-		if c.ID == "errors" {
-			return c.Evidence["peak_window_error_rate"], c.Evidence["peak_window_start_s"]
-		}
-	}
-	t.Fatal("no errors check")
-	return 0, 0
+	ev := errorsCheck(t, doc)
+	return ev["peak_window_error_rate"], ev["peak_window_start_s"]
 }
 
 // TestCommandsAgreeWorstWindow: knee (whatever its --window), check and

@@ -76,20 +76,7 @@ func TestSimulatedShapes(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, truth := simulate(t, c.cfg, knee.Options{})
-			capacity := truth.CeilingPerS
-			kneeTrue := truth.KneeIterationsPerS
-			if sc := truth.Scenarios[0]; sc.KneeVUs > 0 {
-				kneeTrue = sc.KneeVUs // closed: the knee is in VUs
-			}
-			ok := true
-			if r.Ceiling == nil || math.Abs(float64(r.Ceiling.CompletedRPS)-capacity) > 0.04*capacity {
-				ok = false
-				t.Errorf("ceiling not within 4 %% of C = %.1f", capacity)
-			}
-			if r.Knee == nil || !r.Knee.Reached || float64(r.Knee.Offered) < 0.7*kneeTrue || float64(r.Knee.Offered) > 1.03*kneeTrue {
-				ok = false
-				t.Errorf("knee not within [0.7, 1.03] of ρ = 1 at %.1f %s", kneeTrue, r.OfferedUnit)
-			}
+			ok := nearTruth(t, r, truth)
 			if want := knee.LimitServer; truth.Limit == "rate-limiter" {
 				want = knee.LimitRateLimiter
 				if r.Ceiling != nil && r.Ceiling.LimitedBy != want {
@@ -259,6 +246,28 @@ func TestSimulatedOneLoad(t *testing.T) {
 	}
 }
 
+// nearTruth reports (and says, as errors) whether r's ceiling is within
+// 4 % of the simulated capacity and its knee, reached, within [0.7, 1.03]
+// of ρ = 1 (in VUs for a closed model).
+func nearTruth(t *testing.T, r *knee.Result, truth sim.Truth) bool {
+	t.Helper()
+	capacity := truth.CeilingPerS
+	kneeTrue := truth.KneeIterationsPerS
+	if sc := truth.Scenarios[0]; sc.KneeVUs > 0 {
+		kneeTrue = sc.KneeVUs // closed: the knee is in VUs
+	}
+	ok := true
+	if r.Ceiling == nil || math.Abs(float64(r.Ceiling.CompletedRPS)-capacity) > 0.04*capacity {
+		ok = false
+		t.Errorf("ceiling not within 4 %% of C = %.1f", capacity)
+	}
+	if r.Knee == nil || !r.Knee.Reached || float64(r.Knee.Offered) < 0.7*kneeTrue || float64(r.Knee.Offered) > 1.03*kneeTrue {
+		ok = false
+		t.Errorf("knee not within [0.7, 1.03] of ρ = 1 at %.1f %s", kneeTrue, r.OfferedUnit)
+	}
+	return ok
+}
+
 // TestSimulatedShapesMissingSeconds: the shapes of TestSimulatedShapes
 // with every sample of three seconds removed (at a quarter, a half and
 // three quarters of the run: a stalled generator, an edited file) keep
@@ -316,21 +325,7 @@ func TestSimulatedShapesMissingSeconds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			truth := st.Truth()
-			capacity, kneeTrue := truth.CeilingPerS, truth.KneeIterationsPerS
-			if sc := truth.Scenarios[0]; sc.KneeVUs > 0 {
-				kneeTrue = sc.KneeVUs
-			}
-			ok := true
-			if r.Ceiling == nil || math.Abs(float64(r.Ceiling.CompletedRPS)-capacity) > 0.04*capacity {
-				ok = false
-				t.Errorf("ceiling not within 4 %% of C = %.1f", capacity)
-			}
-			if r.Knee == nil || !r.Knee.Reached || float64(r.Knee.Offered) < 0.7*kneeTrue || float64(r.Knee.Offered) > 1.03*kneeTrue {
-				ok = false
-				t.Errorf("knee not within [0.7, 1.03] of ρ = 1 at %.1f %s", kneeTrue, r.OfferedUnit)
-			}
-			if !ok || testing.Verbose() {
+			if !nearTruth(t, r, st.Truth()) || testing.Verbose() {
 				t.Log(describe(r))
 			}
 		})
