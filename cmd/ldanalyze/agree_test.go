@@ -209,22 +209,30 @@ func TestCommandsAgreeRestrictedTags(t *testing.T) {
 	}
 }
 
-// dropColumns copies the gzipped k6 CSV src without the named columns, as
-// a run recorded with restricted --system-tags is written, to a temporary
-// file.
-func dropColumns(t *testing.T, src string, drop ...string) string {
+// gzipCSV is a CSV reader (any number of fields a record) over the
+// gzipped file path, closed when the test ends.
+func gzipCSV(t *testing.T, path string) *csv.Reader {
 	t.Helper()
-	f, err := os.Open(src)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	t.Cleanup(func() { f.Close() })
 	zr, err := gzip.NewReader(f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := csv.NewReader(bufio.NewReader(zr))
 	r.FieldsPerRecord = -1
+	return r
+}
+
+// dropColumns copies the gzipped k6 CSV src without the named columns, as
+// a run recorded with restricted --system-tags is written, to a temporary
+// file.
+func dropColumns(t *testing.T, src string, drop ...string) string {
+	t.Helper()
+	r := gzipCSV(t, src)
 	path := filepath.Join(t.TempDir(), "restricted.csv")
 	out, err := os.Create(path)
 	if err != nil {
@@ -282,17 +290,7 @@ func errorsWindow(t *testing.T, doc string) (rate, start float64) {
 // long (here +130 s, one second).
 func TestCommandsAgreeWorstWindow(t *testing.T) {
 	const run = td + "breakpoint.csv.gz"
-	f, err := os.Open(run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := csv.NewReader(bufio.NewReader(zr))
-	r.FieldsPerRecord = -1
+	r := gzipCSV(t, run)
 	var first, last int64 = -1, -1
 	reqs, failed := map[int64]float64{}, map[int64]float64{}
 	var ts []int64
