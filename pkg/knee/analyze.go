@@ -366,6 +366,9 @@ type analysis struct {
 	// pastPeak: judge is judging the levels after the highest offered
 	// load (a ramp down).
 	pastPeak bool
+	// wideRamp is the longest ramp up, s, that a --ramp-step wider than it
+	// left as one step (rampSteps); 0 when none.
+	wideRamp int
 }
 
 // Analyze computes the knee analysis of a run's Timeline. It returns an
@@ -508,6 +511,9 @@ func analyze(tl *timeline.Timeline, opt Options) (*Result, error) {
 	holds, steps := a.findLevels()
 	r.Windows = <-windows
 	r.Holds, r.RampSteps = holds, steps
+	if a.wideRamp > 0 {
+		r.Warnings = append(r.Warnings, Warning{WarnFewRampSteps, fmt.Sprintf("--ramp-step %v is longer than the run's ramp of %d s, which is one step: the levels inside it are averaged away; give a --ramp-step well under the ramp, or 0 to cut it into about 20 steps", time.Duration(opt.RampStepNS), a.wideRamp)})
+	}
 	if r.Holds == nil {
 		r.Holds = []Level{}
 	}

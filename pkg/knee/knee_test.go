@@ -200,11 +200,28 @@ func TestCeilingOneSecondMissing(t *testing.T) {
 // TestOneLevelNoLimiterClaim: closed_ramp cut into 200-s ramp steps has
 // one level on the way up, judged against itself: its 429s must not make
 // a rate limiter the ceiling's cause ("latency stayed flat" against its
-// own p95), since the server set it (testdata/k6/README.md).
+// own p95), since the server set it (testdata/k6/README.md); the
+// warnings say the step is wider than the ramp.
 func TestOneLevelNoLimiterClaim(t *testing.T) {
 	r := analyzeFile(t, filepath.Join("..", "..", "testdata", "k6", "closed_ramp.csv.gz"), Options{RampStepNS: 200e9})
 	if r.Ceiling == nil || r.Ceiling.LimitedBy == LimitRateLimiter || strings.Contains(r.Ceiling.Note, "rate limiter") {
 		t.Errorf("ceiling %+v: want no rate-limiter claim from one level", r.Ceiling)
+	}
+	// The step wider than the 90-s ramp is said, not silently narrowed;
+	// a 20-s step cuts the ramp and says nothing of it.
+	wide := func(r *Result) bool {
+		for _, w := range r.Warnings {
+			if strings.Contains(w.Message, "is longer than the run's ramp of 90 s, which is one step") {
+				return true
+			}
+		}
+		return false
+	}
+	if !wide(r) {
+		t.Errorf("no warning of the wide --ramp-step: %q", r.Warnings)
+	}
+	if r20 := analyzeFile(t, filepath.Join("..", "..", "testdata", "k6", "closed_ramp.csv.gz"), Options{RampStepNS: 20e9}); wide(r20) {
+		t.Errorf("--ramp-step 20s warned as wider than the ramp: %q", r20.Warnings)
 	}
 }
 

@@ -254,6 +254,8 @@ func (a *analysis) rampSteps(p piece) []Level {
 	w := int(a.opt.RampStepNS / 1e9)
 	if w <= 0 {
 		w = a.coarseStep(a.stepWidth(p))
+	} else if n := p.i1 - p.i0; w > n && n >= 2*int(a.opt.MinHoldNS/1e9) && p.slope > 0 {
+		a.wideRamp = max(a.wideRamp, n)
 	}
 	var out []Level
 	for i0 := p.i0; i0 < p.i1; i0 += w {
