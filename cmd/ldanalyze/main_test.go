@@ -337,3 +337,33 @@ func steadyRun(t *testing.T, copies int) string {
 	}
 	return path
 }
+
+// --percentiles other than p50/p90/p95/p99 reach the whole-run line and
+// overall.percentiles too, not only the levels: on breakpoint, p50 is the
+// default line's 201.2 ms and p100 is the max, 364.1 ms.
+func TestWholeRunPercentiles(t *testing.T) {
+	out, errOut, code := runCLI(t, "", "knee", "--percentiles", "50,99.9,100", td+"breakpoint.csv.gz")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "http_req_duration over the run: 23232 samples, p50 201.2 ms, p99.9 ") || !strings.Contains(out, ", p100 364.1 ms, max 364.1 ms;") {
+		t.Errorf("whole-run line:\n%s", strings.SplitN(out, "\n", 3)[1])
+	}
+	js, _, _ := runCLI(t, "", "knee", "--percentiles", "50,99.9,100", "--format", "json", td+"breakpoint.csv.gz")
+	var d struct {
+		Overall struct {
+			MaxMS       float64            `json:"max_ms"`
+			Percentiles map[string]float64 `json:"percentiles"`
+		} `json:"overall"`
+	}
+	if err := json.Unmarshal([]byte(js), &d); err != nil {
+		t.Fatal(err)
+	}
+	if p := d.Overall.Percentiles; len(p) != 3 || p["p100"] != d.Overall.MaxMS || !(p["p99.9"] > 308.5 && p["p99.9"] < p["p100"]) {
+		t.Errorf("overall percentiles %v, max %v", p, d.Overall.MaxMS)
+	}
+	def, _, _ := runCLI(t, "", "knee", "--format", "json", td+"breakpoint.csv.gz")
+	if strings.Contains(strings.SplitN(def, `"overall"`, 2)[1][:400], `"percentiles"`) {
+		t.Errorf("default percentiles wrote overall.percentiles")
+	}
+}

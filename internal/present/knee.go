@@ -119,8 +119,16 @@ func KneeText(w io.Writer, f render.Format, rep *KneeDoc, rows []window.Row, by 
 	if o.Of != "" {
 		of = " (percentiles and max of " + o.Of + ")"
 	}
-	fmt.Fprintf(&b, "%s over the run%s: %d samples, p50 %s%s, p90 %s%s, p95 %s%s, p99 %s%s, max %s%s; %d %s, %s failed, %d dropped iterations\n",
-		r.Metric, of, o.Count, Num(float64(o.P50MS)), u, Num(float64(o.P90MS)), u, Num(float64(o.P95MS)), u, Num(float64(o.P99MS)), u, Num(float64(o.MaxMS)), u,
+	qs := fmt.Sprintf("p50 %s%s, p90 %s%s, p95 %s%s, p99 %s%s", Num(float64(o.P50MS)), u, Num(float64(o.P90MS)), u, Num(float64(o.P95MS)), u, Num(float64(o.P99MS)), u)
+	if len(o.Percentiles) > 0 && len(pcts) > 0 { // --percentiles asked for others
+		parts := make([]string, 0, len(pcts))
+		for _, q := range pcts {
+			parts = append(parts, fmt.Sprintf("%s %s%s", knee.PercentileName(q), Num(float64(o.Percentiles[knee.PercentileName(q)])), u))
+		}
+		qs = strings.Join(parts, ", ")
+	}
+	fmt.Fprintf(&b, "%s over the run%s: %d samples, %s, max %s%s; %d %s, %s failed, %d dropped iterations\n",
+		r.Metric, of, o.Count, qs, Num(float64(o.MaxMS)), u,
 		o.Requests, streamNoun(r), Pct(float64(o.ErrorRate)), o.Dropped)
 	if len(rep.Summary) > 0 {
 		h("k6's own summary beside the computed whole-run figures")

@@ -281,6 +281,10 @@ type Overall struct {
 	P90MS  F      `json:"p90_ms"`
 	P95MS  F      `json:"p95_ms"`
 	P99MS  F      `json:"p99_ms"`
+	// Percentiles holds the --percentiles values over the run, keyed as
+	// Level.Percentiles ("p99.9"), when they are not just p50, p90, p95
+	// and p99 (the fields above); nil otherwise.
+	Percentiles map[string]F `json:"percentiles,omitempty"`
 	// Successful-only percentiles (expected_response=true).
 	OKCount uint64 `json:"ok_count"`
 	OKP95MS F      `json:"ok_p95_ms"`
@@ -594,6 +598,15 @@ func (a *analysis) overall() Overall {
 		Count: tr.All.Count(), MeanMS: F(tr.All.Mean()), MinMS: F(tr.All.Min()), MaxMS: F(tr.All.Max()),
 		P50MS: F(tr.All.Quantile(0.5)), P90MS: F(tr.All.Quantile(0.9)), P95MS: F(tr.All.Quantile(0.95)), P99MS: F(tr.All.Quantile(0.99)),
 		OKCount: tr.OK.Count(), OKP95MS: F(tr.OK.Quantile(0.95)), Exact: tr.All.Exact(),
+	}
+	for _, q := range a.opt.Percentiles {
+		if q != 50 && q != 90 && q != 95 && q != 99 {
+			o.Percentiles = make(map[string]F, len(a.opt.Percentiles))
+			for _, q := range a.opt.Percentiles {
+				o.Percentiles[PercentileName(q)] = F(tr.All.Quantile(q / 100))
+			}
+			break
+		}
 	}
 	// Every second with data counts, in every span; but requests per
 	// iteration, which turn the levels' offered iterations into requests,
