@@ -16,8 +16,8 @@ import (
 // summary`): metric, type, count, rate, avg, min, med, p90, p95, p99 and
 // every other percentile the summary holds (a custom summaryTrendStats'
 // p(99.9), in order), max, value and thresholds, times in ms. human rounds
-// numbers to 6 significant digits; otherwise (CSV) they keep full
-// precision.
+// numbers to 6 significant digits and shows a Rate metric's rate (a share)
+// as a percentage; otherwise (CSV) they keep full precision.
 func K6SummaryGrid(s *summary.Summary, human bool) *render.Grid {
 	pcts := summaryPercentiles(s)
 	header := append([]string{"metric", "type", "count", "rate", "avg", "min", "med"}, pcts...)
@@ -44,7 +44,13 @@ func K6SummaryGrid(s *summary.Summary, human bool) *render.Grid {
 			}
 			th = append(th, t.Source+" "+verdict)
 		}
-		row := []string{m.Name, m.Type, num(m.Count), num(m.Rate), num(m.Avg), num(m.Min), num(m.Med)}
+		rate := num(m.Rate)
+		if human && m.Type == "rate" && m.Rate != nil {
+			// A Rate's rate is the share of non-zero samples, not a
+			// per-second rate as the counters' beside it: a percentage.
+			rate = Pct(*m.Rate)
+		}
+		row := []string{m.Name, m.Type, num(m.Count), rate, num(m.Avg), num(m.Min), num(m.Med)}
 		for _, k := range pcts {
 			row = append(row, pct(m, k))
 		}
