@@ -113,6 +113,9 @@ func KneeText(w io.Writer, f render.Format, rep *KneeDoc, rows []window.Row, by 
 	fmt.Fprintf(&b, "%s: %d samples, %s to %s (%s s at %s resolution), %s model (%s)\n",
 		strings.Join(rep.Input.Files, ", "), rep.Input.Rows, r.Start.Format(time.RFC3339), r.End.Format(time.RFC3339),
 		Num(float64(r.DurationS)), time.Duration(float64(r.ResolutionS)*1e9), r.Model, r.ModelEvidence)
+	if f == render.Markdown {
+		b.WriteString("\n") // its own paragraph, not run into the next line
+	}
 	o := r.Overall
 	u := UnitSuffix(r)
 	of := ""
