@@ -154,6 +154,16 @@ func openCounted(path string, stdin io.Reader, onRead func(int)) (Reader, error)
 	return &closingReader{Reader: rd, closer: closer, file: file}, nil
 }
 
+// Decompress returns r decompressed when it starts with gzip's or zstd's
+// magic bytes, and r's bytes as they are otherwise, with the closer of the
+// decompressor (nil for a plain r). A stream cut short or failing its
+// checksum reads as a *TruncatedError naming name; a bad header is an
+// error naming name. The run readers tell compression this way, and so
+// does package summary.
+func Decompress(r io.Reader, name string) (io.Reader, io.Closer, error) {
+	return decompress(r, name)
+}
+
 // decompress wraps r in a decompressor chosen by magic bytes.
 func decompress(r io.Reader, name string) (io.Reader, io.Closer, error) {
 	br := bufio.NewReaderSize(r, 256<<10)

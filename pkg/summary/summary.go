@@ -16,7 +16,6 @@ package summary
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,7 +26,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/klauspost/compress/zstd"
+	"github.com/ldanalyze/ldanalyze/pkg/ingest"
 )
 
 // Shape is the k6 summary layout a file had.
@@ -171,30 +170,25 @@ func (e *Error) Error() string {
 const maxSummaryBytes = 64 << 20
 
 // inflate returns data decompressed when it is gzip or zstd (told by its
-// magic bytes, as the run readers tell them: summary.json.gz), bounded by
-// maxSummaryBytes; data itself otherwise. A damaged or cut stream, or one
-// inflating past the bound, is an *Error naming the file.
+// magic bytes, by ingest.Decompress as the run readers tell them:
+// summary.json.gz), bounded by maxSummaryBytes; data itself otherwise. A
+// damaged or cut stream, or one inflating past the bound, is an *Error
+// naming the file.
 func inflate(data []byte, name string) ([]byte, error) {
-	var zr io.Reader
-	switch {
-	case len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b:
-		g, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return nil, &Error{File: name, Msg: fmt.Sprintf("gzip header: %v", err)}
-		}
-		zr = g
-	case len(data) >= 4 && bytes.Equal(data[:4], []byte{0x28, 0xb5, 0x2f, 0xfd}):
-		z, err := zstd.NewReader(bytes.NewReader(data), zstd.WithDecoderConcurrency(1))
-		if err != nil {
-			return nil, &Error{File: name, Msg: fmt.Sprintf("zstd header: %v", err)}
-		}
-		defer z.Close()
-		zr = z
-	default:
+	r, closer, err := ingest.Decompress(bytes.NewReader(data), name)
+	if err != nil {
+		return nil, &Error{File: name, Msg: err.Error()}
+	}
+	if closer == nil {
 		return data, nil
 	}
-	out, err := io.ReadAll(io.LimitReader(zr, maxSummaryBytes+1))
+	defer closer.Close()
+	out, err := io.ReadAll(io.LimitReader(r, maxSummaryBytes+1))
 	if err != nil {
+		var te *ingest.TruncatedError
+		if errors.As(err, &te) {
+			err = te.Err // te names the file; the Error does too
+		}
 		return nil, &Error{File: name, Msg: fmt.Sprintf("compressed summary cut or damaged: %v", err)}
 	}
 	if len(out) > maxSummaryBytes {
