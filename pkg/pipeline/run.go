@@ -244,10 +244,7 @@ func (an *Analysis) analyse(opt Options, exp *prom.Export, acc *accs, perScenari
 		if w <= 0 {
 			w = 30e9
 		}
-		if r := tl.ResolutionNS(); r > w {
-			w = (r + 1e9 - 1) / 1e9 * 1e9
-		}
-		kopt.WindowNS = w
+		kopt.WindowNS = atLeastResolution(w, tl)
 	}
 	if mi, ok := an.Input.Metrics[tl.Metric()]; ok && kopt.MetricContains == "" {
 		kopt.MetricContains = k6metric.Contains(mi.Contains)
@@ -269,10 +266,7 @@ func (an *Analysis) analyse(opt Options, exp *prom.Export, acc *accs, perScenari
 	}
 	copt := opt.Checks
 	if copt.WindowNS <= 0 {
-		copt.WindowNS = checks.DefaultWindowNS
-		if r := tl.ResolutionNS(); r > copt.WindowNS {
-			copt.WindowNS = (r + 1e9 - 1) / 1e9 * 1e9
-		}
+		copt.WindowNS = atLeastResolution(checks.DefaultWindowNS, tl)
 	}
 	copt.Input = checks.Input{Rows: an.Input.Rows, Skipped: an.Input.Skipped, Truncated: an.Input.Truncated, Corrupt: an.Input.Corrupt, Set: true,
 		TimeSteps: an.Input.TimeSteps, Steps: an.Input.Steps}
@@ -380,9 +374,16 @@ func autoWindowNS(tl *timeline.Timeline, target int) int64 {
 			span = int64(tl.Main().Len()-1)*1e9 + max(res, 1e9)
 		}
 	}
-	w := (span/int64(target) + 1e9 - 1) / 1e9 * 1e9
-	r := (res + 1e9 - 1) / 1e9 * 1e9
-	return max(w, r, 1e9)
+	return max(atLeastResolution(wholeSeconds(span/int64(target)), tl), 1e9)
+}
+
+// wholeSeconds rounds ns up to whole seconds, ns.
+func wholeSeconds(ns int64) int64 { return (ns + 1e9 - 1) / 1e9 * 1e9 }
+
+// atLeastResolution is the window w, ns, widened to tl's resolution in
+// whole seconds when that is coarser (a store's 15 s step).
+func atLeastResolution(w int64, tl *timeline.Timeline) int64 {
+	return max(w, wholeSeconds(tl.ResolutionNS()))
 }
 
 // accs is what one core accumulates.
