@@ -47,8 +47,7 @@ func WalkResponses(r io.Reader, file string, each func(section, name string, s *
 func walkResponses(r io.Reader, file string, each func(section, name string, s *Series)) ([]Response, error) {
 	br := bufio.NewReader(r)
 	head, _ := br.Peek(512)
-	if k := sniff(head); k == "k6-csv" || k == "k6-json" {
-		what := map[string]string{"k6-csv": "a k6 CSV output (its header is metric_name,timestamp,…)", "k6-json": "a k6 JSON output (Metric and Point lines)"}[k]
+	if what, ok := k6OutputName[sniff(head)]; ok {
 		return nil, &SyntaxError{File: file, Line: 1, Column: 1, Msg: what + ", not a Prometheus export: give it as a run, without --from-prom (`ldanalyze knee " + file + "`)"}
 	}
 	lc := newLineCounter(br)

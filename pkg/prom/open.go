@@ -24,8 +24,7 @@ func Read(r io.Reader, file string, opt GrafanaOptions) (*Data, error) {
 	case "grafana-csv":
 		return ReadGrafanaCSV(br, file, opt)
 	case "k6-csv", "k6-json":
-		what := map[string]string{"k6-csv": "a k6 CSV output (its header is metric_name,timestamp,…)", "k6-json": "a k6 JSON output (Metric and Point lines)"}[sniff(head)]
-		return nil, &SyntaxError{File: file, Line: 1, Column: 1, Msg: what + ", not a Prometheus export: analyse it with `ldanalyze knee " + file + "` (or check, report, convert); prom read lists the series of Prometheus exports"}
+		return nil, &SyntaxError{File: file, Line: 1, Column: 1, Msg: k6OutputName[sniff(head)] + ", not a Prometheus export: analyse it with `ldanalyze knee " + file + "` (or check, report, convert); prom read lists the series of Prometheus exports"}
 	}
 	return nil, &SyntaxError{File: file, Line: 1, Column: 1, Msg: "unknown format: want Prometheus API JSON, VictoriaMetrics export JSON lines, Prometheus/OpenMetrics text or a Grafana CSV export"}
 }
@@ -39,6 +38,10 @@ func ReadFile(path string, opt GrafanaOptions) (*Data, error) {
 	defer f.Close()
 	return Read(f, path, opt)
 }
+
+// k6OutputName says what a file sniff names "k6-csv" or "k6-json" is,
+// for the errors that refuse it as a Prometheus export.
+var k6OutputName = map[string]string{"k6-csv": "a k6 CSV output (its header is metric_name,timestamp,…)", "k6-json": "a k6 JSON output (Metric and Point lines)"}
 
 // sniff names the format of a file from its first bytes.
 func sniff(head []byte) string {
