@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
@@ -168,6 +169,17 @@ func (m *fileMap) fault(r any) error {
 	return m.changed()
 }
 
+// recovered is the error of r, a panic recovered while reading m: the
+// fault of a file cut under the mapping (fault), or any other panic as an
+// internal error with its stack, so that a bug in a parser ends the read
+// with an error the CLI prints rather than a crash of the process.
+func (m *fileMap) recovered(r any) error {
+	if err := m.fault(r); err != nil {
+		return err
+	}
+	return fmt.Errorf("internal error while reading the mapped file (%v): a bug in ldanalyze; please report it with this message\n%s", r, debug.Stack())
+}
+
 // changed is the error of a file cut under its mapping; it does not name
 // the file (the readers do, as they name read errors).
 func (m *fileMap) changed() error {
@@ -191,9 +203,7 @@ func (m *fileMap) guard(parse func()) (err error) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			if err = m.fault(r); err == nil {
-				panic(r)
-			}
+			err = m.recovered(r)
 		}
 	}()
 	parse()
@@ -264,10 +274,7 @@ func (cs *chunkSource) nextMapped() (c rawChunk, ok bool) {
 	m := cs.m
 	defer func() {
 		if r := recover(); r != nil {
-			err := m.fault(r)
-			if err == nil {
-				panic(r)
-			}
+			err := m.recovered(r)
 			cs.dropMap()
 			cs.done = true
 			c, ok = rawChunk{final: true, fault: err, bytes: int64(cs.pos) - cs.mapBase}, true

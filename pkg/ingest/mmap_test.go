@@ -239,3 +239,23 @@ func TestMappedFileGrows(t *testing.T) {
 		t.Errorf("progress %d bytes, want %d; Stats.Bytes Drain %d, Next %d", read, size, r.Stats().Bytes, rn.Stats().Bytes)
 	}
 }
+
+// TestMappedParsePanicIsError: a panic in a parser reading a mapped chunk
+// that is not a fault on the mapping (a bug) ends the read with an
+// internal error naming the panic, not a crash; an index out of range
+// (a runtime error at no mapped address) is one too.
+func TestMappedParsePanicIsError(t *testing.T) {
+	m := &fileMap{data: make([]byte, 8)}
+	err := m.guard(func() { panic("boom") })
+	if err == nil || !strings.Contains(err.Error(), "internal error while reading the mapped file (boom)") {
+		t.Errorf("string panic: %v", err)
+	}
+	var xs []int
+	err = m.guard(func() { _ = xs[len(m.data)] })
+	if err == nil || !strings.Contains(err.Error(), "index out of range") || m.faulted.Load() {
+		t.Errorf("index panic: %v (faulted %v)", err, m.faulted.Load())
+	}
+	if err := m.guard(func() {}); err != nil {
+		t.Errorf("no panic: %v", err)
+	}
+}
