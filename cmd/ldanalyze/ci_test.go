@@ -81,6 +81,11 @@ func TestGitHubSummaries(t *testing.T) {
 			t.Errorf("%q: exit %d (want %d), stderr %q\n%s", c.args, code, c.code, errOut, out)
 		}
 	}
+	// A check's message keeps its command as a code span: escaped, it
+	// showed as \`ldanalyze check --threshold EXPR\` on GitHub.
+	if out, _, _ := runCLI(t, "", "knee", "--format", "github", td+"breakpoint.csv.gz"); !strings.Contains(out, " with `ldanalyze check --threshold EXPR`.\n") {
+		t.Errorf("knee --format github: the summary-vs-knee message lost its code span:\n%s", out)
+	}
 	if _, errOut, code := runCLI(t, "", "summary", "--format", "github", td+"breakpoint.summary.json"); code != 2 || !strings.Contains(errOut, `unknown --format "github"`) {
 		t.Errorf("summary --format github: exit %d, %q", code, errOut)
 	}

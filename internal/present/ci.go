@@ -190,20 +190,20 @@ func KneeGitHub(w io.Writer, rep *KneeDoc, pcts []float64) error {
 		}
 	}
 	fmt.Fprintf(&b, "### %s ldanalyze knee: %s\n\n", mark, codeList(rep.Input.Files))
-	fmt.Fprintf(&b, "%s model (%s); %d samples of %s.\n\n", r.Model, r.ModelEvidence, r.Overall.Count, r.Metric)
+	fmt.Fprintf(&b, "%s model (%s); %d samples of %s.\n\n", r.Model, render.MarkdownProse(r.ModelEvidence), r.Overall.Count, render.MarkdownEscape(r.Metric))
 	if r.Levels != "none" {
 		var f strings.Builder
 		Findings(&f, r)
 		for _, line := range strings.Split(strings.TrimSpace(f.String()), "\n") {
-			fmt.Fprintf(&b, "- %s\n", strings.TrimSpace(line))
+			fmt.Fprintf(&b, "- %s\n", render.MarkdownProse(strings.TrimSpace(line)))
 		}
 	}
 	for _, wn := range r.Warnings {
-		fmt.Fprintf(&b, "- warning: %s\n", wn)
+		fmt.Fprintf(&b, "- warning: %s\n", render.MarkdownProse(wn.Message))
 	}
 	for _, c := range rep.Checks {
 		if c.Status == checks.Warn || c.Status == checks.Fail {
-			fmt.Fprintf(&b, "- %s **%s**: %s\n", statusMark(c.Status), c.ID, render.MarkdownEscape(c.Message))
+			fmt.Fprintf(&b, "- %s **%s**: %s\n", statusMark(c.Status), c.ID, render.MarkdownProse(c.Message))
 		}
 	}
 	levels, noun := r.Holds, "holds"
@@ -258,10 +258,10 @@ func CompareGitHub(w io.Writer, docs []*CompareDoc) error {
 			prefix = d.Run + ": "
 		}
 		for _, s := range CompareFindings(d) {
-			fmt.Fprintf(w, "- %s%s\n", render.MarkdownEscape(prefix), s)
+			fmt.Fprintf(w, "- %s%s\n", render.MarkdownEscape(prefix), render.MarkdownProse(s))
 		}
 		for _, s := range d.Warnings {
-			fmt.Fprintf(w, "- warning: %s%s\n", render.MarkdownEscape(prefix), render.MarkdownEscape(s))
+			fmt.Fprintf(w, "- warning: %s%s\n", render.MarkdownEscape(prefix), render.MarkdownProse(s))
 		}
 	}
 	fmt.Fprintln(w)
@@ -270,7 +270,7 @@ func CompareGitHub(w io.Writer, docs []*CompareDoc) error {
 	}
 	fmt.Fprintln(w)
 	for i, n := range notes {
-		fmt.Fprintf(w, "- [%d] %s\n", i+1, render.MarkdownEscape(n))
+		fmt.Fprintf(w, "- [%d] %s\n", i+1, render.MarkdownProse(n))
 	}
 	_, err := fmt.Fprintf(w, "- %s\n", CompareMethods(docs[0].Result, docs[0].Labels()))
 	return err

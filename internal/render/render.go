@@ -171,6 +171,67 @@ func (g *Grid) markdown(w io.Writer) error {
 	return err
 }
 
+// MarkdownProse makes s, a message written by ldanalyze that may quote
+// values read from the input, render as the same text in a markdown
+// paragraph or list item. Text outside code spans is escaped as
+// MarkdownEscape escapes it. A code span, a single backtick, then text
+// with no backtick, then a single backtick, is kept as it is: its content
+// is literal in CommonMark (§6.1), so a command such as
+// `ldanalyze check --threshold EXPR` shows as code and a quoted value
+// inside it cannot form a link, emphasis or HTML. A backtick that has no
+// partner, or is one of a run of two or more, is escaped. Newlines become
+// spaces, in code spans too. Not for table cells: GFM splits a cell at a
+// '|' even inside a code span, so cells use MarkdownEscape.
+func MarkdownProse(s string) string {
+	if !strings.Contains(s, "`") {
+		return MarkdownEscape(s)
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	rest := s
+	for rest != "" {
+		i := strings.IndexByte(rest, '`')
+		if i < 0 {
+			b.WriteString(MarkdownEscape(rest))
+			break
+		}
+		b.WriteString(MarkdownEscape(rest[:i]))
+		rest = rest[i:]
+		if span, ok := codeSpan(rest); ok {
+			b.WriteByte('`')
+			b.WriteString(newlineSpaces.Replace(span))
+			b.WriteByte('`')
+			rest = rest[len(span)+2:]
+			continue
+		}
+		n := len(rest) - len(strings.TrimLeft(rest, "`"))
+		b.WriteString(strings.Repeat("\\`", n))
+		rest = rest[n:]
+	}
+	return b.String()
+}
+
+// newlineSpaces turns line breaks into spaces.
+var newlineSpaces = strings.NewReplacer("\n", " ", "\r", " ")
+
+// codeSpan reports the content of the code span s starts with: s begins
+// with exactly one backtick, and the next backtick, also alone, ends a
+// non-empty content that holds no backtick.
+func codeSpan(s string) (string, bool) {
+	if len(s) < 3 || s[0] != '`' || s[1] == '`' {
+		return "", false
+	}
+	j := strings.IndexByte(s[1:], '`')
+	if j <= 0 {
+		return "", false
+	}
+	end := 1 + j
+	if end+1 < len(s) && s[end+1] == '`' {
+		return "", false
+	}
+	return s[1:end], true
+}
+
 // MarkdownEscape makes s render as the same text inside a GitHub-flavoured
 // markdown table cell, whatever it holds: '|' cannot end the cell, and no
 // link, image, code span, emphasis, strikethrough or HTML can start.

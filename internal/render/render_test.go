@@ -175,3 +175,67 @@ func TestTableEscapesTagBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownProse pins the escaped form of messages holding code spans:
+// a span is kept (CommonMark 0.31 §6.1: its content is literal), the text
+// around it is escaped as MarkdownEscape escapes it, and a backtick that
+// cannot pair is escaped.
+func TestMarkdownProse(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", ""},
+		{"no code [x](y)", `no code \[x\](y)`},
+		{"run `ldanalyze check --threshold EXPR` to see", "run `ldanalyze check --threshold EXPR` to see"},
+		{"`a` and `b`", "`a` and `b`"},
+		{"tag `<b>|[x](y)` here", "tag `<b>|[x](y)` here"},
+		{"one ` alone", "one \\` alone"},
+		{"``double`` and `ok`", "\\`\\`double\\`\\` and `ok`"},
+		{"`open <b>", "\\`open &lt;b&gt;"},
+		{"``", "\\`\\`"},
+		{"`x``", "\\`x\\`\\`"},
+		{"`a\nb` c_ *d*", "`a b` c_ \\*d\\*"},
+		{"a\\`b` c", "a\\\\`b` c"},
+	} {
+		if got := MarkdownProse(c.in); got != c.want {
+			t.Errorf("MarkdownProse(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}
+
+// FuzzMarkdownProse checks that every output is one line and that, read
+// as CommonMark reads backticks, each raw backtick opens a code span that a
+// single raw backtick closes with no backtick inside, and the text outside
+// the spans keeps MarkdownEscape's properties: no raw '<' or '>', no
+// unescaped '|', '[', ']', '*', '~', no '_' that could open emphasis.
+func FuzzMarkdownProse(f *testing.F) {
+	for _, s := range []string{"run `x` now", "`", "``a``", "`a` `b", "[x](y) `<b>`", "a\\`b`"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := MarkdownProse(s)
+		if strings.ContainsAny(out, "\n\r") {
+			t.Fatalf("MarkdownProse(%q) = %q holds a newline", s, out)
+		}
+		rs := []rune(out)
+		for i := 0; i < len(rs); i++ {
+			switch rs[i] {
+			case '\\':
+				i++
+			case '`':
+				j := i + 1
+				for j < len(rs) && rs[j] != '`' {
+					j++
+				}
+				if j == len(rs) || j == i+1 || (j+1 < len(rs) && rs[j+1] == '`') {
+					t.Fatalf("MarkdownProse(%q) = %q: raw backtick at rune %d opens no closed single code span", s, out, i)
+				}
+				i = j
+			case '<', '>', '|', '[', ']', '*', '~':
+				t.Fatalf("MarkdownProse(%q) = %q: unescaped %q at rune %d outside a code span", s, out, rs[i], i)
+			case '_':
+				if i == 0 || !isWordRune(rs[i-1]) {
+					t.Fatalf("MarkdownProse(%q) = %q: '_' at rune %d can open emphasis", s, out, i)
+				}
+			}
+		}
+	})
+}
