@@ -33,12 +33,12 @@ func (r *Report) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 			if i > 0 {
 				b.WriteString("\n")
 			}
-			b.WriteString(escapeMarkdown(v))
+			b.WriteString(render.MarkdownProse(v))
 		}
 		b.WriteString("\n\n")
 	}
 	for _, wn := range r.Warnings {
-		b.WriteString("- **Warning:** " + escapeMarkdown(wn) + "\n")
+		b.WriteString("- **Warning:** " + render.MarkdownProse(wn) + "\n")
 	}
 	if len(r.Warnings) > 0 {
 		b.WriteString("\n")
@@ -46,7 +46,7 @@ func (r *Report) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 	for _, s := range r.Sections {
 		b.WriteString("## " + escapeMarkdown(s.Title) + "\n\n")
 		for _, t := range s.Text {
-			b.WriteString(escapeMarkdown(t) + "\n\n")
+			b.WriteString(render.MarkdownProse(t) + "\n\n")
 		}
 		if s.Table != nil {
 			if _, err := io.WriteString(w, b.String()); err != nil {
@@ -70,7 +70,7 @@ func (r *Report) WriteMarkdown(w io.Writer, opt MarkdownOptions) error {
 			b.WriteString("[![" + escapeAlt(p.Alt) + "](" + png + ")](" + svg + ")\n\n")
 		}
 		for _, t := range s.Notes {
-			b.WriteString(escapeMarkdown(t) + "\n\n")
+			b.WriteString(render.MarkdownProse(t) + "\n\n")
 		}
 	}
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ldanalyze/ldanalyze/internal/render"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
 	"github.com/ldanalyze/ldanalyze/pkg/pipeline"
 )
@@ -350,5 +351,26 @@ func TestPlotUnitsFollowProtocol(t *testing.T) {
 	}
 	if u := rateUnit(&knee.Result{}); u != "req/s" {
 		t.Errorf("rateUnit of a result without a unit %q, want req/s", u)
+	}
+}
+
+// TestMarkdownProseKeepsCode: a paragraph, a warning or the verdict that
+// names a command in a code span keeps it as code, while the text around
+// it is escaped; a table cell escapes its backticks (GFM splits cells at
+// '|' even inside code spans).
+func TestMarkdownProseKeepsCode(t *testing.T) {
+	rep := &Report{
+		Title:    "t",
+		Verdict:  []string{"run `ldanalyze check` on *x*"},
+		Warnings: []string{"see `prom pull` <b>"},
+		Sections: []Section{{Title: "s", Text: []string{"`a|b` [l](u)"}, Table: &render.Grid{Header: []string{"h"}, Rows: [][]string{{"`c`"}}}}},
+	}
+	var b bytes.Buffer
+	if err := rep.WriteMarkdown(&b, MarkdownOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "# t\n\n**Verdict.** run `ldanalyze check` on \\*x\\*\n\n- **Warning:** see `prom pull` &lt;b&gt;\n\n## s\n\n`a|b` \\[l\\](u)\n\n| h |\n| --- |\n| \\`c\\` |\n\n" // a section ending in a table keeps its blank line
+	if b.String() != want {
+		t.Errorf("got\n%q\nwant\n%q", b.String(), want)
 	}
 }
