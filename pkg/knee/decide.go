@@ -814,6 +814,7 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 	unit := a.completedUnit()
 	rising, unreached, topShort := false, false, false
 	var before F // unreached: the goodput of the level before the last
+	var mid Level // the middle of the plateau's top three, when pooled
 	if len(plateau) > 0 {
 		top := 0.0
 		for _, l := range plateau {
@@ -862,6 +863,10 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 			}
 			slices.SortStableFunc(cand, func(x, y Level) int { return cmp.Compare(y.CompletedRPS, x.CompletedRPS) })
 			plateau = cand[:min(3, len(cand))]
+			if len(plateau) > 0 {
+				mid = plateau[len(plateau)-1-len(plateau)/2]
+				plateau = append(plateau, a.withinNoise(cand[len(plateau):], &mid)...)
+			}
 		}
 	}
 	gen := false
@@ -946,6 +951,32 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 		half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975) * math.Sqrt(ss/(n-1)) / math.Sqrt(n)
 		lo, hi = math.Min(lo, mean-half), math.Max(hi, mean+half)
 	}
+	// Levels of one plateau also differ by more than their seconds'
+	// counting noise (the mix of requests and the queue drift from level
+	// to level): with three or more within noise of the middle one
+	// (withinNoise), the t interval of their means, taken as units, widens
+	// the interval when it is the wider.
+	var same []float64
+	if mid.CompletedRPS.Valid() {
+		same = vals[:0:0]
+		for i := range plateau {
+			if len(a.withinNoise(plateau[i:i+1], &mid)) == 1 {
+				same = append(same, vals[i])
+			}
+		}
+	}
+	if k := float64(len(same)); k >= 3 {
+		var m, ss float64
+		for _, v := range same {
+			m += v
+		}
+		m /= k
+		for _, v := range same {
+			ss += (v - m) * (v - m)
+		}
+		half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: k - 1}.Quantile(0.975) * math.Sqrt(ss/(k-1)/k)
+		lo, hi = math.Min(lo, m-half), math.Max(hi, m+half)
+	}
 	c.Low, c.High = F(math.Max(0, math.Min(med, lo))), F(math.Max(med, hi))
 	switch {
 	case unreached:
@@ -974,6 +1005,70 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 		}
 	}
 	return c
+}
+
+// plateauZ is how many standard errors of their difference a level's
+// goodput may lie from the plateau's middle level and still be taken as
+// the same plateau (two-sided 95 %).
+const plateauZ = 1.96
+
+// withinNoise returns the levels of rest whose goodput does not differ
+// significantly from mid's, the middle of the three levels with the most
+// goodput: |g_mid − g| ≤ plateauZ · √(se_mid² + se_g²), each se the
+// standard error of the level's mean per-second goodput (goodputSE).
+// The ceiling is the median of the plateau's levels; with many saturated
+// levels (a ramp of VUs past the knee, each step a level) the top three
+// alone are the ones whose noise ran high, a median biased up by about a
+// level's standard error (2–3 % on simulated closed ramps of known
+// capacity), while a level truly below the plateau (retrograde
+// throughput, a rising ramp below the knee) lies outside the noise and
+// stays out. A level that sheds is not added: its goodput is corrected to
+// the offered mix, an estimate, not a measurement.
+func (a *analysis) withinNoise(rest []Level, mid *Level) []Level {
+	gm, sm := float64(mid.CompletedRPS), a.goodputSE(mid)
+	var out []Level
+	for _, l := range rest {
+		if a.sheds(&l) {
+			continue // its goodput is of a mix tilted to cheap requests
+		}
+		g, se := float64(l.CompletedRPS), a.goodputSE(&l)
+		if math.Abs(gm-g) <= plateauZ*math.Sqrt(sm*sm+se*se) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// goodputSE is the standard error (req/s) of level l's mean per-second
+// goodput: the sample standard deviation of its seconds of data over √n,
+// and at least the Poisson counting error √(g/n) (one second, or seconds
+// that happen to agree, have no spread to speak of).
+func (a *analysis) goodputSE(l *Level) float64 {
+	var xs []float64
+	for i := l.i0; i < l.i1; i++ {
+		if a.p.missing != nil && a.p.missing[i] {
+			continue
+		}
+		xs = append(xs, a.p.completed.at(i))
+	}
+	n := float64(len(xs))
+	if n == 0 {
+		return math.Inf(1)
+	}
+	mean := 0.0
+	for _, v := range xs {
+		mean += v
+	}
+	mean /= n
+	se := math.Sqrt(math.Max(mean, 0) / n)
+	if n >= 2 {
+		ss := 0.0
+		for _, v := range xs {
+			ss += (v - mean) * (v - mean)
+		}
+		se = math.Max(se, math.Sqrt(ss/(n-1)/n))
+	}
+	return se
 }
 
 // completedUnit is the unit of the completed rates: the protocol's
