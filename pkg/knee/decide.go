@@ -813,7 +813,7 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 	c := &Ceiling{PeakCompletedRPS: levels[peak].CompletedRPS, PeakErrorRate: levels[peak].ErrorRate}
 	unit := a.completedUnit()
 	rising, unreached, topShort := false, false, false
-	var before F // unreached: the goodput of the level before the last
+	var before F  // unreached: the goodput of the level before the last
 	var mid Level // the middle of the plateau's top three, when pooled
 	if len(plateau) > 0 {
 		top := 0.0
