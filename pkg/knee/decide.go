@@ -777,7 +777,9 @@ func (a *analysis) pooledSteps(levels []Level, base baseline) []Level {
 //     counting only up to 3 % above the best level that does not shed or
 //     the first level that sheds, whichever served more (fast rejections
 //     shift the served mix to cheap requests: goodput can creep up while
-//     failing, reported beside the ceiling, not as it).
+//     failing, reported beside the ceiling, not as it), joined by every
+//     other level past the knee that does not shed and whose goodput lies
+//     within noise of the middle one of those three (withinNoise).
 //
 // The ceiling is the middle one (of two, the higher: a rate a level served),
 // with a 95 % t interval of the mean per-second goodput pooled over them
