@@ -61,12 +61,17 @@ func NewScenario(name string, r *Result) Scenario {
 
 // SetScenarios records the per-scenario analyses of r's run (two or
 // more, in the order the run first shows them; parts[i] is the analysis
-// of names[i]) and makes the answer of r (model, levels, knee, ceiling,
-// SLO) the one of the scenario that reached the highest load
+// of names[i]). Scenarios that ran one after another (none overlapping
+// for more than 5 s and 10 % of the shorter one), each under the whole
+// run's workload model or with every level of headroom (a smoke test, a
+// warm-up), are stages of one test: r keeps its own answer, the whole
+// run's levels in time order (a warm-up at 50 it/s then 400 it/s gives
+// the knee at 50, where the 400 alone has no level with headroom).
+// Otherwise the answer of r (model, levels, knee, ceiling, SLO) becomes
+// the one of the scenario that reached the highest load
 // (PeakRequestsRPS), named in r.Scenario; r's whole-run figures (overall,
-// windows) stay. Scenarios that ran at the same time for more than 5 s,
-// or 10 % of the shorter one, get a warning: on one system each was
-// measured with the other's load on top.
+// windows) stay. Scenarios that ran at the same time get a warning: on
+// one system each was measured with the other's load on top.
 func (r *Result) SetScenarios(names []string, parts []*Result) {
 	if len(names) < 2 || len(names) != len(parts) {
 		return
@@ -79,12 +84,6 @@ func (r *Result) SetScenarios(names []string, parts []*Result) {
 			top = i
 		}
 	}
-	t := parts[top]
-	r.Scenario = names[top]
-	r.Model, r.ModelEvidence, r.OfferedUnit, r.CompletedUnit = t.Model, t.ModelEvidence, t.OfferedUnit, t.CompletedUnit
-	r.RequestsPerIteration = t.RequestsPerIteration
-	r.Levels, r.Holds, r.RampSteps, r.inspect = t.Levels, t.Holds, t.RampSteps, t.inspect
-	r.Knee, r.Ceiling, r.SLO = t.Knee, t.Ceiling, t.SLO
 	var overlaps []string
 	for i := range r.Scenarios {
 		for j := i + 1; j < len(r.Scenarios); j++ {
@@ -97,6 +96,26 @@ func (r *Result) SetScenarios(names []string, parts []*Result) {
 			}
 		}
 	}
+	// Scenarios one after another are the stages of one test (a warm-up,
+	// then the load) when each is of the whole run's workload model or
+	// never left headroom (a smoke or warm-up whose model a low, steady
+	// load cannot show): the whole run's levels, the earlier scenario's
+	// low load among them, answer it.
+	stages := len(overlaps) == 0
+	for _, p := range parts {
+		stages = stages && (p.Model == r.Model || (p.Knee != nil && !p.Knee.Reached))
+	}
+	if stages {
+		r.Warnings = append(r.Warnings, Warning{WarnScenariosOverlap, fmt.Sprintf("the run has %d scenarios (%s), one after another: the knee and ceiling are of the whole run (%s model), its scenarios' levels in time order; each is analysed on its own in \"scenarios\"",
+			len(names), strings.Join(names, ", "), r.Model)})
+		return
+	}
+	t := parts[top]
+	r.Scenario = names[top]
+	r.Model, r.ModelEvidence, r.OfferedUnit, r.CompletedUnit = t.Model, t.ModelEvidence, t.OfferedUnit, t.CompletedUnit
+	r.RequestsPerIteration = t.RequestsPerIteration
+	r.Levels, r.Holds, r.RampSteps, r.inspect = t.Levels, t.Holds, t.RampSteps, t.inspect
+	r.Knee, r.Ceiling, r.SLO = t.Knee, t.Ceiling, t.SLO
 	msg := fmt.Sprintf("the run has %d scenarios (%s), each analysed on its own in \"scenarios\"; the knee and ceiling are %s's, the one that reached the highest load", len(names), strings.Join(names, ", "), r.Scenario)
 	if len(overlaps) > 0 {
 		msg += "; these ran at the same time: " + strings.Join(overlaps, ", ") + ", so on one system each was measured with the other's load on top (the vus gauge counts the VUs of both)"

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ldanalyze/ldanalyze/internal/sim"
 	"github.com/ldanalyze/ldanalyze/pkg/knee"
@@ -44,8 +45,8 @@ func TestScenarios(t *testing.T) {
 		if len(r.Scenarios) != 2 || r.Scenarios[0].Name != "smoke" || r.Scenarios[1].Name != "breakpoint" {
 			t.Fatalf("scenarios %+v, want smoke and breakpoint", r.Scenarios)
 		}
-		if r.Scenario != "breakpoint" {
-			t.Errorf("answer from %q, want breakpoint", r.Scenario)
+		if r.Scenario != "" {
+			t.Errorf("answer from %q, want the whole run's (the smoke test left headroom: a stage before the breakpoint)", r.Scenario)
 		}
 		smoke, bp := r.Scenarios[0], r.Scenarios[1]
 		if smoke.Model != knee.Closed || bp.Model != knee.Open {
@@ -62,13 +63,37 @@ func TestScenarios(t *testing.T) {
 		if bp.Knee == nil || !bp.Knee.Reached || float64(bp.Knee.Offered) < 0.7*k || float64(bp.Knee.Offered) > 1.03*k {
 			t.Errorf("breakpoint knee %+v, want within [0.7, 1.03] of %.1f", bp.Knee, k)
 		}
-		if r.Knee != bp.Knee {
-			t.Error("the answer's knee is not the breakpoint's")
+		if r.Knee == nil || !r.Knee.Reached || float64(r.Knee.Offered) < 0.7*k || float64(r.Knee.Offered) > 1.03*k {
+			t.Errorf("whole-run knee %+v, want within [0.7, 1.03] of %.1f", r.Knee, k)
+		}
+		if r.Ceiling == nil || math.Abs(float64(r.Ceiling.CompletedRPS)-c) > 0.04*c {
+			t.Errorf("whole-run ceiling %+v, want within 4 %% of %.1f", r.Ceiling, c)
 		}
 		for _, w := range r.Warnings {
 			if w.Code == knee.WarnScenariosOverlap && strings.Contains(w.Message, "same time") {
 				t.Errorf("sequential scenarios said to overlap: %s", w.Message)
 			}
+		}
+	})
+	t.Run("warm-up then overload", func(t *testing.T) {
+		path, truth := simFile(t, warmThenOverload())
+		an, err := pipeline.Run([]string{path}, pipeline.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := an.Knee
+		if len(r.Scenarios) != 2 || r.Scenario != "" {
+			t.Fatalf("%d scenarios, answer from %q; want 2, the whole run's", len(r.Scenarios), r.Scenario)
+		}
+		// over alone is one level, overloaded: no knee of its own.
+		if over := r.Scenarios[1]; over.Name != "over" || over.Knee != nil {
+			t.Errorf("scenario %s knee %+v, want over with none", over.Name, over.Knee)
+		}
+		if r.Model != knee.Open || r.Knee == nil || !r.Knee.Reached || math.Abs(float64(r.Knee.Offered)-50) > 1 {
+			t.Errorf("model %s, knee %+v; want open, at the warm-up's 50 it/s", r.Model, r.Knee)
+		}
+		if c := truth.CeilingPerS; r.Ceiling == nil || math.Abs(float64(r.Ceiling.CompletedRPS)-c) > 0.04*c {
+			t.Errorf("ceiling %+v, want within 4 %% of %.1f", r.Ceiling, c)
 		}
 	})
 	t.Run("two at once", func(t *testing.T) {
@@ -98,4 +123,16 @@ func TestScenarios(t *testing.T) {
 			t.Errorf("browse knee %+v, want within [0.7, 1.03] of %.1f", b.Knee, k)
 		}
 	})
+}
+
+// warmThenOverload is a warm-up scenario at a constant 50 it/s for 60 s,
+// then a second at a constant 400 it/s for 90 s, against 2 slots of
+// service times uniform on [5, 15] ms (C = 200 req/s) that shed requests
+// finding 100 waiting.
+func warmThenOverload() sim.Config {
+	cls := sim.Class{Name: "api", Method: "POST", Share: 1, ServiceTime: sim.Uniform(5, 15), Timeout: time.Second, ShedWaiting: 100, Check: "status is 200"}
+	return sim.Config{Seed: 5, Server: sim.Server{Servers: 2, Classes: []sim.Class{cls}}, Scenarios: []sim.Scenario{
+		{Name: "warm", Executor: sim.ConstantArrivalRate, Rate: 50, Duration: time.Minute, PreAllocatedVUs: 20, MaxVUs: 200},
+		{Name: "over", Executor: sim.ConstantArrivalRate, StartTime: time.Minute, Rate: 400, Duration: 90 * time.Second, PreAllocatedVUs: 50, MaxVUs: 600},
+	}}
 }
