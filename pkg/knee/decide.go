@@ -956,28 +956,21 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 	// Levels of one plateau also differ by more than their seconds'
 	// counting noise (the mix of requests and the queue drift from level
 	// to level): with three or more within noise of the middle one
-	// (withinNoise), the t interval of their means, taken as units, widens
-	// the interval when it is the wider.
-	var same []float64
+	// (withinNoise), the random-effects interval of their means
+	// (randomEffects) widens the interval when it is the wider.
 	if mid.CompletedRPS.Valid() {
-		same = vals[:0:0]
+		var means, ses []float64
 		for i := range plateau {
 			if len(a.withinNoise(plateau[i:i+1], &mid)) == 1 {
-				same = append(same, vals[i])
+				means = append(means, vals[i])
+				ses = append(ses, a.goodputSE(&plateau[i])*factors[i])
 			}
 		}
-	}
-	if k := float64(len(same)); k >= 3 {
-		var m, ss float64
-		for _, v := range same {
-			m += v
+		if len(means) >= 3 {
+			if m, se := randomEffects(means, ses); !math.IsNaN(se) {
+				lo, hi = math.Min(lo, m-1.96*se), math.Max(hi, m+1.96*se)
+			}
 		}
-		m /= k
-		for _, v := range same {
-			ss += (v - m) * (v - m)
-		}
-		half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: k - 1}.Quantile(0.975) * math.Sqrt(ss/(k-1)/k)
-		lo, hi = math.Min(lo, m-half), math.Max(hi, m+half)
 	}
 	c.Low, c.High = F(math.Max(0, math.Min(med, lo))), F(math.Max(med, hi))
 	switch {
@@ -1039,6 +1032,40 @@ func (a *analysis) withinNoise(rest []Level, mid *Level) []Level {
 		}
 	}
 	return out
+}
+
+// randomEffects is the DerSimonian–Laird random-effects mean of the level
+// means (req/s) with standard errors ses, and its standard error
+// (DerSimonian & Laird, "Meta-analysis in clinical trials", Controlled
+// Clinical Trials 7, 1986): with fixed-effect weights w = 1/se², the
+// between-level variance τ² = max(0, (Q − (k−1)) / (Σw − Σw²/Σw)), Q =
+// Σw(m − m̄)², then weights 1/(se² + τ²). A long hold weighs more than a
+// 1-s ramp step, and levels that differ beyond their noise widen it.
+// A level whose standard error is not a positive number makes both NaN.
+func randomEffects(means, ses []float64) (mean, se float64) {
+	for _, e := range ses {
+		if !(e > 0) || math.IsInf(e, 0) {
+			return math.NaN(), math.NaN()
+		}
+	}
+	k := float64(len(means))
+	var sw, sw2, swm float64
+	for i, m := range means {
+		w := 1 / (ses[i] * ses[i])
+		sw, sw2, swm = sw+w, sw2+w*w, swm+w*m
+	}
+	fixed := swm / sw
+	q := 0.0
+	for i, m := range means {
+		q += (m - fixed) * (m - fixed) / (ses[i] * ses[i])
+	}
+	tau2 := math.Max(0, (q-(k-1))/(sw-sw2/sw))
+	var sr, srm float64
+	for i, m := range means {
+		w := 1 / (ses[i]*ses[i] + tau2)
+		sr, srm = sr+w, srm+w*m
+	}
+	return srm / sr, 1 / math.Sqrt(sr)
 }
 
 // goodputSE is the standard error (req/s) of level l's mean per-second

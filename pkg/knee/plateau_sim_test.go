@@ -61,3 +61,24 @@ func TestSimulatedPlateauUnbiased(t *testing.T) {
 		})
 	}
 }
+
+// TestRandomEffects reproduces the DerSimonian–Laird estimate by hand:
+// means 10, 12, 20 with standard errors 1, 1, 2 give fixed weights 1, 1,
+// 0.25 (Σw 2.25, Σw² 2.0625), the fixed mean 27/2.25 = 12, Q = 4 + 0 +
+// 16 = 20, τ² = (20 − 2)/(2.25 − 2.0625/2.25) = 13.5; random weights
+// 1/14.5, 1/14.5, 1/17.5 (Σ 0.195074) give the mean 2.660098/0.195074 =
+// 13.6364 and its standard error 1/√0.195074 = 2.2641. Equal means give
+// τ² 0 and the fixed-effect standard error; a zero standard error gives
+// NaN.
+func TestRandomEffects(t *testing.T) {
+	m, se := knee.RandomEffects([]float64{10, 12, 20}, []float64{1, 1, 2})
+	if math.Abs(m-13.6364) > 0.0001 || math.Abs(se-2.2641) > 0.0001 {
+		t.Errorf("got %.4f ± %.4f, want 13.6364 ± 2.2641", m, se)
+	}
+	if m, se := knee.RandomEffects([]float64{5, 5, 5}, []float64{1, 1, 1}); m != 5 || math.Abs(se-1/math.Sqrt(3)) > 1e-12 {
+		t.Errorf("equal means: got %v ± %v, want 5 ± 0.57735", m, se)
+	}
+	if _, se := knee.RandomEffects([]float64{5, 6, 7}, []float64{1, 0, 1}); !math.IsNaN(se) {
+		t.Errorf("a zero standard error gave %v, want NaN", se)
+	}
+}
