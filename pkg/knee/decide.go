@@ -768,11 +768,12 @@ func (a *analysis) pooledSteps(levels []Level, base baseline) []Level {
 // more than the knee that lack headroom too):
 //
 //   - when the last of them that does not shed (sheds) is the run's
-//     highest load and still gained > 3 % over the one before, the test
+//     highest load and still gained > 3 % over the one before, beyond
+//     noise (gainedOver), the test
 //     ended before the ceiling: that level, marked not reached;
 //   - when a level that does not shed served > 3 % more than the first
-//     three levels past the knee, goodput kept rising: the top three that
-//     do not shed;
+//     three levels past the knee, and beyond noise (gainedOver), goodput
+//     kept rising: the top three that do not shed;
 //   - otherwise the three levels with the most goodput, a shedding level
 //     counting only up to 3 % above the best level that does not shed or
 //     the first level that sheds, whichever served more (fast rejections
@@ -818,9 +819,11 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 	var before F  // unreached: the goodput of the level before the last
 	var mid Level // the middle of the plateau's top three, when pooled
 	if len(plateau) > 0 {
-		top := 0.0
+		topL := plateau[0] // the first three's most goodput
 		for _, l := range plateau {
-			top = max(top, float64(l.CompletedRPS))
+			if l.CompletedRPS > topL.CompletedRPS {
+				topL = l
+			}
 		}
 		var ok []Level // past the knee, not shedding, by offered load
 		for _, l := range past {
@@ -835,10 +838,10 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 		// Still rising at the highest load, and keeping up with it: not
 		// reached. A top level that fell short of what it was offered
 		// served all the system could: its goodput is the ceiling.
-		case n >= 2 && ok[n-1].Offered == maxOffered && ok[n-1].CompletedRPS == best[0].CompletedRPS && float64(ok[n-1].CompletedRPS) > 1.03*float64(ok[n-2].CompletedRPS):
+		case n >= 2 && ok[n-1].Offered == maxOffered && ok[n-1].CompletedRPS == best[0].CompletedRPS && a.gainedOver(&ok[n-1], &ok[n-2]):
 			plateau, before = ok[n-1:], ok[n-2].CompletedRPS
 			unreached, topShort = !ok[n-1].short, ok[n-1].short
-		case n > 0 && float64(best[0].CompletedRPS) > 1.03*top:
+		case n > 0 && a.gainedOver(&best[0], &topL):
 			plateau, rising = best[:min(3, n)], true
 		default:
 			// The three levels past the knee with the most goodput, a
@@ -1000,6 +1003,17 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 		}
 	}
 	return c
+}
+
+// gainedOver reports whether level x served more goodput than level y
+// by more than 3 % and beyond noise: by more than plateauZ standard
+// errors of the difference (goodputSE). Between 8-s ramp steps of a
+// saturated closed ramp, 3 % is about one standard error: the top one of
+// a dozen such steps lies 3 % above the first three by chance alone.
+func (a *analysis) gainedOver(x, y *Level) bool {
+	gx, gy := float64(x.CompletedRPS), float64(y.CompletedRPS)
+	sx, sy := a.goodputSE(x), a.goodputSE(y)
+	return gx > 1.03*gy && gx-gy > plateauZ*math.Sqrt(sx*sx+sy*sy)
 }
 
 // plateauZ is how many standard errors of their difference a level's
