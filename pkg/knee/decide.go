@@ -769,8 +769,8 @@ func (a *analysis) pooledSteps(levels []Level, base baseline) []Level {
 //
 //   - when the last of them that does not shed (sheds) is the run's
 //     highest load and still gained > 3 % over the one before, beyond
-//     noise (gainedOver), the test
-//     ended before the ceiling: that level, marked not reached;
+//     noise (gainedOver), the test ended before the ceiling: that level,
+//     marked not reached;
 //   - when a level that does not shed served > 3 % more than the first
 //     three levels past the knee, and beyond noise (gainedOver), goodput
 //     kept rising: the top three that do not shed;
