@@ -816,8 +816,9 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 	c := &Ceiling{PeakCompletedRPS: levels[peak].CompletedRPS, PeakErrorRate: levels[peak].ErrorRate}
 	unit := a.completedUnit()
 	rising, unreached, topShort := false, false, false
-	var before F  // unreached: the goodput of the level before the last
-	var mid Level // the middle of the plateau's top three, when pooled
+	var before F    // unreached: the goodput of the level before the last
+	var mid Level   // the middle of the plateau's top three, when pooled
+	pooled := false // the plateau was pooled around mid (withinNoise)
 	if len(plateau) > 0 {
 		topL := plateau[0] // the first three's most goodput
 		for _, l := range plateau {
@@ -869,7 +870,7 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 			slices.SortStableFunc(cand, func(x, y Level) int { return cmp.Compare(y.CompletedRPS, x.CompletedRPS) })
 			plateau = cand[:min(3, len(cand))]
 			if len(plateau) > 0 {
-				mid = plateau[len(plateau)-1-len(plateau)/2]
+				mid, pooled = plateau[len(plateau)-1-len(plateau)/2], true
 				plateau = append(plateau, a.withinNoise(cand[len(plateau):], &mid)...)
 			}
 		}
@@ -961,7 +962,7 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 	// to level): with three or more within noise of the middle one
 	// (withinNoise), the random-effects interval of their means
 	// (randomEffects) widens the interval when it is the wider.
-	if mid.CompletedRPS.Valid() {
+	if pooled {
 		var means, ses []float64
 		for i := range plateau {
 			if len(a.withinNoise(plateau[i:i+1], &mid)) == 1 {
