@@ -22,7 +22,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/schema"
 	flatbuffers "github.com/google/flatbuffers/go"
@@ -705,11 +704,9 @@ type columnarWriter struct {
 	rowsSent int64     // rows of the batches before the one being filled
 	builders int       // fragment builders made so far (their ids)
 	rowDst   [][]int32 // rowFill's destination columns, reused
-	defBufs  [][]int16 // flushParquet's definition levels, per worker
-	metaVals []parquet.ByteArray
 
-	pw *file.Writer // Parquet
-	ar *arrowOut    // Arrow
+	pw *pwFile   // Parquet
+	ar *arrowOut // Arrow
 }
 
 // batch is the rows of one record batch (row group). String columns:
@@ -1379,10 +1376,7 @@ func (cw *columnarWriter) close(resNS int64) error {
 	}
 	res := strconv.FormatInt(resNS, 10)
 	if cw.pw != nil {
-		if err := cw.pw.AppendKeyValueMetadata(metaResolution, res); err != nil {
-			return fmt.Errorf("parquet metadata: %w", err)
-		}
-		if err := cw.pw.Close(); err != nil {
+		if err := cw.pw.finish(cw.out, metaResolution, res); err != nil {
 			return fmt.Errorf("parquet footer: %w", err)
 		}
 		return nil
@@ -1392,36 +1386,24 @@ func (cw *columnarWriter) close(resNS int64) error {
 
 // ---- Parquet --------------------------------------------------------------
 
-// setupParquet opens the Parquet writer: the schema Arrow's Parquet writer
+// setupParquet starts the Parquet file: the schema Arrow's Parquet writer
 // makes of cw.schema (strings with the String logical type, the timestamp
 // as INT64 Timestamp(isAdjustedToUTC, unit), seconds as milliseconds) and
 // the Arrow schema itself in the ARROW:schema metadata, so that Arrow
 // readers (pyarrow, pandas) see the dictionary columns and the seconds.
-// String columns are dictionary-encoded from the batch's own dictionaries,
-// without statistics (metadata, nearly always distinct, is plain, with
-// them); pages are 64 KiB, so that a reader holds little per column.
+// The pages are encoded by parquet_write.go's functions: string columns
+// dictionary-encoded from the batch's own dictionaries (metadata, nearly
+// always null, plain), with their null counts as statistics.
 func (cw *columnarWriter) setupParquet() error {
-	opts := []parquet.WriterProperty{
+	props := parquet.NewWriterProperties(
 		// Snappy, as pyarrow and pandas write by default: on the 3M-row
 		// bench file it decodes several times faster than zstd at level 1
 		// (knee reads it in ~5 % fewer instructions), and convert is no
 		// slower, for a file ~22 % larger (15.5 MB against 12.7 MB).
 		parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithDictionaryDefault(false),
-		parquet.WithDataPageSize(64 << 10),
-		// A row group's dictionary indices are written in one call
-		// (see pageBatch).
-		parquet.WithBatchSize(int64(max(cw.opts.BatchRows, 1))),
-		parquet.WithMaxRowGroupLength(int64(max(cw.opts.BatchRows, 1<<16))),
 		parquet.WithAllocator(cw.mem),
-	}
-	for _, k := range append(slices.Clone(cw.tagCols), ColMetric, ColExtra, ColSource) {
-		// Dictionary columns are written as indices (WriteDictIndices),
-		// which keeps no statistics: the file says none rather than wrong
-		// ones (a null count of 0 made DuckDB's count(url) count nulls).
-		opts = append(opts, parquet.WithDictionaryFor(k, true), parquet.WithStatsFor(k, false))
-	}
-	props := parquet.NewWriterProperties(opts...)
+	)
 	var tsUnit schema.TimeUnitType
 	switch cw.unit {
 	case arrow.Second:
@@ -1477,104 +1459,63 @@ func (cw *columnarWriter) setupParquet() error {
 	kv := metadata.KeyValueMetadata{}
 	kv.Append(metaKind, metaKindValue)
 	kv.Append(arrowSchemaKey, base64.StdEncoding.EncodeToString(buf.Bytes()))
-	// file.Writer closes a writer that is an io.Closer; the caller owns w.
-	pw, err := file.NewParquetWriterWithError(struct{ io.Writer }{cw.out}, root, file.WithWriterProps(props), file.WithWriteMetadata(kv))
-	if err != nil {
+	sch := schema.NewSchema(root)
+	if _, err := cw.out.Write([]byte("PAR1")); err != nil {
 		return fmt.Errorf("parquet writer: %w", err)
 	}
-	cw.pw = pw
+	cw.pw = &pwFile{sch: sch, fmb: metadata.NewFileMetadataBuilder(sch, props, kv), chunks: make([]pwChunk, sch.NumColumns())}
 	return nil
 }
-
-// pageBatch is the number of rows of a plain (non-dictionary) column
-// written per call: the writer checks the page size after each call, so
-// this is the granularity of its pages' ends (arrow-go's default batch).
-// Dictionary indices go in one call per row group: the writer sizes a
-// dictionary page by the raw values it was given, and indices written
-// with WriteDictIndices give it none, so a column chunk's indices are one
-// page either way (checked: the files are byte-identical).
-const pageBatch = 1024
 
 // arrowSchemaKey is the Parquet metadata key of the Arrow schema.
 const arrowSchemaKey = "ARROW:schema"
 
 // flushParquet writes the batch as one row group: the columns are encoded
-// and compressed in parallel into the row group's buffers (each column has
-// its own), then written out in order.
+// and compressed in parallel, each into its own buffer, then written out
+// in order.
 func (cw *columnarWriter) flushParquet(b *batch) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("parquet writer: %v", r)
 		}
 	}()
-	rgw, err := cw.pw.AppendBufferedRowGroupChecked()
-	if err != nil {
-		return err
-	}
-	ncols := 3 + len(cw.tagCols) + 3
-	write := func(i int, defs []int16) error {
-		col, err := rgw.Column(i)
-		if err != nil {
-			return err
+	pf := cw.pw
+	t := len(cw.tagCols)
+	ncols := len(pf.chunks)
+	encode := func(i int) error {
+		c := &pf.chunks[i]
+		switch {
+		case i == 1:
+			return pwPlainChunk(c, b.times)
+		case i == 2:
+			return pwPlainChunk(c, b.values)
+		case i == 4+t:
+			return pwMetaChunk(c, b.n, b.metaRows, b.metaStrs)
 		}
-		t := len(cw.tagCols)
+		col, optional := colSource, true
 		switch {
 		case i == 0:
-			return cw.writeDict(b, col, colMetric, false, defs)
-		case i == 1:
-			for p := 0; p < len(b.times); p += pageBatch {
-				if _, err := col.(*file.Int64ColumnChunkWriter).WriteBatch(b.times[p:min(p+pageBatch, len(b.times))], nil, nil); err != nil {
-					return fmt.Errorf("column %s: %w", ColTime, err)
-				}
-			}
-		case i == 2:
-			for p := 0; p < len(b.values); p += pageBatch {
-				if _, err := col.(*file.Float64ColumnChunkWriter).WriteBatch(b.values[p:min(p+pageBatch, len(b.values))], nil, nil); err != nil {
-					return fmt.Errorf("column %s: %w", ColValue, err)
-				}
-			}
+			col, optional = colMetric, false
 		case i < 3+t:
-			return cw.writeDict(b, col, cw.tagPos[i-3], true, defs)
+			col = cw.tagPos[i-3]
 		case i == 3+t:
-			return cw.writeDict(b, col, colExtra, true, defs)
-		case i == 4+t:
-			vals := cw.metaVals[:0]
-			defs = defs[:b.n]
-			clear(defs)
-			for k, r := range b.metaRows {
-				m := b.metaStrs[k]
-				defs[r] = 1
-				vals = append(vals, parquet.ByteArray(unsafe.Slice(unsafe.StringData(m), len(m))))
-			}
-			var err error
-			for p, v := 0, 0; p < len(defs) && err == nil; p += pageBatch {
-				d := defs[p:min(p+pageBatch, len(defs))]
-				var nv int64
-				nv, err = col.(*file.ByteArrayColumnChunkWriter).WriteBatch(vals[v:], d, nil)
-				v += int(nv)
-			}
-			clear(vals)
-			cw.metaVals = vals[:0]
-			if err != nil {
-				return fmt.Errorf("column %s: %w", ColMetadata, err)
-			}
-		default:
-			return cw.writeDict(b, col, colSource, true, defs)
+			col = colExtra
 		}
-		return nil
+		name := pf.sch.Column(i).Name()
+		dict := b.dicts[col].strs
+		switch p := &cw.packed[col]; p.w {
+		case 1:
+			return pwDictChunk(c, dict, p.b[:b.n], optional, b.first, name)
+		case 2:
+			return pwDictChunk(c, dict, viewAs[uint16](p.b, b.n), optional, b.first, name)
+		default:
+			return pwDictChunk(c, dict, viewAs[uint32](p.b, b.n), optional, b.first, name)
+		}
 	}
 	errs := make([]error, ncols)
 	var next atomic.Int32
 	var wg sync.WaitGroup
-	workers := min(ncols, max(1, runtime.GOMAXPROCS(0)))
-	for len(cw.defBufs) < workers {
-		cw.defBufs = append(cw.defBufs, nil)
-	}
-	for wk := range workers {
-		if cap(cw.defBufs[wk]) < b.n {
-			cw.defBufs[wk] = make([]int16, b.n)
-		}
-		defs := cw.defBufs[wk][:b.n]
+	for range min(ncols, max(1, runtime.GOMAXPROCS(0))) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -1588,7 +1529,7 @@ func (cw *columnarWriter) flushParquet(b *batch) (err error) {
 				if i >= ncols {
 					return
 				}
-				errs[i] = write(i, defs)
+				errs[i] = encode(i)
 			}
 		}()
 	}
@@ -1596,50 +1537,7 @@ func (cw *columnarWriter) flushParquet(b *batch) (err error) {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	return rgw.Close()
-}
-
-// writeDict writes string column c of the batch as dictionary indices with
-// the batch's dictionary of the column.
-func (cw *columnarWriter) writeDict(b *batch, col file.ColumnChunkWriter, c int, optional bool, defs []int16) error {
-	name := col.Descr().Name()
-	bw, ok := col.(*file.ByteArrayColumnChunkWriter)
-	if !ok {
-		return fmt.Errorf("column %s is not a byte array column", name)
-	}
-	enc, ok := any(bw.CurrentEncoder()).(interface{ PutDictionary(arrow.Array) error })
-	if !ok {
-		return fmt.Errorf("column %s: no dictionary encoder", name)
-	}
-	db := array.NewStringBuilder(cw.mem)
-	db.AppendValues(b.dicts[c].strs, nil)
-	dict := db.NewArray()
-	db.Release()
-	defer dict.Release()
-	if err := enc.PutDictionary(dict); err != nil {
-		return fmt.Errorf("column %s: %w", name, err)
-	}
-	var (
-		idx arrow.Array
-		err error
-		sc  = &cw.scratch[c]
-	)
-	switch p := &cw.packed[c]; p.w {
-	case 1:
-		idx, defs, err = indices(sc, p.b[:b.n], arrow.PrimitiveTypes.Uint8, b.first, optional, name, defs)
-	case 2:
-		idx, defs, err = indices(sc, viewAs[uint16](p.b, b.n), arrow.PrimitiveTypes.Uint16, b.first, optional, name, defs)
-	default:
-		idx, defs, err = indices(sc, viewAs[uint32](p.b, b.n), arrow.PrimitiveTypes.Uint32, b.first, optional, name, defs)
-	}
-	if err != nil {
-		return err
-	}
-	defer idx.Release()
-	if err := bw.WriteDictIndices(idx, defs, nil); err != nil {
-		return fmt.Errorf("column %s: %w", name, err)
-	}
-	return nil
+	return pf.rowGroup(cw.out, b.n)
 }
 
 // colScratch is one string column's validity bitmap, reused.
