@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/parquet"
@@ -142,12 +143,17 @@ func pwThriftI32(b []byte, v int32) []byte {
 // group padded with zeros.
 func pwHybrid[T uint8 | uint16 | uint32](b []byte, vals []T, bw int) []byte {
 	n := len(vals)
+	b8, _ := any(vals).([]uint8)
 	lit := 0 // vals[lit:i] wait to be bit-packed
 	for i := 0; i < n; {
 		v := vals[i]
 		j := i + 1
-		for j < n && vals[j] == v {
-			j++
+		if b8 != nil {
+			j = runEnd8(b8, i)
+		} else {
+			for j < n && vals[j] == v {
+				j++
+			}
 		}
 		if j-i >= 8 {
 			// The values waiting must make whole groups: the run's first
@@ -167,6 +173,23 @@ func pwHybrid[T uint8 | uint16 | uint32](b []byte, vals []T, bw int) []byte {
 	return pwBitPacked(b, vals[lit:], bw)
 }
 
+// runEnd8 returns the end of the run of equal bytes that starts at i,
+// comparing eight bytes at a time.
+func runEnd8(b []uint8, i int) int {
+	const lsb = 0x0101010101010101
+	v := uint64(b[i]) * lsb
+	j := i + 1
+	for ; j+8 <= len(b); j += 8 {
+		if d := binary.LittleEndian.Uint64(b[j:]) ^ v; d != 0 {
+			return j + bits.TrailingZeros64(d)/8
+		}
+	}
+	for j < len(b) && uint64(b[j]) == v&0xff {
+		j++
+	}
+	return j
+}
+
 // pwBitPacked appends vals as bit-packed runs of bw bits a value, the
 // last group padded with zeros.
 func pwBitPacked[T uint8 | uint16 | uint32](b []byte, vals []T, bw int) []byte {
@@ -177,7 +200,13 @@ func pwBitPacked[T uint8 | uint16 | uint32](b []byte, vals []T, bw int) []byte {
 		m := min(len(vals), groups*8)
 		var acc uint64
 		nb := 0
-		for _, v := range vals[:m] {
+		g := 0
+		if b8, ok := any(vals[:m]).([]uint8); ok && bw <= 8 {
+			for ; g+8 <= m; g += 8 {
+				b = binary.LittleEndian.AppendUint64(b, pack8(binary.LittleEndian.Uint64(b8[g:]), bw))[:len(b)+bw]
+			}
+		}
+		for _, v := range vals[g:m] {
 			acc |= uint64(v) << nb
 			nb += bw
 			for nb >= 8 {
@@ -195,6 +224,18 @@ func pwBitPacked[T uint8 | uint16 | uint32](b []byte, vals []T, bw int) []byte {
 		vals = vals[m:]
 	}
 	return b
+}
+
+// pack8 packs the eight bytes of x (the first in the low byte), each a
+// value of bw bits (1 to 8), into the low 8×bw bits of the result, the
+// first value lowest.
+func pack8(x uint64, bw int) uint64 {
+	if bw == 1 {
+		return x * 0x0102040810204080 >> 56 // byte k's low bit → bit k
+	}
+	s := uint(bw)
+	return x&0xff | x>>8&0xff<<s | x>>16&0xff<<(2*s) | x>>24&0xff<<(3*s) |
+		x>>32&0xff<<(4*s) | x>>40&0xff<<(5*s) | x>>48&0xff<<(6*s) | x>>56<<(7*s)
 }
 
 // pwBitWidth is the bit width of the indices into a dictionary of d
@@ -236,8 +277,12 @@ func pwDictChunk[T uint8 | uint16 | uint32](c *pwChunk, dict []string, ids []T, 
 	}
 	lv := c.lv[:n]
 	idx := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(c.idx))), n)
-	k := 0
-	for i, id := range ids {
+	k, i := 0, 0
+	if b8, ok := any(ids).([]uint8); ok {
+		k, i = levels8(b8, lv, asBytes(idx))
+	}
+	for ; i < n; i++ {
+		id := ids[i]
 		v := b2i[uint8](id > 0)
 		lv[i] = v
 		idx[k] = id - T(v)
@@ -263,6 +308,32 @@ func pwDictChunk[T uint8 | uint16 | uint32](c *pwChunk, dict []string, ids []T, 
 	c.raw = raw
 	c.stats = metadata.EncodedStatistics{HasNullCount: true, NullCount: int64(nulls)}
 	return c.page(raw, false, n, pwRLEDictionary)
+}
+
+// levels8 is pwDictChunk's loop for one-byte ids, eight at a time (see
+// indices8): it sets lv, one byte a row, to 1 where the id is nonzero and
+// 0 elsewhere, puts the nonzero ids less one at the start of idx, and
+// returns how many it put and the rows it did (a multiple of eight).
+func levels8(ids, lv, idx []uint8) (k, i int) {
+	const lo7, lsb = 0x7f7f7f7f7f7f7f7f, 0x0101010101010101
+	n := len(ids)
+	for ; i+8 <= n; i += 8 {
+		x := binary.LittleEndian.Uint64(ids[i:])
+		ones := (x | (x&lo7 + lo7)) >> 7 & lsb
+		binary.LittleEndian.PutUint64(lv[i:], ones)
+		switch ones {
+		case 0:
+		case lsb:
+			binary.LittleEndian.PutUint64(idx[k:], x-lsb)
+			k += 8
+		default:
+			for _, v := range ids[i : i+8] {
+				idx[k] = v - 1
+				k += int(b2i[uint8](v > 0))
+			}
+		}
+	}
+	return k, i
 }
 
 // pwPlainChunk encodes a required column of eight-byte values (little-endian
