@@ -63,7 +63,7 @@ type pwChunk struct {
 	// Scratch, reused from row group to row group.
 	raw  []byte // a page before compression
 	comp []byte // a page compressed
-	lv   []byte // definition levels, one byte a row
+	lv   []byte // definition levels, a bit a row
 	idx  []byte // non-null indices, packed like the ids
 }
 
@@ -137,57 +137,99 @@ func pwThriftI32(b []byte, v int32) []byte {
 }
 
 // pwHybrid appends vals, of bw bits each (0 to 32), in Parquet's RLE /
-// bit-packing hybrid encoding (without a length prefix): a run of eight or
-// more equal values is an RLE run, the rest bit-packed in groups of eight
-// (up to 63 groups a run, so that a run's header is one byte), the last
-// group padded with zeros.
+// bit-packing hybrid encoding (without a length prefix), eight values at a
+// time: a block of eight equal values, with the equal values after it,
+// is an RLE run when that is shorter; the other blocks are bit-packed (up
+// to 63 a run, so that a run's header is one byte), the last block padded
+// with zeros. A run that starts inside a block is bit-packed up to the
+// next block, as the block must be whole (arrow-go's encoder does the
+// same), but the values of a block that is not a run are not looked at
+// one by one.
 func pwHybrid[T uint8 | uint16 | uint32](b []byte, vals []T, bw int) []byte {
+	const lsb = 0x0101010101010101
 	n := len(vals)
 	b8, _ := any(vals).([]uint8)
-	lit := 0 // vals[lit:i] wait to be bit-packed
-	for i := 0; i < n; {
-		v := vals[i]
-		j := i + 1
+	uniform := func(i int, v T) bool {
 		if b8 != nil {
-			j = runEnd8(b8, i)
+			return binary.LittleEndian.Uint64(b8[i:]) == uint64(v)*lsb
+		}
+		for _, u := range vals[i : i+8] {
+			if u != v {
+				return false
+			}
+		}
+		return true
+	}
+	lit := 0 // vals[lit:i] wait to be bit-packed (whole blocks)
+	for i := 0; i+8 <= n; {
+		v := vals[i]
+		if !uniform(i, v) {
+			i += 8
+			continue
+		}
+		j := i + 8
+		for j+8 <= n && uniform(j, v) {
+			j += 8
+		}
+		for j < n && vals[j] == v {
+			j++
+		}
+		if hdr := uvarintLen(uint64(j-i) << 1); hdr+(bw+7)/8 < (j-i)*bw/8 {
+			b = pwBitPacked(b, vals[lit:i], bw)
+			b = binary.AppendUvarint(b, uint64(j-i)<<1)
+			for x, s := uint64(v), 0; s < bw; s += 8 {
+				b = append(b, byte(x>>s))
+			}
+			lit, i = j, j
 		} else {
-			for j < n && vals[j] == v {
-				j++
-			}
+			i += (j - i) &^ 7 // the run's whole blocks stay bit-packed
 		}
-		if j-i >= 8 {
-			// The values waiting must make whole groups: the run's first
-			// values complete the last.
-			k := i + (8-(i-lit)%8)%8
-			if j-k >= 8 {
-				b = pwBitPacked(b, vals[lit:k], bw)
-				b = binary.AppendUvarint(b, uint64(j-k)<<1)
-				for x, s := uint64(v), 0; s < bw; s += 8 {
-					b = append(b, byte(x>>s))
-				}
-				lit = j
-			}
-		}
-		i = j
 	}
 	return pwBitPacked(b, vals[lit:], bw)
 }
 
-// runEnd8 returns the end of the run of equal bytes that starts at i,
-// comparing eight bytes at a time.
-func runEnd8(b []uint8, i int) int {
-	const lsb = 0x0101010101010101
-	v := uint64(b[i]) * lsb
-	j := i + 1
-	for ; j+8 <= len(b); j += 8 {
-		if d := binary.LittleEndian.Uint64(b[j:]) ^ v; d != 0 {
-			return j + bits.TrailingZeros64(d)/8
+// uvarintLen is the length of x as a varint.
+func uvarintLen(x uint64) int {
+	return (bits.Len64(x|1) + 6) / 7
+}
+
+// pwLevels appends the definition levels (0 or 1) of n rows, given as a
+// bitmap (row r is bit r%8 of masks[r/8]: bit-packed groups of eight
+// levels as they are), in the hybrid encoding: runs of two or more 0x00
+// or 0xff bytes are RLE runs, the other bytes bit-packed runs. The bits of
+// masks past row n must be zero.
+func pwLevels(b []byte, masks []byte, n int) []byte {
+	full := n / 8
+	lit := 0
+	for i := 0; i < full; {
+		m := masks[i]
+		if m != 0 && m != 0xff {
+			i++
+			continue
 		}
+		j := i + 1
+		for j < full && masks[j] == m {
+			j++
+		}
+		if j-i >= 2 {
+			b = pwMaskRuns(b, masks[lit:i])
+			b = binary.AppendUvarint(b, uint64(8*(j-i))<<1)
+			b = append(b, m&1)
+			lit = j
+		}
+		i = j
 	}
-	for j < len(b) && uint64(b[j]) == v&0xff {
-		j++
+	return pwMaskRuns(b, masks[lit:(n+7)/8])
+}
+
+// pwMaskRuns appends the bytes of masks as bit-packed runs of width 1.
+func pwMaskRuns(b []byte, masks []byte) []byte {
+	for len(masks) > 0 {
+		g := min(len(masks), 63)
+		b = append(append(b, byte(g<<1|1)), masks[:g]...)
+		masks = masks[g:]
 	}
-	return j
+	return b
 }
 
 // pwBitPacked appends vals as bit-packed runs of bw bits a value, the
@@ -267,31 +309,35 @@ func pwDictChunk[T uint8 | uint16 | uint32](c *pwChunk, dict []string, ids []T, 
 		return err
 	}
 	n := len(ids)
-	// The definition levels (one byte a row) and the non-null indices.
-	if cap(c.lv) < n {
-		c.lv = make([]byte, n)
+	// The definition levels (a bitmap) and the non-null indices.
+	nm := (n + 7) / 8
+	if cap(c.lv) < nm {
+		c.lv = make([]byte, nm)
 	}
 	var z T
 	if w := int(unsafe.Sizeof(z)); cap(c.idx) < n*w {
 		c.idx = make([]byte, n*w, (n*w+7)&^7)
 	}
-	lv := c.lv[:n]
+	masks := c.lv[:nm]
 	idx := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(c.idx))), n)
 	k, i := 0, 0
 	if b8, ok := any(ids).([]uint8); ok {
-		k, i = levels8(b8, lv, asBytes(idx))
+		k, i = levels8(b8, masks, asBytes(idx))
 	}
-	for ; i < n; i++ {
-		id := ids[i]
-		v := b2i[uint8](id > 0)
-		lv[i] = v
-		idx[k] = id - T(v)
-		k += int(v)
+	for ; i < n; i += 8 {
+		var m byte
+		for j, id := range ids[i:min(i+8, n)] {
+			v := b2i[uint8](id > 0)
+			m |= v << j
+			idx[k] = id - T(v)
+			k += int(v)
+		}
+		masks[i>>3] = m
 	}
 	nulls := n - k
 	if nulls > 0 && !optional {
-		for i, v := range lv {
-			if v == 0 {
+		for i := range n {
+			if masks[i>>3]>>(i&7)&1 == 0 {
 				return fmt.Errorf("column %s: row %d is null", name, first+int64(i)+1)
 			}
 		}
@@ -299,7 +345,7 @@ func pwDictChunk[T uint8 | uint16 | uint32](c *pwChunk, dict []string, ids []T, 
 	raw = raw[:0]
 	if optional {
 		raw = append(raw, 0, 0, 0, 0)
-		raw = pwHybrid(raw, lv, 1)
+		raw = pwLevels(raw, masks, n)
 		binary.LittleEndian.PutUint32(raw, uint32(len(raw)-4))
 	}
 	bw := pwBitWidth(len(dict))
@@ -311,25 +357,26 @@ func pwDictChunk[T uint8 | uint16 | uint32](c *pwChunk, dict []string, ids []T, 
 }
 
 // levels8 is pwDictChunk's loop for one-byte ids, eight at a time (see
-// indices8): it sets lv, one byte a row, to 1 where the id is nonzero and
-// 0 elsewhere, puts the nonzero ids less one at the start of idx, and
-// returns how many it put and the rows it did (a multiple of eight).
-func levels8(ids, lv, idx []uint8) (k, i int) {
+// indices8): it sets each byte of masks to the bitmap of the nonzero ids
+// of its eight rows, puts the nonzero ids less one at the start of idx,
+// and returns how many it put and the rows it did (a multiple of eight).
+func levels8(ids, masks, idx []uint8) (k, i int) {
 	const lo7, lsb = 0x7f7f7f7f7f7f7f7f, 0x0101010101010101
 	n := len(ids)
 	for ; i+8 <= n; i += 8 {
 		x := binary.LittleEndian.Uint64(ids[i:])
 		ones := (x | (x&lo7 + lo7)) >> 7 & lsb
-		binary.LittleEndian.PutUint64(lv[i:], ones)
-		switch ones {
+		m := byte(ones * 0x0102040810204080 >> 56) // byte j's low bit → bit j
+		masks[i>>3] = m
+		switch m {
 		case 0:
-		case lsb:
+		case 0xff:
 			binary.LittleEndian.PutUint64(idx[k:], x-lsb)
 			k += 8
 		default:
-			for _, v := range ids[i : i+8] {
-				idx[k] = v - 1
-				k += int(b2i[uint8](v > 0))
+			for ; m != 0; m &= m - 1 {
+				idx[k] = byte(x>>(8*bits.TrailingZeros8(m))) - 1
+				k++
 			}
 		}
 	}
@@ -396,19 +443,20 @@ func pwPlainChunk[T int64 | float64](c *pwChunk, vals []T) error {
 func pwMetaChunk(c *pwChunk, n int, rows []int32, strs []string) error {
 	c.reset()
 	c.dataEnc = parquet.Encodings.Plain
-	if cap(c.lv) < n {
-		c.lv = make([]byte, n)
+	nm := (n + 7) / 8
+	if cap(c.lv) < nm {
+		c.lv = make([]byte, nm)
 	}
-	lv := c.lv[:n]
-	clear(lv)
+	masks := c.lv[:nm]
+	clear(masks)
 	for _, r := range rows {
-		lv[r] = 1
+		masks[r>>3] |= 1 << (r & 7)
 	}
 	k := 0
-	for p := 0; p < n; p += pwPageRows {
+	for p := 0; p < n; p += pwPageRows { // (a multiple of eight)
 		e := min(p+pwPageRows, n)
 		raw := append(c.raw[:0], 0, 0, 0, 0)
-		raw = pwHybrid(raw, lv[p:e], 1)
+		raw = pwLevels(raw, masks[p/8:], e-p)
 		binary.LittleEndian.PutUint32(raw, uint32(len(raw)-4))
 		for ; k < len(rows) && int(rows[k]) < e; k++ {
 			raw = binary.LittleEndian.AppendUint32(raw, uint32(len(strs[k])))

@@ -242,3 +242,31 @@ func TestParquetWriteRandom(t *testing.T) {
 		first += n
 	}
 }
+
+// TestPwLevels: pwLevels' encoding of random bitmaps (runs of set and
+// clear rows of every length, any row count) decodes to their bits.
+func TestPwLevels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 2000 {
+		n := rng.IntN(2000)
+		masks := make([]byte, (n+7)/8)
+		for r, v := 0, rng.IntN(2); r < n; v ^= 1 {
+			run := 1 + rng.IntN(30)
+			if rng.IntN(5) == 0 {
+				run = 1 + rng.IntN(300)
+			}
+			for ; run > 0 && r < n; run, r = run-1, r+1 {
+				masks[r/8] |= byte(v) << (r % 8)
+			}
+		}
+		got, ok := decodeHybrid(pwLevels(nil, masks, n), 1)
+		if !ok || len(got) < n || len(got) > n+7 {
+			t.Fatalf("trial %d (%d rows): decodes to %d levels (ok %v)", trial, n, len(got), ok)
+		}
+		for r := range n {
+			if want := uint32(masks[r/8] >> (r % 8) & 1); got[r] != want {
+				t.Fatalf("trial %d (%d rows): level %d is %d, want %d", trial, n, r, got[r], want)
+			}
+		}
+	}
+}
