@@ -233,7 +233,10 @@ type fragment struct {
 	rowSlots []int32
 	rowIDs   []int32
 	rowRep   []bool // per row of rowIDs: its ids are the row before's
-	res      resolution
+	// rowMapGen is the builder's mapGen when rowSlots were last found
+	// to be its mapping.
+	rowMapGen uint32
+	res       resolution
 }
 
 var fragPool = sync.Pool{New: func() any { return &fragment{} }}
@@ -282,6 +285,11 @@ type fragBuilder struct {
 	// tag fields.
 	lastRow  *lazyRow
 	lastRowN uint64
+	// mapGen counts the changes of mapping; tails are the tag ids of the
+	// last few CSV tails parsed (tailNext is the one to replace next).
+	mapGen   uint32
+	tails    [8]tailIDs
+	tailNext int
 }
 
 // rawID is a recent value of a slot, as bytes (the table's string), and
@@ -443,9 +451,13 @@ func (fb *fragBuilder) csvRow(l *lazyRow, row int) (extra, meta []byte, ok bool)
 	if f.rowW == 0 {
 		f.rowW = w
 		f.rowSlots = append(f.rowSlots[:0], fb.mapping...)
-	} else if !int32sEqual(f.rowSlots, fb.mapping) {
-		fb.toColumns()
-		return nil, nil, false
+		f.rowMapGen = fb.mapGen
+	} else if f.rowMapGen != fb.mapGen {
+		if !int32sEqual(f.rowSlots, fb.mapping) {
+			fb.toColumns()
+			return nil, nil, false
+		}
+		f.rowMapGen = fb.mapGen
 	}
 	line, pos := l.line, 0
 	if len(l.starts) >= 4 {
@@ -478,7 +490,21 @@ func (fb *fragBuilder) csvRow(l *lazyRow, row int) (extra, meta []byte, ok bool)
 	base := len(f.rowIDs)
 	f.rowIDs = slices.Grow(f.rowIDs, w)[:base+w]
 	ids := f.rowIDs[base:]
-	if row > 0 && len(fb.lastSpan) > 0 && base >= w && (fb.lastRow == l && fb.lastRowN == l.row || string(span) == string(fb.lastSpan)) {
+	same := row > 0 && len(fb.lastSpan) > 0 && base >= w
+	if same && fb.lastRow == l && fb.lastRowN == l.row {
+		copy(ids, f.rowIDs[base-w:base])
+		f.rowRep = append(f.rowRep, true)
+	} else if t := fb.tailHit(l); t != nil {
+		// A tail met a few records ago (a k6 iteration's tag sets come
+		// back in turn).
+		fb.lastRow, fb.lastRowN = l, l.row
+		copy(ids, t.ids)
+		f.rowRep = append(f.rowRep, false)
+		fb.lastSpan = append(fb.lastSpan[:0], span...)
+		if len(fb.lastSpan) == 0 {
+			fb.lastSpan = append(fb.lastSpan, 0)
+		}
+	} else if same && string(span) == string(fb.lastSpan) {
 		copy(ids, f.rowIDs[base-w:base])
 		f.rowRep = append(f.rowRep, true)
 		fb.lastRow, fb.lastRowN = l, l.row
@@ -501,8 +527,34 @@ func (fb *fragBuilder) csvRow(l *lazyRow, row int) (extra, meta []byte, ok bool)
 		if len(fb.lastSpan) == 0 {
 			fb.lastSpan = append(fb.lastSpan, 0) // no tag field: nothing to compare
 		}
+		t := &fb.tails[fb.tailNext]
+		fb.tailNext = (fb.tailNext + 1) % len(fb.tails)
+		*t = tailIDs{l: l, row: l.row, gen: fb.tab.gen, mapGen: fb.mapGen, ids: append(t.ids[:0], ids...)}
 	}
 	return line[c1+1 : c2], line[c2+1:], true
+}
+
+// tailIDs are the ids of the tag fields of a CSV record, by its lazyRow
+// and the row number the lazyRow keeps its tail under (records kept under
+// one number have the same tail: lazyRow.sameTail compared them), for the
+// builder's table generation and mapping.
+type tailIDs struct {
+	l      *lazyRow
+	row    uint64
+	gen    uint32
+	mapGen uint32
+	ids    []int32
+}
+
+// tailHit returns the ids of the current record of l when a recent record
+// had its tail, or nil.
+func (fb *fragBuilder) tailHit(l *lazyRow) *tailIDs {
+	for i := range fb.tails {
+		if t := &fb.tails[i]; t.l == l && t.row == l.row && t.gen == fb.tab.gen && t.mapGen == fb.mapGen {
+			return t
+		}
+	}
+	return nil
 }
 
 // int32sEqual is slices.Equal for int32s, as one comparison of their
@@ -561,6 +613,7 @@ func (fb *fragBuilder) add(s *Sample) {
 		if len(keys) != len(fb.lastKeys) || len(keys) > 0 && &keys[0] != &fb.lastKeys[0] {
 			fb.lastKeys = keys
 			fb.mapping = fb.mapping[:0]
+			fb.mapGen++
 			for _, k := range keys {
 				fb.mapping = append(fb.mapping, fb.slot(k, false))
 			}
