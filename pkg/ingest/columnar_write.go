@@ -748,6 +748,7 @@ type columnarWriter struct {
 	// in packed (the ids columns stay with the batch being filled).
 	spare   *batch
 	packed  []packedCol
+	starts  []int32 // flush's rows that start runs of repeated tags
 	writing bool
 	written chan error
 	scratch []colScratch // per string column, for the batch being written
@@ -776,6 +777,10 @@ type batch struct {
 	// metadata, in row order.
 	metaRows []int32
 	metaStrs []string
+	// rep is set, in a Parquet batch, for the rows whose tag columns have
+	// the ids of the row before, which rowFill leaves 0 there (pack puts
+	// them in).
+	rep []bool
 }
 
 // packedCol is a string column of the row group being written: its ids
@@ -792,7 +797,9 @@ type packedCol struct {
 }
 
 // pack packs ids, of a column whose dictionary has d strings, into p.
-func (p *packedCol) pack(ids []int32, d int) {
+// With starts (ascending rows, the first 0), a row takes the id of the
+// last of starts at or before it (the other ids are not read).
+func (p *packedCol) pack(ids []int32, d int, starts []int32) {
 	p.w = 4
 	if d < 1<<8 {
 		p.w = 1
@@ -800,19 +807,65 @@ func (p *packedCol) pack(ids []int32, d int) {
 		p.w = 2
 	}
 	n := len(ids)
-	if cap(p.b) < p.w*n {
+	if cap(p.b) < p.w*n+8 {
 		// A capacity of whole words: the allocation is 8-byte aligned,
-		// as views of any width want.
-		p.b = make([]byte, p.w*n, (p.w*n+7)&^7)
+		// as views of any width want; and a word to spare (fillRuns8).
+		p.b = make([]byte, p.w*n, (p.w*n+15)&^7)
 	}
 	p.b = p.b[:p.w*n]
-	switch p.w {
-	case 1:
+	switch {
+	case starts != nil && p.w == 1:
+		fillRuns8(p.b[:cap(p.b)], ids, starts)
+	case starts != nil && p.w == 2:
+		fillRuns(viewAs[uint16](p.b, n), ids, starts)
+	case starts != nil:
+		fillRuns(viewAs[uint32](p.b, n), ids, starts)
+	case p.w == 1:
 		narrow(p.b, ids)
-	case 2:
+	case p.w == 2:
 		narrow(viewAs[uint16](p.b, n), ids)
 	default:
 		narrow(viewAs[uint32](p.b, n), ids)
+	}
+}
+
+// fillRuns sets dst[s:e], for each s of starts and e the next one (the
+// last: len(ids)), to ids[s].
+func fillRuns[T uint16 | uint32](dst []T, ids []int32, starts []int32) {
+	dst = dst[:len(ids)]
+	for k, s := range starts {
+		e := len(ids)
+		if k+1 < len(starts) {
+			e = int(starts[k+1])
+		}
+		run, v := dst[s:e], T(ids[s])
+		for i := range run {
+			run[i] = v
+		}
+	}
+}
+
+// fillRuns8 is fillRuns for bytes, eight at a time: dst has a word to
+// spare past len(ids), and each run's last word may spill into the next
+// run, which is filled after it.
+func fillRuns8(dst []byte, ids []int32, starts []int32) {
+	const lsb = 0x0101010101010101
+	n := len(ids)
+	if len(starts) == 0 || int(starts[0]) < 0 || int(starts[len(starts)-1]) >= n || len(dst) < n+8 {
+		return // not as the callers make them
+	}
+	p := unsafe.Pointer(unsafe.SliceData(dst))
+	last := len(starts) - 1
+	for k := range last {
+		s, e := starts[k], starts[k+1] // ascending: within [0, n)
+		x := uint64(uint8(ids[s])) * lsb
+		for i := s; i < e; i += 8 {
+			*(*uint64)(unsafe.Add(p, i)) = x // (unaligned stores are fine on amd64 and arm64)
+		}
+	}
+	x := uint64(uint8(ids[starts[last]])) * lsb
+	for i := int(starts[last]); i < n; i += 8 {
+		*(*uint64)(unsafe.Add(p, i)) = x
 	}
 }
 
@@ -1241,6 +1294,10 @@ func (cw *columnarWriter) putRows(f *fragment, at, k int) error {
 		clear(col[start:])
 		cw.ids[c] = col
 	}
+	if cw.opts.Format != FormatArrow {
+		cw.rep = slices.Grow(cw.rep, k)[:start+k]
+		clear(cw.rep[start:])
+	}
 	rm := cw.remap(f)
 	fill := func(c int, src []int32) {
 		dst := cw.ids[c][start : start+k]
@@ -1321,13 +1378,18 @@ func (cw *columnarWriter) rowFill(rm []remapCol, f *fragment, rowCols []int, at,
 				dsts[j][i] = cw.mapID(rm, c, f, id)
 			}
 		}
-		// Rows i+1 to e-1 repeat row i: each column's run is filled in
-		// one go.
+		// Rows i+1 to e-1 repeat row i: in a Parquet batch they are
+		// marked (pack fills them in); otherwise each column's run is
+		// filled in one go.
 		e := i + 1
 		for e < k && rep[e] {
 			e++
 		}
-		if e > i+1 {
+		if e > i+1 && cw.rep != nil {
+			for r := i + 1; r < e; r++ {
+				cw.rep[start+r] = true
+			}
+		} else if e > i+1 {
 			for _, dst := range dsts {
 				if dst != nil {
 					v, run := dst[i], dst[i+1:e]
@@ -1369,8 +1431,23 @@ func (cw *columnarWriter) flush() error {
 	}
 	b := cw.spare
 	*b, cw.batch = cw.batch, *b
+	// The rows that do not repeat the row before's tags start the runs
+	// the tag columns are filled in with.
+	starts := cw.starts[:0]
+	if len(b.rep) == b.n && slices.Contains(b.rep, true) {
+		for i, r := range b.rep {
+			if !r {
+				starts = append(starts, int32(i))
+			}
+		}
+	}
+	cw.starts = starts
 	for c, ids := range b.ids {
-		cw.packed[c].pack(ids, len(b.dicts[c].strs))
+		var st []int32
+		if c >= colTags && len(starts) > 0 {
+			st = starts
+		}
+		cw.packed[c].pack(ids, len(b.dicts[c].strs), st)
 	}
 	cw.ids, b.ids = b.ids, nil
 	cw.writing = true
@@ -1389,6 +1466,7 @@ func (b *batch) reset() {
 	b.times, b.values = b.times[:0], b.values[:0]
 	clear(b.metaStrs)
 	b.metaRows, b.metaStrs = b.metaRows[:0], b.metaStrs[:0]
+	b.rep = b.rep[:0]
 	for c := range b.ids {
 		b.ids[c] = b.ids[c][:0]
 	}

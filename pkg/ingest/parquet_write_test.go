@@ -270,3 +270,45 @@ func TestPwLevels(t *testing.T) {
 		}
 	}
 }
+
+// TestPackedColStarts: pack with run starts gives each row the id of its
+// run's first row, for every width and run lengths around a word, and the
+// runs' other ids are not read.
+func TestPackedColStarts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, d := range []int{3, 255, 300, 65535, 70000} {
+		for trial := range 200 {
+			n := 1 + rng.IntN(300)
+			ids := make([]int32, n)
+			want := make([]int32, n)
+			var starts []int32
+			for i := 0; i < n; {
+				run := 1 + rng.IntN(20)
+				v := int32(rng.IntN(d + 1))
+				starts = append(starts, int32(i))
+				for j := i; j < min(i+run, n); j++ {
+					want[j] = v
+					ids[j] = -1 // not to be read
+				}
+				ids[i] = v
+				i += run
+			}
+			var p packedCol
+			p.pack(ids, d, starts)
+			for i := range n {
+				var got int32
+				switch p.w {
+				case 1:
+					got = int32(p.b[i])
+				case 2:
+					got = int32(viewAs[uint16](p.b, n)[i])
+				default:
+					got = int32(viewAs[uint32](p.b, n)[i])
+				}
+				if got != want[i] {
+					t.Fatalf("d %d trial %d: row %d is %d, want %d", d, trial, i, got, want[i])
+				}
+			}
+		}
+	}
+}
