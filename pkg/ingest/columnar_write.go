@@ -534,6 +534,23 @@ func (fb *fragBuilder) csvRow(l *lazyRow, row int) (extra, meta []byte, ok bool)
 	return line[c1+1 : c2], line[c2+1:], true
 }
 
+// repeatRow appends the row-major tag ids of row, a CSV record of l, when
+// its tail is the row before's (csvRow took that one: the same record
+// number of the same lazyRow, in this fragment, with the same mapping),
+// and reports whether it did; its extra_tags and metadata are then the row
+// before's too.
+func (fb *fragBuilder) repeatRow(l *lazyRow, row int) bool {
+	f := fb.f
+	w := f.rowW
+	if row == 0 || w <= 0 || fb.lastRow != l || fb.lastRowN != l.row || len(fb.lastSpan) == 0 ||
+		f.rowMapGen != fb.mapGen || len(f.rowIDs) != row*w || len(f.rowRep) != row || len(f.extra) != row || len(f.meta) != row {
+		return false
+	}
+	f.rowIDs = append(f.rowIDs, f.rowIDs[(row-1)*w:]...)
+	f.rowRep = append(f.rowRep, true)
+	return true
+}
+
 // tailIDs are the ids of the tag fields of a CSV record, by its lazyRow
 // and the row number the lazyRow keeps its tail under (records kept under
 // one number have the same tail: lazyRow.sameTail compared them), for the
@@ -619,6 +636,11 @@ func (fb *fragBuilder) add(s *Sample) {
 			}
 		}
 		if l := t.lazy; l != nil && l.fields == nil {
+			if fb.repeatRow(l, row) {
+				f.extra = append(f.extra, f.extra[row-1])
+				f.meta = append(f.meta, f.meta[row-1])
+				return
+			}
 			if extra, meta, ok := fb.csvRow(l, row); ok {
 				f.extra = append(f.extra, fb.rawExtra(extra))
 				f.meta = append(f.meta, fb.rawMeta(meta))
