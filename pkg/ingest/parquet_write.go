@@ -374,6 +374,15 @@ func levels8(ids, masks, idx []uint8) (k, i int) {
 			binary.LittleEndian.PutUint64(idx[k:], x-lsb)
 			k += 8
 		default:
+			// One run of nonzero ids (mostly: nulls come in runs) is one
+			// store of the word shifted down (idx[k+8] is at most
+			// ids[i+8]'s place: there is room), else one at a time.
+			lo := bits.TrailingZeros8(m)
+			if r := m >> lo; r&(r+1) == 0 {
+				binary.LittleEndian.PutUint64(idx[k:], (x-ones)>>(8*lo))
+				k += bits.OnesCount8(m)
+				continue
+			}
 			for ; m != 0; m &= m - 1 {
 				idx[k] = byte(x>>(8*bits.TrailingZeros8(m))) - 1
 				k++
