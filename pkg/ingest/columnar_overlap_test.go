@@ -61,7 +61,7 @@ func TestPackedCol(t *testing.T) {
 	}{{0, 1}, {255, 1}, {256, 2}, {65535, 2}, {65536, 4}, {1 << 20, 4}} {
 		ids := []int32{0, int32(tc.d), int32(tc.d / 2), 0, 1 % int32(tc.d+1), int32(tc.d / 3), int32(tc.d * 2 / 3), int32(tc.d), int32(tc.d / 5), 0, int32(tc.d)}
 		var p packedCol
-		p.pack(ids, tc.d)
+		p.pack(ids, tc.d, nil)
 		var got []int32
 		for i := range ids {
 			switch p.w {

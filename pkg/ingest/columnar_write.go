@@ -22,7 +22,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/schema"
 	flatbuffers "github.com/google/flatbuffers/go"
@@ -234,7 +233,10 @@ type fragment struct {
 	rowSlots []int32
 	rowIDs   []int32
 	rowRep   []bool // per row of rowIDs: its ids are the row before's
-	res      resolution
+	// rowMapGen is the builder's mapGen when rowSlots were last found
+	// to be its mapping.
+	rowMapGen uint32
+	res       resolution
 }
 
 var fragPool = sync.Pool{New: func() any { return &fragment{} }}
@@ -283,6 +285,11 @@ type fragBuilder struct {
 	// tag fields.
 	lastRow  *lazyRow
 	lastRowN uint64
+	// mapGen counts the changes of mapping; tails are the tag ids of the
+	// last few CSV tails parsed (tailNext is the one to replace next).
+	mapGen   uint32
+	tails    [8]tailIDs
+	tailNext int
 }
 
 // rawID is a recent value of a slot, as bytes (the table's string), and
@@ -444,9 +451,13 @@ func (fb *fragBuilder) csvRow(l *lazyRow, row int) (extra, meta []byte, ok bool)
 	if f.rowW == 0 {
 		f.rowW = w
 		f.rowSlots = append(f.rowSlots[:0], fb.mapping...)
-	} else if !int32sEqual(f.rowSlots, fb.mapping) {
-		fb.toColumns()
-		return nil, nil, false
+		f.rowMapGen = fb.mapGen
+	} else if f.rowMapGen != fb.mapGen {
+		if !int32sEqual(f.rowSlots, fb.mapping) {
+			fb.toColumns()
+			return nil, nil, false
+		}
+		f.rowMapGen = fb.mapGen
 	}
 	line, pos := l.line, 0
 	if len(l.starts) >= 4 {
@@ -479,7 +490,21 @@ func (fb *fragBuilder) csvRow(l *lazyRow, row int) (extra, meta []byte, ok bool)
 	base := len(f.rowIDs)
 	f.rowIDs = slices.Grow(f.rowIDs, w)[:base+w]
 	ids := f.rowIDs[base:]
-	if row > 0 && len(fb.lastSpan) > 0 && base >= w && (fb.lastRow == l && fb.lastRowN == l.row || string(span) == string(fb.lastSpan)) {
+	same := row > 0 && len(fb.lastSpan) > 0 && base >= w
+	if same && fb.lastRow == l && fb.lastRowN == l.row {
+		copy(ids, f.rowIDs[base-w:base])
+		f.rowRep = append(f.rowRep, true)
+	} else if t := fb.tailHit(l); t != nil {
+		// A tail met a few records ago (a k6 iteration's tag sets come
+		// back in turn).
+		fb.lastRow, fb.lastRowN = l, l.row
+		copy(ids, t.ids)
+		f.rowRep = append(f.rowRep, false)
+		fb.lastSpan = append(fb.lastSpan[:0], span...)
+		if len(fb.lastSpan) == 0 {
+			fb.lastSpan = append(fb.lastSpan, 0)
+		}
+	} else if same && string(span) == string(fb.lastSpan) {
 		copy(ids, f.rowIDs[base-w:base])
 		f.rowRep = append(f.rowRep, true)
 		fb.lastRow, fb.lastRowN = l, l.row
@@ -502,8 +527,51 @@ func (fb *fragBuilder) csvRow(l *lazyRow, row int) (extra, meta []byte, ok bool)
 		if len(fb.lastSpan) == 0 {
 			fb.lastSpan = append(fb.lastSpan, 0) // no tag field: nothing to compare
 		}
+		t := &fb.tails[fb.tailNext]
+		fb.tailNext = (fb.tailNext + 1) % len(fb.tails)
+		*t = tailIDs{l: l, row: l.row, gen: fb.tab.gen, mapGen: fb.mapGen, ids: append(t.ids[:0], ids...)}
 	}
 	return line[c1+1 : c2], line[c2+1:], true
+}
+
+// repeatRow appends the row-major tag ids of row, a CSV record of l, when
+// its tail is the row before's (csvRow took that one: the same record
+// number of the same lazyRow, in this fragment, with the same mapping),
+// and reports whether it did; its extra_tags and metadata are then the row
+// before's too.
+func (fb *fragBuilder) repeatRow(l *lazyRow, row int) bool {
+	f := fb.f
+	w := f.rowW
+	if row == 0 || w <= 0 || fb.lastRow != l || fb.lastRowN != l.row || len(fb.lastSpan) == 0 ||
+		f.rowMapGen != fb.mapGen || len(f.rowIDs) != row*w || len(f.rowRep) != row || len(f.extra) != row || len(f.meta) != row {
+		return false
+	}
+	f.rowIDs = append(f.rowIDs, f.rowIDs[(row-1)*w:]...)
+	f.rowRep = append(f.rowRep, true)
+	return true
+}
+
+// tailIDs are the ids of the tag fields of a CSV record, by its lazyRow
+// and the row number the lazyRow keeps its tail under (records kept under
+// one number have the same tail: lazyRow.sameTail compared them), for the
+// builder's table generation and mapping.
+type tailIDs struct {
+	l      *lazyRow
+	row    uint64
+	gen    uint32
+	mapGen uint32
+	ids    []int32
+}
+
+// tailHit returns the ids of the current record of l when a recent record
+// had its tail, or nil.
+func (fb *fragBuilder) tailHit(l *lazyRow) *tailIDs {
+	for i := range fb.tails {
+		if t := &fb.tails[i]; t.l == l && t.row == l.row && t.gen == fb.tab.gen && t.mapGen == fb.mapGen {
+			return t
+		}
+	}
+	return nil
 }
 
 // int32sEqual is slices.Equal for int32s, as one comparison of their
@@ -562,11 +630,17 @@ func (fb *fragBuilder) add(s *Sample) {
 		if len(keys) != len(fb.lastKeys) || len(keys) > 0 && &keys[0] != &fb.lastKeys[0] {
 			fb.lastKeys = keys
 			fb.mapping = fb.mapping[:0]
+			fb.mapGen++
 			for _, k := range keys {
 				fb.mapping = append(fb.mapping, fb.slot(k, false))
 			}
 		}
 		if l := t.lazy; l != nil && l.fields == nil {
+			if fb.repeatRow(l, row) {
+				f.extra = append(f.extra, f.extra[row-1])
+				f.meta = append(f.meta, f.meta[row-1])
+				return
+			}
 			if extra, meta, ok := fb.csvRow(l, row); ok {
 				f.extra = append(f.extra, fb.rawExtra(extra))
 				f.meta = append(f.meta, fb.rawMeta(meta))
@@ -696,6 +770,7 @@ type columnarWriter struct {
 	// in packed (the ids columns stay with the batch being filled).
 	spare   *batch
 	packed  []packedCol
+	starts  []int32 // flush's rows that start runs of repeated tags
 	writing bool
 	written chan error
 	scratch []colScratch // per string column, for the batch being written
@@ -705,11 +780,9 @@ type columnarWriter struct {
 	rowsSent int64     // rows of the batches before the one being filled
 	builders int       // fragment builders made so far (their ids)
 	rowDst   [][]int32 // rowFill's destination columns, reused
-	defBufs  [][]int16 // flushParquet's definition levels, per worker
-	metaVals []parquet.ByteArray
 
-	pw *file.Writer // Parquet
-	ar *arrowOut    // Arrow
+	pw *pwFile   // Parquet
+	ar *arrowOut // Arrow
 }
 
 // batch is the rows of one record batch (row group). String columns:
@@ -726,6 +799,10 @@ type batch struct {
 	// metadata, in row order.
 	metaRows []int32
 	metaStrs []string
+	// rep is set, in a Parquet batch, for the rows whose tag columns have
+	// the ids of the row before, which rowFill leaves 0 there (pack puts
+	// them in).
+	rep []bool
 }
 
 // packedCol is a string column of the row group being written: its ids
@@ -742,7 +819,9 @@ type packedCol struct {
 }
 
 // pack packs ids, of a column whose dictionary has d strings, into p.
-func (p *packedCol) pack(ids []int32, d int) {
+// With starts (ascending rows, the first 0), a row takes the id of the
+// last of starts at or before it (the other ids are not read).
+func (p *packedCol) pack(ids []int32, d int, starts []int32) {
 	p.w = 4
 	if d < 1<<8 {
 		p.w = 1
@@ -750,19 +829,65 @@ func (p *packedCol) pack(ids []int32, d int) {
 		p.w = 2
 	}
 	n := len(ids)
-	if cap(p.b) < p.w*n {
+	if cap(p.b) < p.w*n+8 {
 		// A capacity of whole words: the allocation is 8-byte aligned,
-		// as views of any width want.
-		p.b = make([]byte, p.w*n, (p.w*n+7)&^7)
+		// as views of any width want; and a word to spare (fillRuns8).
+		p.b = make([]byte, p.w*n, (p.w*n+15)&^7)
 	}
 	p.b = p.b[:p.w*n]
-	switch p.w {
-	case 1:
+	switch {
+	case starts != nil && p.w == 1:
+		fillRuns8(p.b[:cap(p.b)], ids, starts)
+	case starts != nil && p.w == 2:
+		fillRuns(viewAs[uint16](p.b, n), ids, starts)
+	case starts != nil:
+		fillRuns(viewAs[uint32](p.b, n), ids, starts)
+	case p.w == 1:
 		narrow(p.b, ids)
-	case 2:
+	case p.w == 2:
 		narrow(viewAs[uint16](p.b, n), ids)
 	default:
 		narrow(viewAs[uint32](p.b, n), ids)
+	}
+}
+
+// fillRuns sets dst[s:e], for each s of starts and e the next one (the
+// last: len(ids)), to ids[s].
+func fillRuns[T uint16 | uint32](dst []T, ids []int32, starts []int32) {
+	dst = dst[:len(ids)]
+	for k, s := range starts {
+		e := len(ids)
+		if k+1 < len(starts) {
+			e = int(starts[k+1])
+		}
+		run, v := dst[s:e], T(ids[s])
+		for i := range run {
+			run[i] = v
+		}
+	}
+}
+
+// fillRuns8 is fillRuns for bytes, eight at a time: dst has a word to
+// spare past len(ids), and each run's last word may spill into the next
+// run, which is filled after it.
+func fillRuns8(dst []byte, ids []int32, starts []int32) {
+	const lsb = 0x0101010101010101
+	n := len(ids)
+	if len(starts) == 0 || int(starts[0]) < 0 || int(starts[len(starts)-1]) >= n || len(dst) < n+8 {
+		return // not as the callers make them
+	}
+	p := unsafe.Pointer(unsafe.SliceData(dst))
+	last := len(starts) - 1
+	for k := range last {
+		s, e := starts[k], starts[k+1] // ascending: within [0, n)
+		x := uint64(uint8(ids[s])) * lsb
+		for i := s; i < e; i += 8 {
+			*(*uint64)(unsafe.Add(p, i)) = x // (unaligned stores are fine on amd64 and arm64)
+		}
+	}
+	x := uint64(uint8(ids[starts[last]])) * lsb
+	for i := int(starts[last]); i < n; i += 8 {
+		*(*uint64)(unsafe.Add(p, i)) = x
 	}
 }
 
@@ -1191,6 +1316,10 @@ func (cw *columnarWriter) putRows(f *fragment, at, k int) error {
 		clear(col[start:])
 		cw.ids[c] = col
 	}
+	if cw.opts.Format != FormatArrow {
+		cw.rep = slices.Grow(cw.rep, k)[:start+k]
+		clear(cw.rep[start:])
+	}
 	rm := cw.remap(f)
 	fill := func(c int, src []int32) {
 		dst := cw.ids[c][start : start+k]
@@ -1271,13 +1400,18 @@ func (cw *columnarWriter) rowFill(rm []remapCol, f *fragment, rowCols []int, at,
 				dsts[j][i] = cw.mapID(rm, c, f, id)
 			}
 		}
-		// Rows i+1 to e-1 repeat row i: each column's run is filled in
-		// one go.
+		// Rows i+1 to e-1 repeat row i: in a Parquet batch they are
+		// marked (pack fills them in); otherwise each column's run is
+		// filled in one go.
 		e := i + 1
 		for e < k && rep[e] {
 			e++
 		}
-		if e > i+1 {
+		if e > i+1 && cw.rep != nil {
+			for r := i + 1; r < e; r++ {
+				cw.rep[start+r] = true
+			}
+		} else if e > i+1 {
 			for _, dst := range dsts {
 				if dst != nil {
 					v, run := dst[i], dst[i+1:e]
@@ -1319,8 +1453,23 @@ func (cw *columnarWriter) flush() error {
 	}
 	b := cw.spare
 	*b, cw.batch = cw.batch, *b
+	// The rows that do not repeat the row before's tags start the runs
+	// the tag columns are filled in with.
+	starts := cw.starts[:0]
+	if len(b.rep) == b.n && slices.Contains(b.rep, true) {
+		for i, r := range b.rep {
+			if !r {
+				starts = append(starts, int32(i))
+			}
+		}
+	}
+	cw.starts = starts
 	for c, ids := range b.ids {
-		cw.packed[c].pack(ids, len(b.dicts[c].strs))
+		var st []int32
+		if c >= colTags && len(starts) > 0 {
+			st = starts
+		}
+		cw.packed[c].pack(ids, len(b.dicts[c].strs), st)
 	}
 	cw.ids, b.ids = b.ids, nil
 	cw.writing = true
@@ -1339,6 +1488,7 @@ func (b *batch) reset() {
 	b.times, b.values = b.times[:0], b.values[:0]
 	clear(b.metaStrs)
 	b.metaRows, b.metaStrs = b.metaRows[:0], b.metaStrs[:0]
+	b.rep = b.rep[:0]
 	for c := range b.ids {
 		b.ids[c] = b.ids[c][:0]
 	}
@@ -1379,10 +1529,7 @@ func (cw *columnarWriter) close(resNS int64) error {
 	}
 	res := strconv.FormatInt(resNS, 10)
 	if cw.pw != nil {
-		if err := cw.pw.AppendKeyValueMetadata(metaResolution, res); err != nil {
-			return fmt.Errorf("parquet metadata: %w", err)
-		}
-		if err := cw.pw.Close(); err != nil {
+		if err := cw.pw.finish(cw.out, metaResolution, res); err != nil {
 			return fmt.Errorf("parquet footer: %w", err)
 		}
 		return nil
@@ -1392,36 +1539,26 @@ func (cw *columnarWriter) close(resNS int64) error {
 
 // ---- Parquet --------------------------------------------------------------
 
-// setupParquet opens the Parquet writer: the schema Arrow's Parquet writer
+// setupParquet starts the Parquet file: the schema Arrow's Parquet writer
 // makes of cw.schema (strings with the String logical type, the timestamp
 // as INT64 Timestamp(isAdjustedToUTC, unit), seconds as milliseconds) and
 // the Arrow schema itself in the ARROW:schema metadata, so that Arrow
 // readers (pyarrow, pandas) see the dictionary columns and the seconds.
-// String columns are dictionary-encoded from the batch's own dictionaries,
-// without statistics (metadata, nearly always distinct, is plain, with
-// them); pages are 64 KiB, so that a reader holds little per column.
+// The pages are encoded by parquet_write.go's functions: string columns
+// dictionary-encoded from the batch's own dictionaries (metadata, nearly
+// always null, plain), with their null counts as statistics.
 func (cw *columnarWriter) setupParquet() error {
-	opts := []parquet.WriterProperty{
+	props := parquet.NewWriterProperties(
 		// Snappy, as pyarrow and pandas write by default: on the 3M-row
 		// bench file it decodes several times faster than zstd at level 1
 		// (knee reads it in ~5 % fewer instructions), and convert is no
-		// slower, for a file ~22 % larger (15.5 MB against 12.7 MB).
+		// slower, for a file ~22 % larger (15.5 MB against 12.7 MB). The
+		// pages are compressed by pwChunk.page with s2's snappy encoder
+		// (its fast one: 16.1 MB); this names the codec in the metadata.
 		parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithDictionaryDefault(false),
-		parquet.WithDataPageSize(64 << 10),
-		// A row group's dictionary indices are written in one call
-		// (see pageBatch).
-		parquet.WithBatchSize(int64(max(cw.opts.BatchRows, 1))),
-		parquet.WithMaxRowGroupLength(int64(max(cw.opts.BatchRows, 1<<16))),
 		parquet.WithAllocator(cw.mem),
-	}
-	for _, k := range append(slices.Clone(cw.tagCols), ColMetric, ColExtra, ColSource) {
-		// Dictionary columns are written as indices (WriteDictIndices),
-		// which keeps no statistics: the file says none rather than wrong
-		// ones (a null count of 0 made DuckDB's count(url) count nulls).
-		opts = append(opts, parquet.WithDictionaryFor(k, true), parquet.WithStatsFor(k, false))
-	}
-	props := parquet.NewWriterProperties(opts...)
+	)
 	var tsUnit schema.TimeUnitType
 	switch cw.unit {
 	case arrow.Second:
@@ -1477,104 +1614,63 @@ func (cw *columnarWriter) setupParquet() error {
 	kv := metadata.KeyValueMetadata{}
 	kv.Append(metaKind, metaKindValue)
 	kv.Append(arrowSchemaKey, base64.StdEncoding.EncodeToString(buf.Bytes()))
-	// file.Writer closes a writer that is an io.Closer; the caller owns w.
-	pw, err := file.NewParquetWriterWithError(struct{ io.Writer }{cw.out}, root, file.WithWriterProps(props), file.WithWriteMetadata(kv))
-	if err != nil {
+	sch := schema.NewSchema(root)
+	if _, err := cw.out.Write([]byte("PAR1")); err != nil {
 		return fmt.Errorf("parquet writer: %w", err)
 	}
-	cw.pw = pw
+	cw.pw = &pwFile{sch: sch, fmb: metadata.NewFileMetadataBuilder(sch, props, kv), chunks: make([]pwChunk, sch.NumColumns())}
 	return nil
 }
-
-// pageBatch is the number of rows of a plain (non-dictionary) column
-// written per call: the writer checks the page size after each call, so
-// this is the granularity of its pages' ends (arrow-go's default batch).
-// Dictionary indices go in one call per row group: the writer sizes a
-// dictionary page by the raw values it was given, and indices written
-// with WriteDictIndices give it none, so a column chunk's indices are one
-// page either way (checked: the files are byte-identical).
-const pageBatch = 1024
 
 // arrowSchemaKey is the Parquet metadata key of the Arrow schema.
 const arrowSchemaKey = "ARROW:schema"
 
 // flushParquet writes the batch as one row group: the columns are encoded
-// and compressed in parallel into the row group's buffers (each column has
-// its own), then written out in order.
+// and compressed in parallel, each into its own buffer, then written out
+// in order.
 func (cw *columnarWriter) flushParquet(b *batch) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("parquet writer: %v", r)
 		}
 	}()
-	rgw, err := cw.pw.AppendBufferedRowGroupChecked()
-	if err != nil {
-		return err
-	}
-	ncols := 3 + len(cw.tagCols) + 3
-	write := func(i int, defs []int16) error {
-		col, err := rgw.Column(i)
-		if err != nil {
-			return err
+	pf := cw.pw
+	t := len(cw.tagCols)
+	ncols := len(pf.chunks)
+	encode := func(i int) error {
+		c := &pf.chunks[i]
+		switch {
+		case i == 1:
+			return pwPlainChunk(c, b.times)
+		case i == 2:
+			return pwPlainChunk(c, b.values)
+		case i == 4+t:
+			return pwMetaChunk(c, b.n, b.metaRows, b.metaStrs)
 		}
-		t := len(cw.tagCols)
+		col, optional := colSource, true
 		switch {
 		case i == 0:
-			return cw.writeDict(b, col, colMetric, false, defs)
-		case i == 1:
-			for p := 0; p < len(b.times); p += pageBatch {
-				if _, err := col.(*file.Int64ColumnChunkWriter).WriteBatch(b.times[p:min(p+pageBatch, len(b.times))], nil, nil); err != nil {
-					return fmt.Errorf("column %s: %w", ColTime, err)
-				}
-			}
-		case i == 2:
-			for p := 0; p < len(b.values); p += pageBatch {
-				if _, err := col.(*file.Float64ColumnChunkWriter).WriteBatch(b.values[p:min(p+pageBatch, len(b.values))], nil, nil); err != nil {
-					return fmt.Errorf("column %s: %w", ColValue, err)
-				}
-			}
+			col, optional = colMetric, false
 		case i < 3+t:
-			return cw.writeDict(b, col, cw.tagPos[i-3], true, defs)
+			col = cw.tagPos[i-3]
 		case i == 3+t:
-			return cw.writeDict(b, col, colExtra, true, defs)
-		case i == 4+t:
-			vals := cw.metaVals[:0]
-			defs = defs[:b.n]
-			clear(defs)
-			for k, r := range b.metaRows {
-				m := b.metaStrs[k]
-				defs[r] = 1
-				vals = append(vals, parquet.ByteArray(unsafe.Slice(unsafe.StringData(m), len(m))))
-			}
-			var err error
-			for p, v := 0, 0; p < len(defs) && err == nil; p += pageBatch {
-				d := defs[p:min(p+pageBatch, len(defs))]
-				var nv int64
-				nv, err = col.(*file.ByteArrayColumnChunkWriter).WriteBatch(vals[v:], d, nil)
-				v += int(nv)
-			}
-			clear(vals)
-			cw.metaVals = vals[:0]
-			if err != nil {
-				return fmt.Errorf("column %s: %w", ColMetadata, err)
-			}
-		default:
-			return cw.writeDict(b, col, colSource, true, defs)
+			col = colExtra
 		}
-		return nil
+		name := pf.sch.Column(i).Name()
+		dict := b.dicts[col].strs
+		switch p := &cw.packed[col]; p.w {
+		case 1:
+			return pwDictChunk(c, dict, p.b[:b.n], optional, b.first, name)
+		case 2:
+			return pwDictChunk(c, dict, viewAs[uint16](p.b, b.n), optional, b.first, name)
+		default:
+			return pwDictChunk(c, dict, viewAs[uint32](p.b, b.n), optional, b.first, name)
+		}
 	}
 	errs := make([]error, ncols)
 	var next atomic.Int32
 	var wg sync.WaitGroup
-	workers := min(ncols, max(1, runtime.GOMAXPROCS(0)))
-	for len(cw.defBufs) < workers {
-		cw.defBufs = append(cw.defBufs, nil)
-	}
-	for wk := range workers {
-		if cap(cw.defBufs[wk]) < b.n {
-			cw.defBufs[wk] = make([]int16, b.n)
-		}
-		defs := cw.defBufs[wk][:b.n]
+	for range min(ncols, max(1, runtime.GOMAXPROCS(0))) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -1588,7 +1684,7 @@ func (cw *columnarWriter) flushParquet(b *batch) (err error) {
 				if i >= ncols {
 					return
 				}
-				errs[i] = write(i, defs)
+				errs[i] = encode(i)
 			}
 		}()
 	}
@@ -1596,50 +1692,7 @@ func (cw *columnarWriter) flushParquet(b *batch) (err error) {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	return rgw.Close()
-}
-
-// writeDict writes string column c of the batch as dictionary indices with
-// the batch's dictionary of the column.
-func (cw *columnarWriter) writeDict(b *batch, col file.ColumnChunkWriter, c int, optional bool, defs []int16) error {
-	name := col.Descr().Name()
-	bw, ok := col.(*file.ByteArrayColumnChunkWriter)
-	if !ok {
-		return fmt.Errorf("column %s is not a byte array column", name)
-	}
-	enc, ok := any(bw.CurrentEncoder()).(interface{ PutDictionary(arrow.Array) error })
-	if !ok {
-		return fmt.Errorf("column %s: no dictionary encoder", name)
-	}
-	db := array.NewStringBuilder(cw.mem)
-	db.AppendValues(b.dicts[c].strs, nil)
-	dict := db.NewArray()
-	db.Release()
-	defer dict.Release()
-	if err := enc.PutDictionary(dict); err != nil {
-		return fmt.Errorf("column %s: %w", name, err)
-	}
-	var (
-		idx arrow.Array
-		err error
-		sc  = &cw.scratch[c]
-	)
-	switch p := &cw.packed[c]; p.w {
-	case 1:
-		idx, defs, err = indices(sc, p.b[:b.n], arrow.PrimitiveTypes.Uint8, b.first, optional, name, defs)
-	case 2:
-		idx, defs, err = indices(sc, viewAs[uint16](p.b, b.n), arrow.PrimitiveTypes.Uint16, b.first, optional, name, defs)
-	default:
-		idx, defs, err = indices(sc, viewAs[uint32](p.b, b.n), arrow.PrimitiveTypes.Uint32, b.first, optional, name, defs)
-	}
-	if err != nil {
-		return err
-	}
-	defer idx.Release()
-	if err := bw.WriteDictIndices(idx, defs, nil); err != nil {
-		return fmt.Errorf("column %s: %w", name, err)
-	}
-	return nil
+	return pf.rowGroup(cw.out, b.n)
 }
 
 // colScratch is one string column's validity bitmap, reused.
