@@ -63,11 +63,40 @@ type colTags struct {
 	nums  [4]int
 	nName int
 	s     ingest.Sample // TimeNS and Value for totals.span
+	// ready[k] is 1 when every tag column colKind k reads (url aside)
+	// is one, 2 when one is not, 0 until asked.
+	ready [colIteration + 1]uint8
 }
 
 // reset starts the view of batch b.
 func (c *colTags) reset(b *ingest.Batch) {
 	c.b, c.got, c.isCol, c.okKnown, c.nName = b, 0, 0, false, 0
+	c.ready = [colIteration + 1]uint8{}
+}
+
+// colTagsOf are the tag columns colKind k reads (url only for a row with
+// no name, asked then).
+var colTagsOf = [colIteration + 1]uint8{
+	colRequest:   1<<tagStatus | 1<<tagExpected | 1<<tagName | 1<<tagScenario,
+	colLatency:   1<<tagStatus | 1<<tagExpected | 1<<tagName,
+	colCheck:     1 << tagCheck,
+	colIteration: 1 << tagScenario,
+}
+
+// prepare fetches the tag columns of colKind k and reports whether all
+// are tag columns of the file.
+func (c *colTags) prepare(k colKind) bool {
+	if c.ready[k] == 0 {
+		c.ready[k] = 1
+		for j := range nColTags {
+			if colTagsOf[k]&(1<<j) != 0 {
+				if _, ok := c.column(j); !ok {
+					c.ready[k] = 2
+				}
+			}
+		}
+	}
+	return c.ready[k] == 1
 }
 
 // column returns tag column k's ids, and false when the key is not a tag
@@ -112,38 +141,31 @@ func (a *Accumulator) colOf(k metricKind, series bool) colKind {
 
 // success reports whether classifyHTTP says Success for row i without
 // reading error_code (expected_response "true", or none and a status of
-// 1–399); known is false when a key is not a tag column.
-func (c *colTags) success(i int) (ok, known bool) {
-	st, ok1 := c.column(tagStatus)
-	ex, ok2 := c.column(tagExpected)
-	if !ok1 || !ok2 {
-		return false, false
+// 1–399). The status and expected_response columns must be fetched.
+func (c *colTags) success(i int) bool {
+	s, e := c.ids[tagStatus][i], c.ids[tagExpected][i]
+	if c.okKnown && s == c.okStatus && e == c.okExpected {
+		return c.ok
 	}
-	s, e := st[i], ex[i]
-	if !c.okKnown || s != c.okStatus || e != c.okExpected {
-		names := c.b.Names
-		c.okStatus, c.okExpected, c.okKnown = s, e, true
-		switch {
-		case e != 0:
-			c.ok = names[e] == "true"
-		case s != 0:
-			n, err := strconv.Atoi(names[s])
-			c.ok = err == nil && n > 0 && n < 400
-		default:
-			c.ok = false
-		}
+	names := c.b.Names
+	c.okStatus, c.okExpected, c.okKnown = s, e, true
+	switch {
+	case e != 0:
+		c.ok = names[e] == "true"
+	case s != 0:
+		n, err := strconv.Atoi(names[s])
+		c.ok = err == nil && n > 0 && n < 400
+	default:
+		c.ok = false
 	}
-	return c.ok, true
+	return c.ok
 }
 
 // requestName is requestName of row i: its name, else its url; known is
-// false when that key is not a tag column.
+// false when the url is needed and not a tag column. The name column
+// must be fetched.
 func (c *colTags) requestName(i int) (id int32, known bool) {
-	ns, ok := c.column(tagName)
-	if !ok {
-		return 0, false
-	}
-	if id = ns[i]; id != 0 {
+	if id = c.ids[tagName][i]; id != 0 {
 		return id, true
 	}
 	us, ok := c.column(tagURL)
@@ -180,38 +202,20 @@ func (a *Accumulator) nameNumber(c *colTags, id int32) int {
 // whether it did; false leaves the row, untouched, to Add.
 func (a *Accumulator) addCol(b *ingest.Batch, i int, m *batchMemo) bool {
 	c := &a.col
+	if m.col == colNone || !c.prepare(m.col) {
+		return false
+	}
 	ns, v := b.TimesNS[i], b.Values[i]
 	t := &a.tot
-	var name, scen int32
-	switch m.col {
-	case colRequest, colLatency:
-		ok, known := c.success(i)
-		if !ok || !known {
+	var name int32
+	if m.col <= colLatency {
+		if !c.success(i) {
 			return false
 		}
-		var nok bool
-		if name, nok = c.requestName(i); !nok {
+		var ok bool
+		if name, ok = c.requestName(i); !ok {
 			return false
 		}
-		if m.col == colRequest {
-			sc, sok := c.column(tagScenario)
-			if !sok {
-				return false
-			}
-			scen = sc[i]
-		}
-	case colCheck:
-		if _, ok := c.column(tagCheck); !ok {
-			return false
-		}
-	case colIteration:
-		sc, ok := c.column(tagScenario)
-		if !ok {
-			return false
-		}
-		scen = sc[i]
-	default:
-		return false
 	}
 	// Add's opening: the row's time, the metric's count and series.
 	t.rows++
@@ -235,7 +239,7 @@ func (a *Accumulator) addCol(b *ingest.Batch, i int, m *batchMemo) bool {
 		r := &sc.req[pi]
 		n := count(v)
 		r.n += n
-		if s := names[scen]; s != "" {
+		if s := names[c.ids[tagScenario][i]]; s != "" {
 			t.addScenario(s, ns)
 		}
 		st := names[c.ids[tagStatus][i]]
@@ -287,7 +291,7 @@ func (a *Accumulator) addCol(b *ingest.Batch, i int, m *batchMemo) bool {
 		}
 	case colIteration:
 		sc.iterations += count(v)
-		if s := names[scen]; s != "" {
+		if s := names[c.ids[tagScenario][i]]; s != "" {
 			t.addScenario(s, ns)
 		}
 	}
