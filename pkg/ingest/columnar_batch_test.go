@@ -66,3 +66,48 @@ func TestBatchTagIDs(t *testing.T) {
 		t.Fatalf("%d rows in %d batches", rows, batches)
 	}
 }
+
+// TestBatchSources: a batch's rows keep their own source_file when the
+// batch mixes sources, even when only one row differs: at an odd index
+// inside the batch (batches of 1,001 rows: a.csv's 501, b.csv's 1, a.csv's
+// 499), or last of an odd number (a.csv's 1,000, then c.csv's 1); the
+// Source of each row is the one its name tag records.
+func TestBatchSources(t *testing.T) {
+	var rs []Reader
+	for _, f := range []struct {
+		file string
+		n    int
+	}{{"a.csv", 501}, {"b.csv", 1}, {"a.csv", 1499}, {"c.csv", 1}, {"c.csv", 1000}, {"d.csv", 2002}} {
+		n := f.n
+		var src strings.Builder
+		src.WriteString("metric_name,timestamp,metric_value,name\n")
+		file := f.file
+		for i := range n {
+			fmt.Fprintf(&src, "vus,%d,1,%s\n", 1796004429+i/100, file)
+		}
+		r, err := NewCSVReader(strings.NewReader(src.String()), file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs = append(rs, r)
+	}
+	var buf bytes.Buffer
+	if _, err := WriteColumnar(&buf, NewMultiReader(rs...), ColumnarOptions{BatchRows: 1001}); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := openColumnarBytes(t, "t.parquet", buf.Bytes())
+	defer c.Close()
+	rows := 0
+	err := c.DrainBatches([]func(*Sample){func(*Sample) { t.Error("a row outside a batch") }}, []func(*Batch){func(b *Batch) {
+		for i := range b.Len() {
+			s := b.Sample(i)
+			if want, _ := s.Tags.Get("name"); s.Source != want {
+				t.Fatalf("row %d of a batch of %d: source %q, want %q", i, b.Len(), s.Source, want)
+			}
+			rows++
+		}
+	}})
+	if err != nil || rows != 5004 {
+		t.Fatalf("%d rows, err %v", rows, err)
+	}
+}
