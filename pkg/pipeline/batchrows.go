@@ -7,8 +7,9 @@ import "github.com/ldanalyze/ldanalyze/pkg/ingest"
 // metric is asked once per batch (a batch's ids are few), and a row no
 // aggregator takes costs no Sample and no calls.
 type batchWants struct {
-	byID []uint8 // per metric id: wantsKnown | the aggregators' bits
-	ids  []int32 // the ids set in byID
+	small [256]uint8 // per metric id below 256: wantsKnown | the aggregators' bits
+	byID  []uint8    // likewise, by id, for larger ids
+	ids   []int32    // the ids set
 }
 
 // The bits of batchWants.byID: the aggregator takes every row of the
@@ -28,22 +29,35 @@ const (
 func (a *accs) rows(b *ingest.Batch) {
 	w := &a.wants
 	for _, id := range w.ids {
-		w.byID[id] = 0
+		if id < int32(len(w.small)) {
+			w.small[id] = 0
+		} else {
+			w.byID[id] = 0
+		}
 	}
 	w.ids = w.ids[:0]
 	values := b.Values[:len(b.MetricIDs)]
 	for i, id := range b.MetricIDs {
-		if int(id) >= len(w.byID) {
-			w.byID = append(w.byID, make([]uint8, int(id)+1-len(w.byID))...)
-		}
-		m := w.byID[id]
-		if m == 0 {
-			m = a.wantsOf(b.Names[id])
-			w.byID[id] = m
-			w.ids = append(w.ids, id)
+		var m uint8
+		if uint32(id) < uint32(len(w.small)) {
+			m = w.small[id]
+		} else {
+			m = w.large(id)
 		}
 		if m == wantsKnown {
 			continue
+		}
+		if m == 0 {
+			m = a.wantsOf(b.Names[id])
+			if id < int32(len(w.small)) {
+				w.small[id] = m
+			} else {
+				w.byID[id] = m
+			}
+			w.ids = append(w.ids, id)
+			if m == wantsKnown {
+				continue
+			}
 		}
 		nz := values[i] != 0
 		toOver := m&wantsOver != 0
@@ -63,6 +77,14 @@ func (a *accs) rows(b *ingest.Batch) {
 			a.ep.Add(s)
 		}
 	}
+}
+
+// large is the bits of metric id (≥ 256), 0 until set.
+func (w *batchWants) large(id int32) uint8 {
+	if int(id) >= len(w.byID) {
+		w.byID = append(w.byID, make([]uint8, int(id)+1-len(w.byID))...)
+	}
+	return w.byID[id]
 }
 
 // wantsOf is the batchWants bits of metric.
