@@ -454,6 +454,27 @@ type unitResult struct {
 	err           error
 }
 
+// seeTimes is o.see of each time of times that differs from the one
+// before (the rows of a batch whose first is row start+1 of its unit),
+// with o.last kept in a register: a step back is a time more than
+// BackStepNS behind the one before, and o.last the last time seen.
+func seeTimes(o *timeOrder, times []int64, start int64) {
+	if len(times) == 0 {
+		return
+	}
+	if !o.set {
+		o.see(times[0], start+1)
+	}
+	last := o.last
+	for i, t := range times {
+		if t < last-BackStepNS {
+			o.add(TimeStep{Line: start + int64(i) + 1, FromNS: last, ToNS: t})
+		}
+		last = t
+	}
+	o.last = last
+}
+
 // allPlain reports whether rowCheck passes every row of b at a glance (no
 // null, a metric, a time in range, a finite value ≥ 0), in a branch-free
 // pass over each fixed column, so that the rows of such a batch skip
@@ -463,12 +484,11 @@ type unitResult struct {
 func (b *colBatch) allPlain() bool {
 	flags := orBytes(b.null) | orBytes(asBytes(b.bad))
 	minMetric := int32(1)
-	for _, m := range b.metric {
-		minMetric = min(minMetric, m)
-	}
 	var maxBits uint64
-	for _, v := range b.values {
-		maxBits = max(maxBits, math.Float64bits(v))
+	metric, values := b.metric[:b.n], b.values[:b.n]
+	for i, m := range metric {
+		minMetric = min(minMetric, m)
+		maxBits = max(maxBits, math.Float64bits(values[i]))
 	}
 	return flags == 0 && minMetric > 0 && maxBits < 0x7FF0000000000000
 }
@@ -650,9 +670,16 @@ func (b *colBatch) sources(name string) {
 		return
 	}
 	first := b.source[0]
-	diff := int32(0)
-	for _, id := range b.source {
-		diff |= id ^ first
+	// Two ids a word.
+	pair := uint64(uint32(first)) | uint64(uint32(first))<<32
+	var diff uint64
+	src := asBytes(b.source[:b.n])
+	for len(src) >= 8 {
+		diff |= binary.NativeEndian.Uint64(src) ^ pair
+		src = src[8:]
+	}
+	if len(src) > 0 {
+		diff |= uint64(uint32(b.source[b.n-1]) ^ uint32(first))
 	}
 	if diff != 0 {
 		return
@@ -731,12 +758,7 @@ func (c *ColumnarReader) drain(sinks []func(*Sample), bsinks []batchSink, rsinks
 					b.sources(c.name)
 					if rsink != nil && clean {
 						times := b.times[:b.n]
-						o := &res.times
-						for i, t := range times {
-							if !o.set || t != o.last {
-								o.see(t, b.start+int64(i)+1)
-							}
-						}
+						seeTimes(&res.times, times, b.start)
 						bt.MetricIDs, bt.TimesNS, bt.Values, bt.Names = b.metric[:b.n], times, b.values[:b.n], b.tab.strs
 						rsink(bt)
 						res.rows += int64(b.n)

@@ -630,6 +630,43 @@ func FuzzColumnar(f *testing.F) {
 				t.Fatalf("Next %d samples %d skipped, Drain %d samples %d skipped", len(next), nst.Skipped, len(drained), d.Stats().Skipped)
 			}
 		}
+		// DrainBatches, on one worker: the same samples, skips and steps
+		// back in time, and each tag column's TagIDs name the row's values.
+		e, err := OpenColumnar(p)
+		if err != nil {
+			t.Fatalf("third open: %v", err)
+		}
+		defer e.Close()
+		var batched []string
+		add := func(s *Sample) { batched = append(batched, fmt.Sprint(snapshot(s))) }
+		berr := e.DrainBatches([]func(*Sample){add}, []func(*Batch){func(b *Batch) {
+			for j, key := range e.TagColumns() {
+				ids, ok := b.TagIDs(key)
+				for i := range b.Len() {
+					s := b.Sample(i)
+					if ok && s.Tags.Value(j) != b.Names[ids[i]] {
+						t.Fatalf("row %d of a batch: TagIDs(%s) %q, Value %q", i, key, b.Names[ids[i]], s.Tags.Value(j))
+					}
+					if j == 0 {
+						add(s)
+					}
+				}
+			}
+			if len(e.TagColumns()) == 0 {
+				for i := range b.Len() {
+					add(b.Sample(i))
+				}
+			}
+		}})
+		if (nerr == nil) != (berr == nil) {
+			t.Fatalf("Next error %v, DrainBatches error %v", nerr, berr)
+		}
+		if nerr == nil {
+			slices.Sort(batched)
+			if est := e.Stats(); !slices.Equal(next, batched) || nst.Skipped != est.Skipped || nst.TimeSteps != est.TimeSteps {
+				t.Fatalf("Next %d samples %d skipped %d steps, DrainBatches %d samples %d skipped %d steps", len(next), nst.Skipped, nst.TimeSteps, len(batched), est.Skipped, est.TimeSteps)
+			}
+		}
 	})
 }
 

@@ -394,6 +394,7 @@ type accs struct {
 	// groups are by and ep closed: Run closes them beside the timeline,
 	// before the analyses.
 	groups *closedGroups
+	wants  batchWants // addBatch's
 }
 
 // closedGroups are the group aggregators of an accs (by, then the
@@ -444,25 +445,15 @@ func (a *accs) add(s *ingest.Sample) {
 }
 
 // addBatch is add of every row of b: the timeline takes the batch whole,
-// the other aggregators each row (add's three calls, written out in both:
-// add runs per row on the CSV path, where a shared helper is a call more).
+// the other aggregators the rows of the metrics they count (rows; add's
+// three calls are written out in both: add runs per row on the CSV path,
+// where a shared helper is a call more).
 func (a *accs) addBatch(b *ingest.Batch) {
 	a.tl.AddBatch(b)
 	if a.over == nil && a.by == nil && a.ep == nil {
 		return
 	}
-	for i := range b.Len() {
-		s := b.Sample(i)
-		if a.over != nil {
-			a.over.Add(s)
-		}
-		if a.by != nil {
-			a.by.Add(s)
-		}
-		if a.ep != nil {
-			a.ep.Add(s)
-		}
-	}
+	a.rows(b)
 }
 
 func (a *accs) merge(o *accs) {

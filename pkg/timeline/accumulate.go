@@ -81,6 +81,7 @@ type Accumulator struct {
 	// memo is AddBatch's, by metric id of the batch; memoIDs the ids set.
 	memo    []batchMemo
 	memoIDs []int32
+	col     colTags // AddBatch's view of a batch's tag columns
 }
 
 // New returns an empty Accumulator.

@@ -12,6 +12,10 @@ type batchMemo struct {
 	op     metricOp
 	counts *uint64 // the metric's count in totals.metrics
 	listed bool    // in Accumulator.memoIDs
+	// col, kind, series: for a memoSlow metric, how addCol adds its rows.
+	col    colKind
+	kind   metricKind
+	series bool
 }
 
 const (
@@ -51,6 +55,7 @@ func (a *Accumulator) AddBatch(b *ingest.Batch) {
 		a.memo[id] = batchMemo{}
 	}
 	a.memoIDs = a.memoIDs[:0]
+	a.col.reset(b)
 	t := &a.tot
 	times, values := b.TimesNS[:len(b.MetricIDs)], b.Values[:len(b.MetricIDs)]
 	for i, id := range b.MetricIDs {
@@ -62,7 +67,9 @@ func (a *Accumulator) AddBatch(b *ingest.Batch) {
 			a.learn(m, id, b.Names[id])
 		}
 		if m.state != memoFast {
-			a.Add(b.Sample(i))
+			if m.col == colNone || !a.addCol(b, i, m) {
+				a.Add(b.Sample(i))
+			}
 			continue
 		}
 		ns, v := times[i], values[i]
@@ -127,7 +134,8 @@ func (a *Accumulator) learn(m *batchMemo, id int32, name string) {
 	case slot.name == "" || !slot.kindSet:
 		// Add caches it.
 	case slot.series || !fastOp(slot.kind):
-		m.state = memoSlow
+		m.state, m.counts = memoSlow, slot.counts
+		m.col, m.kind, m.series = a.colOf(slot.kind, slot.series), slot.kind, slot.series
 	default:
 		m.state, m.op, m.counts = memoFast, slot.kind.op, slot.counts
 	}
