@@ -321,3 +321,62 @@ func TestSortedReplace(t *testing.T) {
 		}
 	}
 }
+
+// TestPartitionOnTwoCores: the search that costs its pieces on two cores
+// first (partitionOn with par) finds, bit for bit, the pieces of the one
+// that costs them as it goes, pruned or not, on staircases, ramps and
+// noise of up to 1,500 points (many rows of ends: parRows each), open and
+// closed, with missing points (weight 0) and short minimum lengths.
+func TestPartitionOnTwoCores(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	changes := 0
+	for trial := range 120 {
+		m := 2 + rng.IntN(1500)
+		if trial%4 == 0 {
+			m = 2 + rng.IntN(3*parRows) // a row or a few, partial
+		}
+		x := make([]float64, m)
+		level, slope := 50+rng.Float64()*200, 0.0
+		for i := range x {
+			if rng.IntN(80) == 0 {
+				level, slope = 20+rng.Float64()*400, 0
+				if rng.IntN(2) == 0 {
+					slope = rng.NormFloat64()
+				}
+			}
+			level = math.Max(1, level+slope)
+			x[i] = level + rng.NormFloat64()*math.Sqrt(level)*(0.2+rng.Float64())
+		}
+		d0 := trial % 2
+		y := x
+		if d0 == 1 {
+			y = make([]float64, m)
+			sum := 0.0
+			for i, v := range x {
+				sum += v
+				y[i] = sum
+			}
+		}
+		w := make([]float64, m)
+		for i := range w {
+			w[i] = 1 / (1 + rng.Float64()*50)
+			if trial%3 == 2 && rng.IntN(30) == 0 {
+				w[i] = 0
+			}
+		}
+		minLen := 2 + rng.IntN(8)
+		for _, prune := range []bool{true, false} {
+			want := partitionOn(y, w, d0, minLen, prune, false)
+			got := partitionOn(y, w, d0, minLen, prune, true)
+			if !slices.Equal(got, want) {
+				t.Fatalf("trial %d (m %d, d0 %d, minLen %d, prune %v): two cores %v, one %v", trial, m, d0, minLen, prune, got, want)
+			}
+			if len(want) > 2 {
+				changes++
+			}
+		}
+	}
+	if changes < 60 {
+		t.Fatalf("only %d searches found two change points or more: the test does not exercise the search", changes)
+	}
+}
