@@ -389,8 +389,11 @@ func writeByCSV(w io.Writer, rows []window.Row, by []string, pcts []float64, spl
 	if split < len(rows) {
 		later = make(chan []byte, 1)
 		go func() {
-			var b []byte
-			for i := split; i < len(rows); i++ {
+			// Sized by the first row (a little over): grown by
+			// doubling, the buffer left its outgrown copies to collect.
+			b := appendByCSV(nil, &rows[split])
+			b = append(make([]byte, 0, len(b)*(len(rows)-split)*5/4), b...)
+			for i := split + 1; i < len(rows); i++ {
 				b = appendByCSV(b, &rows[i])
 			}
 			later <- b

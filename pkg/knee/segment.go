@@ -384,7 +384,9 @@ func partitionOn(y, w []float64, d0, minLen int, prune, par bool) []int {
 	var rowOff []int
 	rowsT0, rowsEnd, rowsLo := 0, 0, 0
 	if par {
-		rowOff = make([]int, 0, parRows+1)
+		// Room for the longest rows at once: grown row by row, a day's
+		// search left ~30 MB of outgrown ones to collect.
+		rows, rowOff = make([]rowCost, 0, parRows*m), make([]int, 0, parRows+1)
 	}
 	for t := 1; t <= m; t++ {
 		f[t] = math.Inf(1)
