@@ -47,6 +47,12 @@ type Codec[T any] struct {
 	// Local calls it before it takes the Store's lock, so that the work
 	// does not keep the other goroutines' Locals waiting.
 	Prepare func(r *T)
+	// Move, when set, makes dst, a record that holds nothing (Reset),
+	// what merging r, a prepared record, into it would make, and may
+	// leave r anything that Reset empties: a seal into a second that
+	// holds no record yet (nearly every one) then swaps instead of adding
+	// field by field.
+	Move func(dst, r *T)
 }
 
 // Store holds the sealed records of type T. Its zero value is not usable;
@@ -141,8 +147,10 @@ func (st *Store[T]) fail(err error) {
 // put merges r into the record of second sec. The caller holds st.mu when
 // Locals may run. A block that stops being hot is encoded at once, or,
 // when ev is not nil, taken out for the caller to encode once it unlocks
-// (appended to *ev; finishEncode).
-func (st *Store[T]) put(sec int64, r *T, merge func(dst, src *T), ev *[]evicted[T]) {
+// (appended to *ev; finishEncode). With move, r (a prepared record of a
+// Local, reset afterwards) is moved (Codec.Move) into a second that holds
+// no record yet.
+func (st *Store[T]) put(sec int64, r *T, merge func(dst, src *T), move bool, ev *[]evicted[T]) {
 	k := sec >> blockBits // arithmetic shift: floor for negative seconds
 	b := st.blocks[k]
 	if b == nil {
@@ -167,6 +175,10 @@ func (st *Store[T]) put(sec int64, r *T, merge func(dst, src *T), ev *[]evicted[
 	if b.has&(1<<i) == 0 {
 		b.has |= 1 << i
 		st.n++
+		if move {
+			st.codec.Move(&recs[i], r)
+			return
+		}
 	}
 	merge(&recs[i], r)
 }
@@ -411,7 +423,7 @@ func (st *Store[T]) MergeFrom(o *Store[T], merge func(dst, src *T)) {
 	if o == st {
 		return
 	}
-	o.Each(func(sec int64, r *T) { st.put(sec, r, merge, nil) })
+	o.Each(func(sec int64, r *T) { st.put(sec, r, merge, false, nil) })
 }
 
 // Live keeps one goroutine's values of type T for the keys near the
@@ -558,11 +570,12 @@ func (st *Store[T]) Local() *Local[T] {
 			st.mu.Lock()
 			ev = ev[:0]
 			var evp *[]evicted[T]
+			move := false
 			if st.codec != nil {
-				evp = &ev
+				evp, move = &ev, st.codec.Move != nil
 			}
 			for i, sec := range secs {
-				st.put(sec, recs[i], st.merge, evp)
+				st.put(sec, recs[i], st.merge, move, evp)
 			}
 			st.mu.Unlock()
 			if len(ev) > 0 {
