@@ -3,9 +3,7 @@ package knee
 import (
 	"math"
 	"math/bits"
-	"runtime"
 	"slices"
-	"sync"
 )
 
 // The load schedule is recovered from the offered load by optimal
@@ -307,52 +305,8 @@ func partitionPoly(y, w []float64, d0, minLen int) []int {
 }
 
 // partition is partitionPoly, pruning when prune is set (every weight
-// finite and not negative); a long search costs its pieces on two cores
-// (partitionOn).
+// finite and not negative).
 func partition(y, w []float64, d0, minLen int, prune bool) []int {
-	return partitionOn(y, w, d0, minLen, prune, len(y) >= parPoints && runtime.GOMAXPROCS(0) > 1)
-}
-
-// parPoints is the fewest points whose search partition splits over two
-// cores: a day's run searches ~1,500 points, ~10⁶ candidate pieces
-// (~25 ms on one core, which the analyses after it wait for); costing
-// them apart costs ~20 % more in all (starts the search would have
-// pruned within a row of ends), which a shorter search does not win back.
-const parPoints = 1024
-
-// parRows is how many ends the two cores cost the pieces of at a time.
-const parRows = 16
-
-// rowCost is the cost of one candidate piece (pieceCostBoth's results).
-type rowCost struct {
-	c        float64
-	ok, both bool
-}
-
-// costRow sets row[s-lo] to the cost of every piece (s, t) with lo ≤ s <
-// t that the search may ask for, its sums grown from t−1 down as the
-// search grows them (the same additions in the same order, so the same
-// costs): all but those shorter than minLen, those whose start is below
-// minLen (but 0), and those the search has left out for good (f[s]
-// infinite for s < done, dead[s] ≤ t; dead nil without pruning).
-func costRow(y, w []float64, d0, minLen int, l float64, t, lo, done int, f []float64, dead []int, row []rowCost) {
-	var ps polySums
-	for s := t - 1; s >= lo; s-- {
-		ps.add(float64(t-1-s), y[s]-y[t-1], w[s])
-		if t-s < minLen || (s > 0 && (s < minLen || (s < done && math.IsInf(f[s], 1)))) || (dead != nil && t >= dead[s]) {
-			continue
-		}
-		e := &row[s-lo]
-		e.c, e.ok, e.both = pieceCostBoth(&ps, d0, l)
-	}
-}
-
-// partitionOn is partition, costing the candidate pieces of parRows ends
-// at a time on two cores first when par is set (costRow: each end's
-// pieces down to the lowest start still searched when the rows begin, a
-// bound the search only raises), then searching them in order as
-// without: the costs are the same numbers, the choices the same.
-func partitionOn(y, w []float64, d0, minLen int, prune, par bool) []int {
 	m := len(y)
 	l := math.Log(float64(m) + 1)
 	f := make([]float64, m+1)
@@ -378,16 +332,6 @@ func partitionOn(y, w []float64, d0, minLen int, prune, par bool) []int {
 	// starts then cost nothing, where the walk used to add their points
 	// for every later t.
 	lo := 0
-	// The rows of costs (par): ends [rowsT0, rowsEnd), starts from
-	// rowsLo; end t's are rows[rowOff[t-rowsT0]:rowOff[t-rowsT0+1]].
-	var rows []rowCost
-	var rowOff []int
-	rowsT0, rowsEnd, rowsLo := 0, 0, 0
-	if par {
-		// Room for the longest rows at once: grown row by row, a day's
-		// search left ~30 MB of outgrown ones to collect.
-		rows, rowOff = make([]rowCost, 0, parRows*m), make([]int, 0, parRows+1)
-	}
 	for t := 1; t <= m; t++ {
 		f[t] = math.Inf(1)
 		for lo < t-1 && ((lo > 0 && (lo < minLen || math.IsInf(f[lo], 1))) || (prune && t >= dead[lo])) {
@@ -395,35 +339,9 @@ func partitionOn(y, w []float64, d0, minLen int, prune, par bool) []int {
 		}
 		var ps polySums
 		lowest := t // the lowest s costed with both models determined
-		if par {
-			if t >= rowsEnd {
-				rowsT0, rowsEnd, rowsLo = t, min(m+1, t+parRows), lo
-				rows, rowOff = costRows(y, w, d0, minLen, l, rowsT0, rowsEnd, rowsLo, f, dead, rows, rowOff[:0])
-			}
-			row := rows[rowOff[t-rowsT0]:rowOff[t-rowsT0+1]]
-			for s := t - 1; s >= 0 && s >= lo; s-- {
-				if prune {
-					costs[s] = math.NaN()
-				}
-				if t-s < minLen || (s > 0 && (s < minLen || math.IsInf(f[s], 1))) || (prune && t >= dead[s]) {
-					continue
-				}
-				e := &row[s-rowsLo]
-				if !e.ok {
-					continue
-				}
-				c := e.c
-				if prune && e.both && t-s >= delay {
-					costs[s], lowest = c, s
-				}
-				if v := f[s] + c; v < f[t] {
-					f[t], last[t] = v, s
-				}
-			}
-		}
 		// s ≥ 0 is implied by s ≥ lo; it is written out for the compiler,
 		// which then drops the bounds checks of y[s] and w[s].
-		for s := t - 1; !par && s >= 0 && s >= lo; s-- {
+		for s := t - 1; s >= 0 && s >= lo; s-- {
 			ps.add(float64(t-1-s), y[s]-y[t-1], w[s])
 			if prune {
 				costs[s] = math.NaN()
@@ -466,37 +384,6 @@ func partitionOn(y, w []float64, d0, minLen int, prune, par bool) []int {
 	}
 	slices.Reverse(starts)
 	return starts
-}
-
-// costRows lays out in rows (reused) the costs of the pieces ending at
-// t0 … t1−1, from start lo (costRow; the search has done the ends below
-// t0), the odd ends' on another goroutine, and returns them with end t's
-// offsets: off[t-t0] … off[t-t0+1] (off reused too).
-func costRows(y, w []float64, d0, minLen int, l float64, t0, t1, lo int, f []float64, dead []int, rows []rowCost, off []int) ([]rowCost, []int) {
-	n := 0
-	for t := t0; t < t1; t++ {
-		off = append(off, n)
-		n += max(0, t-lo)
-	}
-	off = append(off, n)
-	if cap(rows) < n {
-		rows = make([]rowCost, n)
-	}
-	rows = rows[:n]
-	clear(rows)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for t := t0 + 1; t < t1; t += 2 {
-			costRow(y, w, d0, minLen, l, t, lo, t0, f, dead, rows[off[t-t0]:off[t-t0+1]])
-		}
-	}()
-	for t := t0; t < t1; t += 2 {
-		costRow(y, w, d0, minLen, l, t, lo, t0, f, dead, rows[off[t-t0]:off[t-t0+1]])
-	}
-	wg.Wait()
-	return rows, off
 }
 
 // pruneAfter returns, for each t of the m = len(w) points, the least T
