@@ -51,17 +51,27 @@ func TestWriteByCSVMatchesEncodingCSV(t *testing.T) {
 			}
 		}
 		cw.Flush()
-		var got bytes.Buffer
-		if err := WriteByCSV(&got, rows[:n], by, pcts); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got.Bytes(), want.Bytes()) {
-			g, w := got.String(), want.String()
-			i := 0
-			for i < min(len(g), len(w)) && g[i] == w[i] {
-				i++
+		// WriteByCSV, and its rows from split on formatted on another
+		// goroutine (as WriteByCSV does for many rows).
+		for _, split := range []int{-1, 0, min(1, n), n / 2, n} {
+			var got bytes.Buffer
+			var err error
+			if split < 0 {
+				err = WriteByCSV(&got, rows[:n], by, pcts)
+			} else {
+				err = writeByCSV(&got, rows[:n], by, pcts, split)
 			}
-			t.Fatalf("%d rows: differ at byte %d: got %q, want %q", n, i, g[max(0, i-40):min(len(g), i+40)], w[max(0, i-40):min(len(w), i+40)])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				g, w := got.String(), want.String()
+				i := 0
+				for i < min(len(g), len(w)) && g[i] == w[i] {
+					i++
+				}
+				t.Fatalf("%d rows, split %d: differ at byte %d: got %q, want %q", n, split, i, g[max(0, i-40):min(len(g), i+40)], w[max(0, i-40):min(len(w), i+40)])
+			}
 		}
 	}
 }

@@ -47,6 +47,12 @@ type Codec[T any] struct {
 	// Local calls it before it takes the Store's lock, so that the work
 	// does not keep the other goroutines' Locals waiting.
 	Prepare func(r *T)
+	// Move, when set, makes dst, a record that holds nothing (Reset),
+	// what merging r, a prepared record, into it would make, and may
+	// leave r anything that Reset empties: a seal into a second that
+	// holds no record yet (nearly every one) then swaps instead of adding
+	// field by field.
+	Move func(dst, r *T)
 }
 
 // Store holds the sealed records of type T. Its zero value is not usable;
@@ -63,8 +69,22 @@ type Store[T any] struct {
 	// spare is a decoded block's array, reset, for the next hot block.
 	spare *[1 << blockBits]T
 	buf   []byte
-	errMu sync.Mutex
-	err   error
+	// encoded is signalled (with mu) when a block a Local took out to
+	// encode outside the lock (block.encoding) is encoded.
+	encoded *sync.Cond
+	errMu   sync.Mutex
+	err     error
+}
+
+// evicted is a block a Local encodes after it unlocks the Store: its
+// records (recs, of the seconds of has).
+type evicted[T any] struct {
+	b    *block[T]
+	has  uint64
+	recs *[1 << blockBits]T
+	// enc and off are the encoding, once made.
+	enc []byte
+	off *[1 << blockBits]uint32
 }
 
 // block is 64 consecutive seconds: decoded (recs) or encoded (enc, the
@@ -74,6 +94,9 @@ type block[T any] struct {
 	recs *[1 << blockBits]T
 	enc  []byte
 	off  *[1 << blockBits]uint32
+	// encoding is set while a Local encodes the block outside the lock
+	// (neither recs nor enc hold its records meanwhile).
+	encoding bool
 }
 
 // raw returns second i of the block as GetRaw does: its record when the
@@ -89,7 +112,9 @@ func (b *block[T]) raw(i int64) (*T, []byte) {
 // which must add src into dst (dst may be the zero T) and may keep
 // src's slices and maps: src is dropped afterwards.
 func New[T any](merge func(dst, src *T)) *Store[T] {
-	return &Store[T]{blocks: map[int64]*block[T]{}, merge: merge}
+	st := &Store[T]{blocks: map[int64]*block[T]{}, merge: merge}
+	st.encoded = sync.NewCond(&st.mu)
+	return st
 }
 
 // NewEncoded returns an empty Store like New that keeps all but its
@@ -120,19 +145,40 @@ func (st *Store[T]) fail(err error) {
 }
 
 // put merges r into the record of second sec. The caller holds st.mu when
-// Locals may run.
-func (st *Store[T]) put(sec int64, r *T, merge func(dst, src *T)) {
+// Locals may run. A block that stops being hot is encoded at once, or,
+// when ev is not nil, taken out for the caller to encode once it unlocks
+// (appended to *ev; finishEncode). With move, r (a prepared record of a
+// Local, reset afterwards) is moved (Codec.Move) into a second that holds
+// no record yet.
+func (st *Store[T]) put(sec int64, r *T, merge func(dst, src *T), move bool, ev *[]evicted[T]) {
 	k := sec >> blockBits // arithmetic shift: floor for negative seconds
 	b := st.blocks[k]
 	if b == nil {
 		b = &block[T]{}
 		st.blocks[k] = b
 	}
-	recs := st.decoded(k, b)
+	if b.encoding {
+		// A Local encodes it (rare: a late second). Waiting with blocks
+		// of one's own taken out could wait for ever (two Locals each
+		// waiting for the other's, or for its own): they are encoded
+		// first, here.
+		if ev != nil && len(*ev) > 0 {
+			st.buf = st.keepEncoded(*ev, st.buf)
+			*ev = (*ev)[:0]
+		}
+		for b.encoding {
+			st.encoded.Wait()
+		}
+	}
+	recs := st.decoded(k, b, ev)
 	i := sec & (1<<blockBits - 1)
 	if b.has&(1<<i) == 0 {
 		b.has |= 1 << i
 		st.n++
+		if move {
+			st.codec.Move(&recs[i], r)
+			return
+		}
 	}
 	merge(&recs[i], r)
 }
@@ -140,7 +186,7 @@ func (st *Store[T]) put(sec int64, r *T, merge func(dst, src *T)) {
 // decoded returns block k's records, decoding the block if it was
 // encoded and encoding the least recently used other one when more than
 // maxHot are decoded.
-func (st *Store[T]) decoded(k int64, b *block[T]) *[1 << blockBits]T {
+func (st *Store[T]) decoded(k int64, b *block[T], ev *[]evicted[T]) *[1 << blockBits]T {
 	if b.recs != nil {
 		if n := len(st.hot); n > 0 && st.hot[n-1] != k {
 			// Least recently used first.
@@ -177,28 +223,79 @@ func (st *Store[T]) decoded(k int64, b *block[T]) *[1 << blockBits]T {
 	st.hot = append(st.hot, k)
 	if len(st.hot) > maxHot {
 		// The least recently used.
-		st.encode(st.hot[0])
+		if ev != nil {
+			old := st.blocks[st.hot[0]]
+			*ev = append(*ev, evicted[T]{b: old, has: old.has, recs: old.recs})
+			old.recs, old.encoding = nil, true
+		} else {
+			st.encode(st.hot[0])
+		}
 		st.hot = slices.Delete(st.hot, 0, 1)
 	}
 	return recs
 }
 
+// finishEncode encodes the blocks put took out (ev) without the lock,
+// using buf (returned, for reuse), then keeps their encodings under it.
+func (st *Store[T]) finishEncode(ev []evicted[T], buf []byte) []byte {
+	for j := range ev {
+		e := &ev[j]
+		e.enc, e.off, buf = st.encodeRecs(e.has, e.recs, buf)
+	}
+	st.mu.Lock()
+	st.install(ev)
+	st.mu.Unlock()
+	return buf
+}
+
+// keepEncoded encodes the blocks put took out (ev) and keeps their
+// encodings, under the lock, using buf (returned, for reuse).
+func (st *Store[T]) keepEncoded(ev []evicted[T], buf []byte) []byte {
+	for j := range ev {
+		e := &ev[j]
+		e.enc, e.off, buf = st.encodeRecs(e.has, e.recs, buf)
+	}
+	st.install(ev)
+	return buf
+}
+
+// install keeps the encodings of the blocks of ev, whose arrays (reset)
+// may serve as the spare, and wakes the puts waiting for them. The
+// caller holds st.mu.
+func (st *Store[T]) install(ev []evicted[T]) {
+	for _, e := range ev {
+		e.b.enc, e.b.off, e.b.encoding = e.enc, e.off, false
+		if st.spare == nil {
+			st.spare = e.recs
+		}
+	}
+	st.encoded.Broadcast()
+}
+
+// encodeRecs encodes the records of the seconds of has in recs (their
+// encoding and offsets, as encode keeps them) using buf, and resets every
+// record of recs.
+func (st *Store[T]) encodeRecs(has uint64, recs *[1 << blockBits]T, buf []byte) ([]byte, *[1 << blockBits]uint32, []byte) {
+	off := new([1 << blockBits]uint32)
+	buf = buf[:0]
+	for i := range int64(1 << blockBits) {
+		if has&(1<<i) != 0 {
+			off[i] = uint32(len(buf))
+			buf = st.codec.Append(buf, &recs[i])
+		}
+		st.codec.Reset(&recs[i])
+	}
+	enc := slices.Clone(buf)
+	if enc == nil {
+		enc = []byte{}
+	}
+	return enc, off, buf
+}
+
 // encode keeps block k encoded and its array as the spare.
 func (st *Store[T]) encode(k int64) {
 	b := st.blocks[k]
-	off := new([1 << blockBits]uint32)
-	st.buf = st.buf[:0]
-	for i := range int64(1 << blockBits) {
-		if b.has&(1<<i) != 0 {
-			off[i] = uint32(len(st.buf))
-			st.buf = st.codec.Append(st.buf, &b.recs[i])
-		}
-		st.codec.Reset(&b.recs[i])
-	}
-	b.enc, b.off = slices.Clone(st.buf), off
-	if b.enc == nil {
-		b.enc = []byte{}
-	}
+	b.enc, b.off, st.buf = st.encodeRecs(b.has, b.recs, st.buf)
 	st.spare, b.recs = b.recs, nil
 }
 
@@ -326,7 +423,7 @@ func (st *Store[T]) MergeFrom(o *Store[T], merge func(dst, src *T)) {
 	if o == st {
 		return
 	}
-	o.Each(func(sec int64, r *T) { st.put(sec, r, merge) })
+	o.Each(func(sec int64, r *T) { st.put(sec, r, merge, false, nil) })
 }
 
 // Live keeps one goroutine's values of type T for the keys near the
@@ -450,6 +547,8 @@ type Local[T any] = Live[int64, T]
 // records it seals are reset and reused for later seconds.
 func (st *Store[T]) Local() *Local[T] {
 	var free []*T
+	var ev []evicted[T] // blocks to encode after a seal unlocks
+	var buf []byte
 	newT := func() *T { return new(T) }
 	if st.codec != nil {
 		newT = func() *T {
@@ -469,10 +568,22 @@ func (st *Store[T]) Local() *Local[T] {
 				}
 			}
 			st.mu.Lock()
+			ev = ev[:0]
+			var evp *[]evicted[T]
+			move := false
+			if st.codec != nil {
+				evp, move = &ev, st.codec.Move != nil
+			}
 			for i, sec := range secs {
-				st.put(sec, recs[i], st.merge)
+				st.put(sec, recs[i], st.merge, move, evp)
 			}
 			st.mu.Unlock()
+			if len(ev) > 0 {
+				// Encoding a block is ~64 records' work: done under the
+				// lock, it kept the other Locals waiting.
+				buf = st.finishEncode(ev, buf)
+				clear(ev)
+			}
 			if st.codec != nil {
 				for _, r := range recs {
 					st.codec.Reset(r)

@@ -289,3 +289,73 @@ func TestRangeRawMatchesGetRaw(t *testing.T) {
 		})
 	}
 }
+
+// TestEncodedLateAcrossBlocks: four goroutines fill an encoded Store over
+// 6,000 seconds (~94 blocks, far more than maxHot), in runs of time order
+// broken by samples late by up to an hour and bursts of seconds scattered
+// over the whole run (a seal then takes more blocks than maxHot, out of
+// the hot ones, some of them its own or another Local's while it encodes
+// them after unlocking); every second's record equals the direct sum.
+func TestEncodedLateAcrossBlocks(t *testing.T) {
+	st := NewEncoded(add, recCodec)
+	rng := rand.New(rand.NewPCG(3, 4))
+	type sample struct{ sec, v int64 }
+	var ss []sample
+	want := map[int64]rec{}
+	put := func(s int64) {
+		v := rng.Int64N(1000)
+		ss = append(ss, sample{s, v})
+		r := want[s]
+		r.n++
+		r.sum += v
+		want[s] = r
+	}
+	for sec := int64(0); sec < 6000; sec++ {
+		for range 1 + rng.IntN(4) {
+			s := sec
+			switch rng.IntN(40) {
+			case 0:
+				s -= rng.Int64N(3600)
+			case 1:
+				for range 70 { // a burst all over the run
+					put(rng.Int64N(6000))
+				}
+			}
+			put(s)
+		}
+	}
+	var wg sync.WaitGroup
+	const workers, run = 4, 300
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l := st.Local()
+			for i := w * run; i < len(ss); i += workers * run {
+				for _, s := range ss[i:min(i+run, len(ss))] {
+					r := l.At(s.sec)
+					r.n++
+					r.sum += s.v
+				}
+			}
+			l.Flush()
+		}()
+	}
+	wg.Wait()
+	if err := st.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if st.Len() != len(want) {
+		t.Fatalf("%d seconds, want %d", st.Len(), len(want))
+	}
+	n := 0
+	st.Each(func(sec int64, r *rec) {
+		n++
+		if *r != want[sec] {
+			t.Fatalf("second %d: %+v, want %+v", sec, *r, want[sec])
+		}
+	})
+	if n != len(want) {
+		t.Fatalf("Each visited %d seconds, want %d", n, len(want))
+	}
+}

@@ -932,3 +932,92 @@ func TestCutInsideHeader(t *testing.T) {
 		t.Fatalf("%d cuts inside the header, %d opened: the test misses a case", inside, opened)
 	}
 }
+
+// TestCSVDrainQuickTimestamps: records whose timestamp changes every few
+// records (a day's run writes ~35 a second, so a second's first record,
+// which quickRun leaves to fastRecord, is common) read through Drain as
+// through Next: the times, the resolution in Stats (a lone 10-digit
+// second among nanosecond ones makes the file's resolution 1 s), the
+// steps back in time with their lines, and the records no quick path
+// takes (a timestamp out of range, of 20 digits, RFC 3339, a bad value
+// after a new timestamp), reported as Next reports them.
+func TestCSVDrainQuickTimestamps(t *testing.T) {
+	tail := ",,,true,,GET,/menu,HTTP/1.1,default,,200,,,http://h/menu,,"
+	metrics := []string{"http_reqs", "http_req_duration", "http_req_blocked", "data_sent"}
+	for _, tc := range []struct {
+		name string
+		// ts is the timestamp of second i (a Unix second) in the file's
+		// format.
+		ts func(i int) string
+	}{
+		{"seconds", func(i int) string { return fmt.Sprint(1796004429 + i) }},
+		{"nanoseconds, one second in seconds", func(i int) string {
+			if i == 1234 {
+				return fmt.Sprint(1796004429 + i)
+			}
+			return fmt.Sprint(1796004429+i) + "000000000"
+		}},
+		{"mixed", func(i int) string {
+			switch i % 97 {
+			case 5:
+				return fmt.Sprint(1796004429+i) + "000" // ms
+			case 6:
+				return fmt.Sprint(1796004429+i) + "000000" // µs
+			case 7:
+				return time.Unix(int64(1796004429+i), 0).UTC().Format(time.RFC3339)
+			case 8:
+				return "99999999999999999999" // 20 digits
+			case 9:
+				return "9999999999" // 2286: out of range
+			case 10:
+				return fmt.Sprint(1796004429 + i - 600) // 10 minutes back
+			case 11:
+				return "0"
+			}
+			return fmt.Sprint(1796004429 + i)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var in strings.Builder
+			in.WriteString(hdr)
+			seed := uint64(7)
+			rnd := func(n int) int {
+				seed = seed*6364136223846793005 + 1442695040888963407
+				return int(seed>>33) % n
+			}
+			m, sec := 0, 0
+			for in.Len() < 4*chunkSize {
+				if rnd(3) == 0 {
+					sec++
+				}
+				m = (m + 1) % len(metrics)
+				if rnd(40) == 0 {
+					m = rnd(len(metrics))
+				}
+				v := "1.000000"
+				switch rnd(60) {
+				case 0:
+					v = "x"
+				case 1:
+					v = "-2.000000"
+				case 2:
+					v = "12.500000"
+				}
+				fmt.Fprintf(&in, "%s,%s,%s,%s\n", metrics[m], tc.ts(sec), v, tail)
+			}
+			key := func(s *Sample) string {
+				return fmt.Sprintf("%s|%d|%x|%q", s.Metric, s.TimeNS, math.Float64bits(s.Value), s.Tags.AppendValues(nil))
+			}
+			r, d := drainAgainstNext(t, in.String(), key, 8000, func(*Sample) {})
+			rs, ds := r.Stats(), d.Stats()
+			if ds.Rows != rs.Rows || ds.Skipped != rs.Skipped || fmt.Sprint(ds.Errors) != fmt.Sprint(rs.Errors) ||
+				ds.ResolutionNS != rs.ResolutionNS || ds.TimeSteps != rs.TimeSteps || !slices.Equal(ds.Steps, rs.Steps) {
+				t.Errorf("Drain: %d rows, %d skipped, resolution %d, steps %d %v, errors %v\nNext: %d rows, %d skipped, resolution %d, steps %d %v, errors %v",
+					ds.Rows, ds.Skipped, ds.ResolutionNS, ds.TimeSteps, ds.Steps, ds.Errors, rs.Rows, rs.Skipped, rs.ResolutionNS, rs.TimeSteps, rs.Steps, rs.Errors)
+			}
+			if tc.name == "nanoseconds, one second in seconds" && rs.ResolutionNS != 1e9 {
+				t.Errorf("resolution %d, want 1e9 (one 10-digit second)", rs.ResolutionNS)
+			}
+		})
+	}
+}

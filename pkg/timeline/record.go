@@ -229,7 +229,21 @@ func (s *second) reset() {
 // ~50–80 bytes for a second of a run with a few request names, against
 // ~400 for the record. Readers of one part skip the others: views decode
 // the counts (decodeCounts), NameHist finds one name's bytes (encNames).
-var secondCodec = secstore.Codec[second]{Append: appendSecond, Decode: decodeSecond, Reset: (*second).reset, Prepare: (*second).sealHists}
+var secondCodec = secstore.Codec[second]{Append: appendSecond, Decode: decodeSecond, Reset: (*second).reset, Prepare: (*second).sealHists, Move: moveSecond}
+
+// moveSecond is merge(dst, o, nil, nil, …) for dst emptied by reset and o
+// sealed (sealHists: no live histogram), by swapping their fields: every
+// count of dst is zero, so merging adds o's to nothing (a live second's
+// byte and message sums and gauge sums are never −0, which 0 + −0 would
+// turn into +0: they start at +0), fails are distinct already, and the
+// last failure count and histogram encoding of o's names are never empty
+// (grown to a name's number by adding to it), so merge's lengths are o's.
+// Each record keeps its own spare histograms. o is reset afterwards.
+func moveSecond(dst, o *second) {
+	spare, ospare := dst.spareHist, o.spareHist
+	*dst, *o = *o, *dst
+	dst.spareHist, o.spareHist = spare, ospare
+}
 
 // sealHists encodes s's live histograms into histEnc (emptied ones kept
 // as spares): merging s then appends the same bytes that merging its live

@@ -3,6 +3,7 @@ package timeline
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -267,5 +268,81 @@ func TestSecondResetEveryField(t *testing.T) {
 	}
 	if len(s.spareHist) != live {
 		t.Errorf("%d spare histograms, want %d", len(s.spareHist), live)
+	}
+}
+
+// TestMoveSecondMatchesMerge: moving a sealed live second into an emptied
+// record (secondCodec.Move, how a Local's seal fills a second the Store
+// holds no record of) makes the record merging it would: the same fields
+// (spare histograms aside, which stay with their record) and the same
+// encoding, for random seconds built as Add builds them — counts of every
+// protocol, failures by status, gauges of up to three sources, byte and
+// message sums, histograms and failures of names with gaps — into a
+// record new or emptied after holding another.
+func TestMoveSecondMatchesMerge(t *testing.T) {
+	build := func(seed uint64, s *second) {
+		rng := rand.New(rand.NewPCG(seed, 1))
+		s.any = true
+		for p := range s.req {
+			if rng.IntN(2) == 0 {
+				c := &s.req[p]
+				c.n, c.ok, c.unknown, c.transport = rng.Uint32N(100), rng.Uint32N(100), rng.Uint32N(3), rng.Uint32N(3)
+				c.timeout, c.limited, c.rateSum, c.rateN = rng.Uint32N(3), rng.Uint32N(3), rng.Uint32N(50), rng.Uint32N(50)
+			}
+		}
+		s.iterations, s.dropped = rng.Uint32N(40), rng.Uint32N(3)
+		for i := range s.metricN {
+			s.metricN[i] = rng.Uint32N(100)
+		}
+		for range rng.IntN(4) {
+			s.addFail(rng.Uint32N(5), 1+rng.Uint32N(9))
+		}
+		for range rng.IntN(30) {
+			switch rng.IntN(6) {
+			case 0:
+				s.bytesSent += float64(rng.IntN(3000))
+			case 1:
+				s.bytesReceived += float64(rng.IntN(30000)) / 8
+			case 2:
+				s.msgsSent++
+			case 3:
+				s.vus.Add(rng.IntN(3), float64(rng.IntN(50)))
+			case 4:
+				s.vusMax.Add(rng.IntN(2), float64(rng.IntN(60)))
+			case 5:
+				j := rng.IntN(6)
+				for len(s.nameFail) <= j {
+					s.nameFail = append(s.nameFail, 0)
+				}
+				s.nameFail[j]++
+			}
+		}
+		for range rng.IntN(40) {
+			s.histAt(rng.IntN(5)).add(rng.Float64() * 300)
+		}
+		s.sealHists()
+	}
+	for seed := range uint64(300) {
+		var merged, moved, src1, src2 second
+		if seed%2 == 1 {
+			// Records emptied after holding another.
+			build(seed+1000, &merged)
+			build(seed+1000, &moved)
+			merged.reset()
+			moved.reset()
+		}
+		build(seed, &src1)
+		build(seed, &src2)
+		merged.merge(&src1, nil, nil, new(uint64), func(err error) { t.Fatal(err) })
+		moveSecond(&moved, &src2)
+		a, b := appendSecond(nil, &merged), appendSecond(nil, &moved)
+		merged.spareHist, moved.spareHist = nil, nil
+		if string(a) != string(b) {
+			t.Fatalf("seed %d: encodings differ: moved %x, merged %x", seed, b, a)
+		}
+		// The fields, an empty slice and nil alike (as %v prints them).
+		if m, v := fmt.Sprintf("%+v", merged), fmt.Sprintf("%+v", moved); m != v {
+			t.Fatalf("seed %d: moved %s\nmerged %s", seed, v, m)
+		}
 	}
 }
