@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -1389,6 +1390,27 @@ func specialBytes(x uint64) uint64 {
 // below 2^53 divided by an exact power of ten is correctly rounded, as
 // strconv rounds it); others go to strconv.
 func scanNumber(b []byte, i int) (float64, int, bool) {
+	if i+16 <= len(b) {
+		// k6's usual shape, 1–7 integer digits and 0 or 1–7 decimals,
+		// a word at a time (the loop below computes the same).
+		x := binary.LittleEndian.Uint64(b[i:])
+		if n := digitRun(x); n > 0 && n < 8 && (n == 1 || b[i] != '0') {
+			mant := leadDigits(x, n)
+			j := i + n
+			switch b[j] {
+			case 'e', 'E':
+			case '.':
+				y := binary.LittleEndian.Uint64(b[j+1:])
+				if m := digitRun(y); m > 0 && m < 8 {
+					if e := j + 1 + m; b[e] != 'e' && b[e] != 'E' {
+						return float64(mant*pow10u[m]+leadDigits(y, m)) / pow10[m], e, true
+					}
+				}
+			default:
+				return float64(mant), j, true
+			}
+		}
+	}
 	start := i
 	neg := false
 	if i < len(b) && b[i] == '-' {
@@ -1457,6 +1479,27 @@ func scanNumber(b []byte, i int) (float64, int, bool) {
 		return 0, i, false
 	}
 	return v, i, true
+}
+
+// pow10u holds the powers of ten that leadDigits' numbers take.
+var pow10u = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8}
+
+// digitRun returns how many of the eight bytes of x (little-endian: its
+// first byte the lowest) are ASCII digits before the first that is not,
+// 0–8. A byte of 0xFA or more carries into the next one in the second
+// term, but it is itself not a digit, and only the bytes from the first
+// flagged one up are changed.
+func digitRun(x uint64) int {
+	const f0, zeros = 0xF0F0F0F0F0F0F0F0, 0x3030303030303030
+	t := (x&f0 ^ zeros) | ((x+0x0606060606060606)&f0 ^ zeros)
+	return bits.TrailingZeros64(t) >> 3
+}
+
+// leadDigits returns the number that the first n (0–8) bytes of x, ASCII
+// digits, spell: they are moved to the top of the word, below them zeros.
+func leadDigits(x uint64, n int) uint64 {
+	const zeros = 0x3030303030303030
+	return eightDigits(x<<(64-8*uint(n)) | zeros>>(8*uint(n)))
 }
 
 // ---- the encoding/json path ----
