@@ -516,7 +516,7 @@ type jsonWorker struct {
 	prevTagsL *wLayout
 	// prevTail is the end of the last line when scanK6 read it and its
 	// tags were prevTags, with no metadata: `,"tags":{…}}}`, in the chunk
-	// being parsed (quickK6).
+	// being parsed (quickRun).
 	prevTail []byte
 	empty    *wLayout // no tags
 	lkey     []byte
@@ -524,6 +524,12 @@ type jsonWorker struct {
 	lastTS     []byte
 	lastNS     int64
 	lastDigits int
+	// tsGen counts the changes of lastTS; qmid, made at qmidGen, is what
+	// a Point line of k6's exact form holds between its metric name and
+	// its value at time lastTS (`","type":…"time":"T","value":`).
+	tsGen   int64
+	qmid    []byte
+	qmidGen int64
 	// minute is the first 17 bytes ("YYYY-MM-DDTHH:MM:") of the last time
 	// parsed, minuteBase their rfc3339Minute: the times of a run share
 	// them for a minute at a time.
@@ -638,7 +644,7 @@ func atMeta(b []byte, i int) bool {
 // literal comparisons; false sends the line to scanPoint, which takes any
 // key order and spacing.
 func (w *jsonWorker) scanK6(b []byte) bool {
-	i, ok := w.scanFront(b, false)
+	i, ok := w.scanFront(b)
 	if !ok {
 		return false
 	}
@@ -669,36 +675,86 @@ func (w *jsonWorker) scanK6(b []byte) bool {
 	return true
 }
 
-// quickK6 scans a Point line at the start of b (the rest of the chunk)
-// that is in k6's exact form, has the last line's time and ends with the
-// last line's tail (prevTail: the same tags, no metadata) followed by a
-// newline or the chunk's end, as the points of one request do; it returns
-// the line's length without its newline, or 0 (w unchanged but for pf)
-// when the line is not such a line and goes the usual way.
-func (w *jsonWorker) quickK6(b []byte) int {
-	tail := w.prevTail
-	if len(tail) == 0 || len(w.lastTS) == 0 {
-		return 0
+// k6QuickHead is how a Point line of k6's exact form starts, up to its
+// metric name; k6QuickMid1 and k6QuickMid2 go around the time in
+// jsonWorker.qmid.
+const (
+	k6QuickHead = `{"metric":"`
+	k6QuickMid1 = `","type":"Point","data":{"time":"`
+	k6QuickMid2 = `","value":`
+)
+
+// quickRun reads, from data[pos:], the Point lines that follow one
+// another in a k6 run most often, the points of one request: in k6's exact
+// form, of the metric that followed the last line's last time, at the
+// last line's time, with a number scanNumber reads that is not negative,
+// and ending with the last line's tail (prevTail: the same tags, no
+// metadata) and a newline or the chunk's end. Matching the tail in place
+// finds the line's end, so such a line is read once, with no newline
+// search, no second look at its tags and no literal compared apart. It
+// returns the position after the lines it read and line advanced by their
+// number; it stops, having done nothing with it, at the first line of
+// another kind (the usual way decides).
+//
+// It does what line and point do with such a line: the time was checked
+// when it became the last (and is in b.times), the value needs no check,
+// and the tags are the last line's, whose values prevVals holds.
+func (w *jsonWorker) quickRun(b *jsonBatch, data []byte, pos int, line int64) (int, int64) {
+	tail, id := w.prevTail, w.lastID
+	if len(tail) == 0 || len(w.lastTS) == 0 || id < 0 {
+		return pos, line
 	}
-	lastID := w.lastID // scanMetric's guess moves it
-	i, ok := w.scanFront(b, true)
-	end := i + len(tail)
-	if !ok || end > len(b) || string(b[i:end]) != string(tail) || end < len(b) && b[end] != '\n' {
-		w.lastID = lastID
-		return 0
+	if w.qmidGen != w.tsGen {
+		w.qmid = append(append(append(w.qmid[:0], k6QuickMid1...), w.lastTS...), k6QuickMid2...)
+		w.qmidGen = w.tsGen
 	}
-	pf := &w.pf
-	pf.tags, pf.tagsEnd = i+len(k6PointTags), end-2
-	w.tv, pf.wl = w.prevVals, w.prevTagsL
-	w.pointDone()
-	return end
+	mid, wl := w.qmid, w.prevTagsL
+	for pos < len(data) {
+		g := w.mNext[id]
+		if g < 0 {
+			break
+		}
+		name, rest := w.mNames[g], data[pos:]
+		i := len(k6QuickHead) + len(name)
+		j := i + len(mid)
+		if j+len(tail) > len(rest) || string(rest[:len(k6QuickHead)]) != k6QuickHead ||
+			string(rest[len(k6QuickHead):i]) != name || string(rest[i:j]) != string(mid) {
+			break
+		}
+		v, k, ok := scanNumber(rest, j)
+		end := k + len(tail)
+		if !ok || v < 0 || end > len(rest) || string(rest[k:end]) != string(tail) || end < len(rest) && rest[end] != '\n' {
+			break
+		}
+		line++
+		id = g
+		w.mLayout[g] = wl
+		if w.mStamp[g] != w.stamp {
+			w.first(b, g, name, line)
+		}
+		if w.lastDigits > b.maxDigits {
+			b.maxDigits = w.lastDigits
+		}
+		if w.sink != nil {
+			w.s.Metric, w.s.TimeNS, w.s.Value = name, w.lastNS, v
+			w.row.reset(wl.l, w.prevVals, nil, nil)
+			w.sink(&w.s)
+			b.n++
+		} else {
+			b.recs = append(b.recs, jsonRec{metric: name, ts: w.lastNS, val: v, layout: w.batchLayout(b, wl), slow: -1,
+				tags: int32(pos + k + len(k6PointTags)), tagsEnd: int32(pos + end - 2), meta: -1, metaEnd: -1})
+		}
+		pos += end + 1
+	}
+	w.lastID = id
+	w.prev = wl
+	return min(pos, len(data)), line
 }
 
 // scanFront scans, into w.pf, the fixed front of a Point line in k6's
 // exact form: its metric, time and value, up to the end of the value,
-// whose offset it returns. With sameTime only the last line's time is
-// taken (quickK6); otherwise any (scanTime).
-func (w *jsonWorker) scanFront(b []byte, sameTime bool) (int, bool) {
+// whose offset it returns.
+func (w *jsonWorker) scanFront(b []byte) (int, bool) {
 	pf := &w.pf
 	*pf = pointFields{mid: -1, tags: -1, meta: -1}
 	if !atHead(b) {
@@ -711,15 +767,7 @@ func (w *jsonWorker) scanFront(b []byte, sameTime bool) (int, bool) {
 	}
 	i += len(k6PointType)
 	pf.timeCol = i
-	if t := w.lastTS; sameTime {
-		if e := i + 1 + len(t); e >= len(b) || b[i] != '"' || b[e] != '"' || string(b[i+1:e]) != string(t) {
-			return i, false
-		}
-		pf.time, pf.sameTS, i = b[i+1:i+1+len(t)], true, i+len(t)+2
-	} else if i, ok = w.scanTime(b, i); !ok {
-		return i, false
-	}
-	if !atValue(b, i) {
+	if i, ok = w.scanTime(b, i); !ok || !atValue(b, i) {
 		return i, false
 	}
 	i += len(k6PointValue)
@@ -778,15 +826,12 @@ func (w *jsonWorker) parse(b *jsonBatch) {
 	var line int64
 	w.prevTail = nil
 	for pos := 0; pos < len(data); {
-		rest := data[pos:]
-		if n := w.quickK6(rest); n > 0 {
-			// The line ends where the last one's tail does: no search
-			// for its newline, no second look at its tags.
-			line++
-			w.point(b, rest[:n], pos, line)
-			pos += n + 1
-			continue
+		if w.prevTail != nil {
+			if pos, line = w.quickRun(b, data, pos, line); pos >= len(data) {
+				break
+			}
 		}
+		rest := data[pos:]
 		var ln []byte
 		if nl := bytes.IndexByte(rest, '\n'); nl < 0 {
 			ln, pos = rest, len(data)
@@ -864,6 +909,7 @@ func (w *jsonWorker) check(o *timeOrder, ln []byte, lineNo int64, metric string,
 		}
 		w.lastTS = append(w.lastTS[:0], ts...)
 		w.lastNS, w.lastDigits = ns, digits
+		w.tsGen++
 		o.see(ns, lineNo)
 	}
 	if v < 0 {

@@ -917,7 +917,7 @@ func TestK6JSONRepeatedTails(t *testing.T) {
 }
 
 // TestK6JSONQuickLines: the lines of one request (the last line's time
-// and tail, quickK6's one-pass read) read as any other line, in Next and
+// and tail, quickRun's one-pass read) read as any other line, in Next and
 // Drain: and not taken as such when the time, the tail or what follows it
 // differs (CRLF, trailing spaces, more bytes, no newline at the end);
 // their errors name their own line and column.
