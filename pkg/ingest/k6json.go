@@ -103,6 +103,10 @@ type K6JSONReader struct {
 	err error
 	// mapAt, set by Open on a plain file, is the file Drain maps.
 	mapAt *mapTarget
+	// full, set by tests, reads every line the general way (scanPoint,
+	// encoding/json), without the shortcuts for k6's exact form and for
+	// repeats of earlier lines (quickRun, scanK6, scanTags' repeats).
+	full bool
 }
 
 // jsonMaxLine is the longest line read; a longer one is skipped.
@@ -542,6 +546,8 @@ type jsonWorker struct {
 	tvBuf          [][]byte // w.tv's own buffer (w.tv may be prevVals)
 	sortKeys       []string
 
+	full bool // K6JSONReader.full
+
 	// Drain mode: the sink, the worker's own sample and tag view.
 	sink  func(*Sample)
 	bsink batchSink
@@ -569,7 +575,7 @@ type wLayout struct {
 const maxObj = 4096
 
 func newJSONWorker(j *K6JSONReader) *jsonWorker {
-	w := &jsonWorker{j: j, names: newInterner(), mIDs: map[string]int32{}, layouts: map[string]*wLayout{}, lastID: -1}
+	w := &jsonWorker{j: j, names: newInterner(), mIDs: map[string]int32{}, layouts: map[string]*wLayout{}, lastID: -1, full: j.full}
 	w.empty = &wLayout{l: &jsonLayout{}}
 	w.layouts[""] = w.empty
 	w.s.Source = j.name
@@ -857,7 +863,7 @@ func (w *jsonWorker) parse(b *jsonBatch) {
 // line handles one non-blank line at byte off of the chunk.
 func (w *jsonWorker) line(b *jsonBatch, ln []byte, off int, lineNo int64) {
 	w.prevTail = nil // scanK6 sets it again
-	if w.scanK6(ln) || w.scanPoint(ln) {
+	if !w.full && w.scanK6(ln) || w.scanPoint(ln) {
 		w.point(b, ln, off, lineNo)
 		return
 	}
@@ -1179,7 +1185,7 @@ func (w *jsonWorker) scanTags(b []byte, i int) (int, bool) {
 		return i + 1, true
 	}
 	start := i - 1
-	if t := w.prevTags; len(t) > 0 && start+len(t) <= len(b) && string(b[start:start+len(t)]) == string(t) {
+	if t := w.prevTags; len(t) > 0 && !w.full && start+len(t) <= len(b) && string(b[start:start+len(t)]) == string(t) {
 		// The same object as the last one scanned (the points of one
 		// request share their tags): same layout, same values.
 		w.tv = w.prevVals
@@ -1189,6 +1195,9 @@ func (w *jsonWorker) scanTags(b []byte, i int) (int, bool) {
 	guess := w.prev
 	if pf.mid >= 0 && w.mLayout[pf.mid] != nil {
 		guess = w.mLayout[pf.mid]
+	}
+	if w.full {
+		guess = nil
 	}
 	if guess != nil {
 		if t := guess.obj; len(t) > 0 && start+len(t) <= len(b) && string(b[start:start+len(t)]) == string(t) {
