@@ -563,15 +563,26 @@ type wLayout struct {
 	last  [][]byte
 	stamp int64
 	bidx  int32
-	// obj is a copy of the last tags object of this layout that scanTags
-	// took apart (up to maxObj bytes), objVals its values (slices of obj):
-	// an object byte-identical to it has these values, in any chunk.
-	obj     []byte
-	objVals [][]byte
+	// objs are copies of the last tags objects of this layout that
+	// scanTags took apart: an object byte-identical to one of them has
+	// its values, in any chunk. tick counts their uses.
+	objs [layoutObjs]layoutObj
+	tick uint64
 }
 
+// layoutObj is a tags object a layout remembers.
+type layoutObj struct {
+	obj  []byte   // the object (up to maxObj bytes), or empty
+	vals [][]byte // its values, slices of obj
+	used uint64   // the layout's tick when last matched or remembered
+}
+
+// layoutObjs is how many tags objects a layout remembers: the endpoints
+// of a script, whose requests come in turn, and a few more.
+const layoutObjs = 8
+
 // maxObj is the longest tags object that scanTags remembers whole
-// (jsonWorker.prevTags, wLayout.obj).
+// (jsonWorker.prevTags, wLayout.objs).
 const maxObj = 4096
 
 func newJSONWorker(j *K6JSONReader) *jsonWorker {
@@ -691,30 +702,29 @@ const (
 )
 
 // quickRun reads, from data[pos:], the Point lines that follow one
-// another in a k6 run most often, the points of one request: in k6's exact
-// form, of the metric that followed the last line's last time, at the
-// last line's time, with a number scanNumber reads that is not negative,
-// and ending with the last line's tail (prevTail: the same tags, no
-// metadata) and a newline or the chunk's end. Matching the tail in place
-// finds the line's end, so such a line is read once, with no newline
-// search, no second look at its tags and no literal compared apart. It
-// returns the position after the lines it read and line advanced by their
-// number; it stops, having done nothing with it, at the first line of
-// another kind (the usual way decides).
+// another in a k6 run most often: in k6's exact form, of the metric that
+// followed the last line's last time, with a time that is the last line's
+// or that parseTime reads, a number scanNumber reads that is not
+// negative, and ending with a known tail and a newline or the chunk's
+// end. A known tail is the last line's (prevTail: the points of one
+// request share their time and tags) or, `,"tags":` and `}}` around it,
+// a tags object remembered of the metric's layout (wLayout.objs: a
+// metric's points repeat their tags iteration after iteration). Matching
+// the tail in place finds the line's end, so such a line is read once,
+// with no newline search and no second look at its tags. It returns the
+// position after the lines it read and line advanced by their number; it
+// stops, having done nothing with it, at the first line of another kind
+// (the usual way decides).
 //
-// It does what line and point do with such a line: the time was checked
-// when it became the last (and is in b.times), the value needs no check,
-// and the tags are the last line's, whose values prevVals holds.
+// It does what line, point and check do with such a line: a new time is
+// checked and seen as check does, the value needs no check, and the tags'
+// values are those of the tail's line (prevVals) or object.
 func (w *jsonWorker) quickRun(b *jsonBatch, data []byte, pos int, line int64) (int, int64) {
-	tail, id := w.prevTail, w.lastID
-	if len(tail) == 0 || len(w.lastTS) == 0 || id < 0 {
+	id := w.lastID
+	if id < 0 {
 		return pos, line
 	}
-	if w.qmidGen != w.tsGen {
-		w.qmid = append(append(append(w.qmid[:0], k6QuickMid1...), w.lastTS...), k6QuickMid2...)
-		w.qmidGen = w.tsGen
-	}
-	mid, wl := w.qmid, w.prevTagsL
+	n0 := line
 	for pos < len(data) {
 		g := w.mNext[id]
 		if g < 0 {
@@ -722,19 +732,83 @@ func (w *jsonWorker) quickRun(b *jsonBatch, data []byte, pos int, line int64) (i
 		}
 		name, rest := w.mNames[g], data[pos:]
 		i := len(k6QuickHead) + len(name)
-		j := i + len(mid)
-		if j+len(tail) > len(rest) || string(rest[:len(k6QuickHead)]) != k6QuickHead ||
-			string(rest[len(k6QuickHead):i]) != name || string(rest[i:j]) != string(mid) {
+		if i+len(k6QuickMid1)+len(k6QuickMid2) > len(rest) || string(rest[:len(k6QuickHead)]) != k6QuickHead || string(rest[len(k6QuickHead):i]) != name {
 			break
 		}
-		v, k, ok := scanNumber(rest, j)
-		end := k + len(tail)
-		if !ok || v < 0 || end > len(rest) || string(rest[k:end]) != string(tail) || end < len(rest) && rest[end] != '\n' {
+		// The time: the last one, or a new one.
+		var ts []byte
+		k := -1
+		if len(w.lastTS) > 0 {
+			if w.qmidGen != w.tsGen {
+				w.qmid = append(append(append(w.qmid[:0], k6QuickMid1...), w.lastTS...), k6QuickMid2...)
+				w.qmidGen = w.tsGen
+			}
+			if j := i + len(w.qmid); j <= len(rest) && string(rest[i:j]) == string(w.qmid) {
+				k = j
+			}
+		}
+		var ns int64
+		var digits int
+		if k < 0 {
+			if string(rest[i:i+len(k6QuickMid1)]) != k6QuickMid1 {
+				break
+			}
+			t := i + len(k6QuickMid1)
+			q := bytes.IndexByte(rest[t:min(len(rest), t+40)], '"')
+			if q < 0 {
+				break
+			}
+			ts, q = rest[t:t+q], t+q
+			if q+len(k6QuickMid2) > len(rest) || string(rest[q:q+len(k6QuickMid2)]) != k6QuickMid2 {
+				break
+			}
+			var err error
+			if ns, digits, err = w.parseTime(ts); err != nil {
+				break
+			}
+			k = q + len(k6QuickMid2)
+		}
+		v, k, ok := scanNumber(rest, k)
+		if !ok || v < 0 {
+			break
+		}
+		// The tail: the last line's, or the metric's layout's object.
+		var wl *wLayout
+		var vals [][]byte
+		end := k + len(w.prevTail)
+		if t := w.prevTail; len(t) > 0 && end <= len(rest) && string(rest[k:end]) == string(t) && (end == len(rest) || rest[end] == '\n') {
+			wl, vals = w.prevTagsL, w.prevVals
+		} else if l := w.mLayout[g]; l != nil && k+len(k6PointTags) <= len(rest) && string(rest[k:k+len(k6PointTags)]) == k6PointTags {
+			o := k + len(k6PointTags)
+			for s := range l.objs {
+				// An object ends in '}', then the line in "}}".
+				lo := &l.objs[s]
+				n := len(lo.obj)
+				if e := o + n + 2; n > 0 && e <= len(rest) && rest[e-1] == '}' && rest[e-2] == '}' && rest[e-3] == '}' && (e == len(rest) || rest[e] == '\n') && string(rest[o:o+n]) == string(lo.obj) {
+					wl, vals, end = l, lo.vals, e
+					l.tick++
+					lo.used = l.tick
+					break
+				}
+			}
+			if wl == nil {
+				break
+			}
+			w.prevTail, w.prevTags, w.prevTagsL = rest[k:end], rest[o:end-2], l
+			w.prevVals = append(w.prevVals[:0], vals...)
+		} else {
 			break
 		}
 		line++
+		if ts != nil {
+			w.lastTS = append(w.lastTS[:0], ts...)
+			w.lastNS, w.lastDigits = ns, digits
+			w.tsGen++
+			b.times.see(ns, line)
+		}
 		id = g
 		w.mLayout[g] = wl
+		w.prev = wl
 		if w.mStamp[g] != w.stamp {
 			w.first(b, g, name, line)
 		}
@@ -743,7 +817,7 @@ func (w *jsonWorker) quickRun(b *jsonBatch, data []byte, pos int, line int64) (i
 		}
 		if w.sink != nil {
 			w.s.Metric, w.s.TimeNS, w.s.Value = name, w.lastNS, v
-			w.row.reset(wl.l, w.prevVals, nil, nil)
+			w.row.reset(wl.l, vals, nil, nil)
 			w.sink(&w.s)
 			b.n++
 		} else {
@@ -752,8 +826,9 @@ func (w *jsonWorker) quickRun(b *jsonBatch, data []byte, pos int, line int64) (i
 		}
 		pos += end + 1
 	}
-	w.lastID = id
-	w.prev = wl
+	if line > n0 {
+		w.lastID = id
+	}
 	return min(pos, len(data)), line
 }
 
@@ -832,7 +907,7 @@ func (w *jsonWorker) parse(b *jsonBatch) {
 	var line int64
 	w.prevTail = nil
 	for pos := 0; pos < len(data); {
-		if w.prevTail != nil {
+		if !w.full {
 			if pos, line = w.quickRun(b, data, pos, line); pos >= len(data) {
 				break
 			}
@@ -1200,12 +1275,11 @@ func (w *jsonWorker) scanTags(b []byte, i int) (int, bool) {
 		guess = nil
 	}
 	if guess != nil {
-		if t := guess.obj; len(t) > 0 && start+len(t) <= len(b) && string(b[start:start+len(t)]) == string(t) {
-			// The same object as the last one of the metric's layout
-			// (a metric's points repeat their tags request after
-			// request).
-			end := start + len(t)
-			w.tv, pf.wl = guess.objVals, guess
+		if lo := guess.find(b, start); lo != nil {
+			// An object the metric's layout remembers (a metric's
+			// points repeat their tags request after request).
+			end := start + len(lo.obj)
+			w.tv, pf.wl = lo.vals, guess
 			w.keepTags(b[start:end])
 			return end, true
 		}
@@ -1296,25 +1370,52 @@ func (w *jsonWorker) keepTags(obj []byte) {
 	w.prevTagsL = w.pf.wl
 }
 
+// find returns the object of wl.objs that b holds from i on, or nil.
+func (wl *wLayout) find(b []byte, i int) *layoutObj {
+	for s := range wl.objs {
+		lo := &wl.objs[s]
+		if n := len(lo.obj); n > 0 && i+n <= len(b) && b[i+n-1] == '}' && string(b[i:i+n]) == string(lo.obj) {
+			wl.tick++
+			lo.used = wl.tick
+			return lo
+		}
+	}
+	return nil
+}
+
 // remember copies obj, a tags object of the layout whose values vals are,
-// into wl.obj, with its values as slices of the copy; when a value is not
-// a slice of obj (a string with escapes, decoded), the layout remembers no
-// object.
+// into wl.objs (in place of the least recently used, unless it is there
+// already), with its values as slices of the copy; when a value is not a
+// slice of obj (a string with escapes, decoded), the slot stays empty.
+//
+// The slot's old bytes may be those of prevVals: remember is called after
+// keepTags has replaced them.
 func (wl *wLayout) remember(obj []byte, vals [][]byte) {
-	wl.obj = append(wl.obj[:0], obj...)
-	wl.objVals = wl.objVals[:0]
+	k := 0
+	for s := range wl.objs {
+		if string(wl.objs[s].obj) == string(obj) {
+			k = s
+			break
+		}
+		if wl.objs[s].used < wl.objs[k].used {
+			k = s
+		}
+	}
+	lo := &wl.objs[k]
+	wl.tick++
+	lo.obj, lo.vals, lo.used = append(lo.obj[:0], obj...), lo.vals[:0], wl.tick
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(obj)))
 	for _, v := range vals {
 		if len(v) == 0 {
-			wl.objVals = append(wl.objVals, nil)
+			lo.vals = append(lo.vals, nil)
 			continue
 		}
 		off := uintptr(unsafe.Pointer(unsafe.SliceData(v))) - base
 		if off >= uintptr(len(obj)) || off+uintptr(len(v)) > uintptr(len(obj)) {
-			wl.obj = wl.obj[:0]
+			lo.obj, lo.used = lo.obj[:0], 0
 			return
 		}
-		wl.objVals = append(wl.objVals, wl.obj[off:off+uintptr(len(v)):off+uintptr(len(v))])
+		lo.vals = append(lo.vals, lo.obj[off:off+uintptr(len(v)):off+uintptr(len(v))])
 	}
 }
 
