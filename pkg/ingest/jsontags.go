@@ -192,7 +192,7 @@ type foundKey struct {
 func (r *jsonRow) get(key string) (string, bool) {
 	l := r.layout
 	kp := unsafe.StringData(key)
-	f := &l.found[(uintptr(unsafe.Pointer(kp))>>3)&7]
+	f := &l.found[(uint64(uintptr(unsafe.Pointer(kp)))*0x9E3779B97F4A7C15)>>(64-3)]
 	if f.key != kp || f.n != len(key) || kp == nil {
 		*f = foundKey{key: kp, n: len(key), pos: slices.Index(l.keys, key)}
 	}

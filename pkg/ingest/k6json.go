@@ -1548,7 +1548,11 @@ func specialBytes(x uint64) uint64 {
 func scanNumber(b []byte, i int) (float64, int, bool) {
 	if i+16 <= len(b) {
 		// k6's usual shape, 1–7 integer digits and 0 or 1–7 decimals,
-		// a word at a time (the loop below computes the same).
+		// a word at a time (the loop below computes the same); first
+		// a digit alone before the line goes on (counts: 0 and 1).
+		if d := b[i] - '0'; d <= 9 && (b[i+1] == ',' || b[i+1] == '}') {
+			return float64(d), i + 1, true
+		}
 		x := binary.LittleEndian.Uint64(b[i:])
 		if n := digitRun(x); n > 0 && n < 8 && (n == 1 || b[i] != '0') {
 			mant := leadDigits(x, n)
@@ -1637,8 +1641,9 @@ func scanNumber(b []byte, i int) (float64, int, bool) {
 	return v, i, true
 }
 
-// pow10u holds the powers of ten that leadDigits' numbers take.
-var pow10u = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8}
+// pow10u holds the powers of ten that leadDigits' numbers take, and
+// those that scale a time's fraction to nanoseconds.
+var pow10u = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
 
 // digitRun returns how many of the eight bytes of x (little-endian: its
 // first byte the lowest) are ASCII digits before the first that is not,
@@ -2008,6 +2013,12 @@ func rfc3339Rest(b []byte, base int64) (ns int64, digits int, ok bool) {
 	if b[i] == '.' {
 		i++
 		s := i
+		if i+8 <= len(b) {
+			// Eight digits at a time (the loop computes the same).
+			x := binary.LittleEndian.Uint64(b[i:])
+			n := digitRun(x)
+			frac, i = int64(leadDigits(x, n)), i+n
+		}
 		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
 			frac = frac*10 + int64(b[i]-'0')
 			i++
@@ -2016,9 +2027,7 @@ func rfc3339Rest(b []byte, base int64) (ns int64, digits int, ok bool) {
 		if digits == 0 || digits > 9 {
 			return 0, 0, false
 		}
-		for d := digits; d < 9; d++ {
-			frac *= 10
-		}
+		frac *= int64(pow10u[9-digits])
 	}
 	if i >= len(b) {
 		return 0, 0, false

@@ -319,3 +319,32 @@ func TestK6JSONQuickAfterRejected(t *testing.T) {
 		}
 	}
 }
+
+// TestParseJSONTimeFractions: times with 0–12 fraction digits (any
+// digits, trailing zeros kept), in UTC and with a zone, parse as
+// time.Parse reads them, with their digit count (at most 9), or are
+// refused when time.Parse refuses them; through parseJSONTime and the
+// worker's minute cache alike.
+func TestParseJSONTimeFractions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	w := &jsonWorker{}
+	for range 20000 {
+		s := fmt.Sprintf("2024-%02d-%02dT%02d:%02d:%02d", 1+rng.IntN(12), 1+rng.IntN(28), rng.IntN(24), rng.IntN(60), rng.IntN(60))
+		n := rng.IntN(13)
+		if n > 0 {
+			s += "."
+			for range n {
+				s += string(rune('0' + rng.IntN(10)))
+			}
+		}
+		s += []string{"Z", "+02:00", "-05:30", "Z", "z"}[rng.IntN(5)]
+		want, perr := time.Parse(time.RFC3339Nano, s)
+		good := perr == nil
+		for _, parse := range []func([]byte) (int64, int, error){parseJSONTime, w.parseTime} {
+			ns, d, err := parse([]byte(s))
+			if (err == nil) != good || good && (ns != want.UnixNano() || d != min(n, 9)) {
+				t.Fatalf("%s: %d, %d digits, %v; time.Parse %d, %v (%d digits)", s, ns, d, err, want.UnixNano(), perr, min(n, 9))
+			}
+		}
+	}
+}
