@@ -518,6 +518,7 @@ type jsonWorker struct {
 	prevTags  []byte
 	prevVals  [][]byte
 	prevTagsL *wLayout
+	prevMemo  *tagsMemo // of the object the layout remembers as prevTags, or nil
 	// prevTail is the end of the last line when scanK6 read it and its
 	// tags were prevTags, with no metadata: `,"tags":{…}}}`, in the chunk
 	// being parsed (quickRun).
@@ -575,6 +576,9 @@ type layoutObj struct {
 	obj  []byte   // the object (up to maxObj bytes), or empty
 	vals [][]byte // its values, slices of obj
 	used uint64   // the layout's tick when last matched or remembered
+	// memo is what the worker's tag view (Drain) worked out of the
+	// object's values, for the next sample with this object.
+	memo tagsMemo
 }
 
 // layoutObjs is how many tags objects a layout remembers: the endpoints
@@ -608,6 +612,7 @@ type pointFields struct {
 	tags, tagsEnd     int // span of the tags value; tags < 0: none
 	meta, metaEnd     int // span of the metadata object; meta < 0: none
 	wl                *wLayout
+	memo              *tagsMemo // of the tags, when the layout remembers them
 	// sameTS: the time string is the last one checked (w.lastTS), whose
 	// ns and digits w.lastNS and w.lastDigits hold.
 	sameTS bool
@@ -776,8 +781,9 @@ func (w *jsonWorker) quickRun(b *jsonBatch, data []byte, pos int, line int64) (i
 		var wl *wLayout
 		var vals [][]byte
 		end := k + len(w.prevTail)
+		var memo *tagsMemo
 		if t := w.prevTail; len(t) > 0 && end <= len(rest) && string(rest[k:end]) == string(t) && (end == len(rest) || rest[end] == '\n') {
-			wl, vals = w.prevTagsL, w.prevVals
+			wl, vals, memo = w.prevTagsL, w.prevVals, w.prevMemo
 		} else if l := w.mLayout[g]; l != nil && k+len(k6PointTags) <= len(rest) && string(rest[k:k+len(k6PointTags)]) == k6PointTags {
 			o := k + len(k6PointTags)
 			for s := range l.objs {
@@ -785,7 +791,7 @@ func (w *jsonWorker) quickRun(b *jsonBatch, data []byte, pos int, line int64) (i
 				lo := &l.objs[s]
 				n := len(lo.obj)
 				if e := o + n + 2; n > 0 && e <= len(rest) && rest[e-1] == '}' && rest[e-2] == '}' && rest[e-3] == '}' && (e == len(rest) || rest[e] == '\n') && string(rest[o:o+n]) == string(lo.obj) {
-					wl, vals, end = l, lo.vals, e
+					wl, vals, end, memo = l, lo.vals, e, &lo.memo
 					l.tick++
 					lo.used = l.tick
 					break
@@ -794,7 +800,7 @@ func (w *jsonWorker) quickRun(b *jsonBatch, data []byte, pos int, line int64) (i
 			if wl == nil {
 				break
 			}
-			w.prevTail, w.prevTags, w.prevTagsL = rest[k:end], rest[o:end-2], l
+			w.prevTail, w.prevTags, w.prevTagsL, w.prevMemo = rest[k:end], rest[o:end-2], l, memo
 			w.prevVals = append(w.prevVals[:0], vals...)
 		} else {
 			break
@@ -818,6 +824,7 @@ func (w *jsonWorker) quickRun(b *jsonBatch, data []byte, pos int, line int64) (i
 		if w.sink != nil {
 			w.s.Metric, w.s.TimeNS, w.s.Value = name, w.lastNS, v
 			w.row.reset(wl.l, vals, nil, nil)
+			w.row.memo = memo
 			w.sink(&w.s)
 			b.n++
 		} else {
@@ -965,6 +972,9 @@ func (w *jsonWorker) point(b *jsonBatch, ln []byte, off int, lineNo int64) {
 	if w.sink != nil {
 		w.s.Metric, w.s.TimeNS, w.s.Value = name, w.lastNS, pf.value
 		w.row.reset(pf.wl.l, w.tv, nil, meta)
+		if !w.full {
+			w.row.memo = pf.memo
+		}
 		w.sink(&w.s)
 		b.n++
 		return
@@ -1264,7 +1274,7 @@ func (w *jsonWorker) scanTags(b []byte, i int) (int, bool) {
 		// The same object as the last one scanned (the points of one
 		// request share their tags): same layout, same values.
 		w.tv = w.prevVals
-		pf.wl = w.prevTagsL
+		pf.wl, pf.memo = w.prevTagsL, w.prevMemo
 		return start + len(t), true
 	}
 	guess := w.prev
@@ -1279,7 +1289,7 @@ func (w *jsonWorker) scanTags(b []byte, i int) (int, bool) {
 			// An object the metric's layout remembers (a metric's
 			// points repeat their tags request after request).
 			end := start + len(lo.obj)
-			w.tv, pf.wl = lo.vals, guess
+			w.tv, pf.wl, pf.memo = lo.vals, guess, &lo.memo
 			w.keepTags(b[start:end])
 			return end, true
 		}
@@ -1354,7 +1364,8 @@ func (w *jsonWorker) scanTags(b []byte, i int) (int, bool) {
 	}
 	if i-start <= maxObj {
 		w.keepTags(b[start:i])
-		pf.wl.remember(b[start:i], w.tv)
+		pf.memo = pf.wl.remember(b[start:i], w.tv)
+		w.prevMemo = pf.memo
 	} else {
 		w.prevTags = nil
 	}
@@ -1367,7 +1378,7 @@ func (w *jsonWorker) scanTags(b []byte, i int) (int, bool) {
 func (w *jsonWorker) keepTags(obj []byte) {
 	w.prevTags = obj
 	w.prevVals = append(w.prevVals[:0], w.tv...)
-	w.prevTagsL = w.pf.wl
+	w.prevTagsL, w.prevMemo = w.pf.wl, w.pf.memo
 }
 
 // find returns the object of wl.objs that b holds from i on, or nil.
@@ -1385,12 +1396,14 @@ func (wl *wLayout) find(b []byte, i int) *layoutObj {
 
 // remember copies obj, a tags object of the layout whose values vals are,
 // into wl.objs (in place of the least recently used, unless it is there
-// already), with its values as slices of the copy; when a value is not a
-// slice of obj (a string with escapes, decoded), the slot stays empty.
+// already), with its values as slices of the copy, and returns the
+// object's memo; when a value is not a slice of obj (a string with
+// escapes, decoded), the slot stays empty and the memo is nil.
 //
-// The slot's old bytes may be those of prevVals: remember is called after
-// keepTags has replaced them.
-func (wl *wLayout) remember(obj []byte, vals [][]byte) {
+// The slot's old bytes may be those of prevVals, and its memo prevMemo:
+// remember is called after keepTags has replaced them, and its caller
+// sets prevMemo again.
+func (wl *wLayout) remember(obj []byte, vals [][]byte) *tagsMemo {
 	k := 0
 	for s := range wl.objs {
 		if string(wl.objs[s].obj) == string(obj) {
@@ -1403,6 +1416,9 @@ func (wl *wLayout) remember(obj []byte, vals [][]byte) {
 	}
 	lo := &wl.objs[k]
 	wl.tick++
+	if string(lo.obj) != string(obj) {
+		lo.memo.clear(len(vals))
+	}
 	lo.obj, lo.vals, lo.used = append(lo.obj[:0], obj...), lo.vals[:0], wl.tick
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(obj)))
 	for _, v := range vals {
@@ -1413,10 +1429,12 @@ func (wl *wLayout) remember(obj []byte, vals [][]byte) {
 		off := uintptr(unsafe.Pointer(unsafe.SliceData(v))) - base
 		if off >= uintptr(len(obj)) || off+uintptr(len(v)) > uintptr(len(obj)) {
 			lo.obj, lo.used = lo.obj[:0], 0
-			return
+			lo.memo.clear(0)
+			return nil
 		}
 		lo.vals = append(lo.vals, lo.obj[off:off+uintptr(len(v)):off+uintptr(len(v))])
 	}
+	return &lo.memo
 }
 
 // layoutOf returns the worker's layout of keys, making it on first use;

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -189,10 +190,14 @@ func cmpOr(s, def string) string {
 	return s
 }
 
+// testSeed is the seed of the series hashes readK6Flat compares.
+var testSeed = maphash.MakeSeed()
+
 // readK6Flat reads src with a K6JSONReader (full: the general way only),
 // through Next or through Drain with one sink (file order), and returns
 // each sample (metric, time, value bits, tags and metadata, a tag by name,
-// the extra tags, the column values) and the stats and declarations.
+// the extra tags, the column values, the series hash) and the stats and
+// declarations.
 func readK6Flat(t *testing.T, src string, full, drain bool) ([]string, string) {
 	t.Helper()
 	r := NewK6JSONReader(strings.NewReader(src), "g.json")
@@ -200,7 +205,7 @@ func readK6Flat(t *testing.T, src string, full, drain bool) ([]string, string) {
 	var got []string
 	flat := func(s *Sample) {
 		name, ok := s.Tags.Get("name")
-		got = append(got, fmt.Sprintf("%s|%d|%x|%s|%s:%v|%s|%q", s.Metric, s.TimeNS, math.Float64bits(s.Value), tagString(s), name, ok, s.Tags.Extra(), s.Tags.AppendValues(nil)))
+		got = append(got, fmt.Sprintf("%s|%d|%x|%s|%s:%v|%s|%q|%x", s.Metric, s.TimeNS, math.Float64bits(s.Value), tagString(s), name, ok, s.Tags.Extra(), s.Tags.AppendValues(nil), s.Tags.SeriesHash(testSeed)))
 	}
 	if drain {
 		if err := r.Drain([]func(*Sample){flat}); err != nil {
