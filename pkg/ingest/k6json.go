@@ -740,70 +740,35 @@ func (w *jsonWorker) quickRun(b *jsonBatch, data []byte, pos int, line int64) (i
 		if i+len(k6QuickMid1)+len(k6QuickMid2) > len(rest) || string(rest[:len(k6QuickHead)]) != k6QuickHead || string(rest[len(k6QuickHead):i]) != name {
 			break
 		}
-		// The time: the last one, or a new one.
-		var ts []byte
+		// The time: the last one, or a new one (newTime).
 		k := -1
 		if len(w.lastTS) > 0 {
 			if w.qmidGen != w.tsGen {
-				w.qmid = append(append(append(w.qmid[:0], k6QuickMid1...), w.lastTS...), k6QuickMid2...)
-				w.qmidGen = w.tsGen
+				w.makeQmid()
 			}
 			if j := i + len(w.qmid); j <= len(rest) && string(rest[i:j]) == string(w.qmid) {
 				k = j
 			}
 		}
+		var ts []byte
 		var ns int64
 		var digits int
 		if k < 0 {
-			if string(rest[i:i+len(k6QuickMid1)]) != k6QuickMid1 {
+			if ts, ns, digits, k = w.newTime(rest, i); k < 0 {
 				break
 			}
-			t := i + len(k6QuickMid1)
-			q := bytes.IndexByte(rest[t:min(len(rest), t+40)], '"')
-			if q < 0 {
-				break
-			}
-			ts, q = rest[t:t+q], t+q
-			if q+len(k6QuickMid2) > len(rest) || string(rest[q:q+len(k6QuickMid2)]) != k6QuickMid2 {
-				break
-			}
-			var err error
-			if ns, digits, err = w.parseTime(ts); err != nil {
-				break
-			}
-			k = q + len(k6QuickMid2)
 		}
 		v, k, ok := scanNumber(rest, k)
 		if !ok || v < 0 {
 			break
 		}
-		// The tail: the last line's, or the metric's layout's object.
-		var wl *wLayout
-		var vals [][]byte
+		// The tail: the last line's, or an object of the metric's
+		// layout (objTail).
 		end := k + len(w.prevTail)
-		var memo *tagsMemo
-		if t := w.prevTail; len(t) > 0 && end <= len(rest) && string(rest[k:end]) == string(t) && (end == len(rest) || rest[end] == '\n') {
-			wl, vals, memo = w.prevTagsL, w.prevVals, w.prevMemo
-		} else if l := w.mLayout[g]; l != nil && k+len(k6PointTags) <= len(rest) && string(rest[k:k+len(k6PointTags)]) == k6PointTags {
-			o := k + len(k6PointTags)
-			for s := range l.objs {
-				// An object ends in '}', then the line in "}}".
-				lo := &l.objs[s]
-				n := len(lo.obj)
-				if e := o + n + 2; n > 0 && e <= len(rest) && rest[e-1] == '}' && rest[e-2] == '}' && rest[e-3] == '}' && (e == len(rest) || rest[e] == '\n') && string(rest[o:o+n]) == string(lo.obj) {
-					wl, vals, end, memo = l, lo.vals, e, &lo.memo
-					l.tick++
-					lo.used = l.tick
-					break
-				}
-			}
-			if wl == nil {
+		if t := w.prevTail; len(t) == 0 || end > len(rest) || string(rest[k:end]) != string(t) || end < len(rest) && rest[end] != '\n' {
+			if end = w.objTail(rest, k, g); end < 0 {
 				break
 			}
-			w.prevTail, w.prevTags, w.prevTagsL, w.prevMemo = rest[k:end], rest[o:end-2], l, memo
-			w.prevVals = append(w.prevVals[:0], vals...)
-		} else {
-			break
 		}
 		line++
 		if ts != nil {
@@ -813,8 +778,10 @@ func (w *jsonWorker) quickRun(b *jsonBatch, data []byte, pos int, line int64) (i
 			b.times.see(ns, line)
 		}
 		id = g
-		w.mLayout[g] = wl
-		w.prev = wl
+		wl := w.prevTagsL
+		if w.mLayout[g] != wl {
+			w.mLayout[g] = wl
+		}
 		if w.mStamp[g] != w.stamp {
 			w.first(b, g, name, line)
 		}
@@ -823,8 +790,8 @@ func (w *jsonWorker) quickRun(b *jsonBatch, data []byte, pos int, line int64) (i
 		}
 		if w.sink != nil {
 			w.s.Metric, w.s.TimeNS, w.s.Value = name, w.lastNS, v
-			w.row.reset(wl.l, vals, nil, nil)
-			w.row.memo = memo
+			w.row.reset(wl.l, w.prevVals, nil, nil)
+			w.row.memo = w.prevMemo
 			w.sink(&w.s)
 			b.n++
 		} else {
@@ -835,8 +802,64 @@ func (w *jsonWorker) quickRun(b *jsonBatch, data []byte, pos int, line int64) (i
 	}
 	if line > n0 {
 		w.lastID = id
+		w.prev = w.prevTagsL
 	}
 	return min(pos, len(data)), line
+}
+
+// makeQmid makes w.qmid of the last time.
+func (w *jsonWorker) makeQmid() {
+	w.qmid = append(append(append(w.qmid[:0], k6QuickMid1...), w.lastTS...), k6QuickMid2...)
+	w.qmidGen = w.tsGen
+}
+
+// newTime reads, for quickRun, the time of a line in k6's exact form
+// whose metric name ends at rest[i:]: the time string, its nanoseconds
+// and fraction digits (parseTime), and the offset of the value; k < 0
+// when the line is not of that form or parseTime refuses the time.
+func (w *jsonWorker) newTime(rest []byte, i int) (ts []byte, ns int64, digits, k int) {
+	if string(rest[i:i+len(k6QuickMid1)]) != k6QuickMid1 {
+		return nil, 0, 0, -1
+	}
+	t := i + len(k6QuickMid1)
+	q := bytes.IndexByte(rest[t:min(len(rest), t+40)], '"')
+	if q < 0 {
+		return nil, 0, 0, -1
+	}
+	ts, q = rest[t:t+q], t+q
+	if q+len(k6QuickMid2) > len(rest) || string(rest[q:q+len(k6QuickMid2)]) != k6QuickMid2 {
+		return nil, 0, 0, -1
+	}
+	ns, digits, err := w.parseTime(ts)
+	if err != nil {
+		return nil, 0, 0, -1
+	}
+	return ts, ns, digits, q + len(k6QuickMid2)
+}
+
+// objTail finds, for quickRun, the tail of a line of metric g at rest[k:]
+// among the tags objects of the metric's layout: `,"tags":`, the object
+// and "}}", then a newline or the end of the chunk. It makes the tail the
+// last line's (prevTail and the rest) and returns where it ends, or -1.
+func (w *jsonWorker) objTail(rest []byte, k int, g int32) int {
+	l := w.mLayout[g]
+	o := k + len(k6PointTags)
+	if l == nil || o > len(rest) || string(rest[k:o]) != k6PointTags {
+		return -1
+	}
+	for s := range l.objs {
+		// An object ends in '}', then the line in "}}".
+		lo := &l.objs[s]
+		n := len(lo.obj)
+		if e := o + n + 2; n > 0 && e <= len(rest) && rest[e-1] == '}' && rest[e-2] == '}' && rest[e-3] == '}' && (e == len(rest) || rest[e] == '\n') && string(rest[o:o+n]) == string(lo.obj) {
+			l.tick++
+			lo.used = l.tick
+			w.prevTail, w.prevTags, w.prevTagsL, w.prevMemo = rest[k:e], rest[o:o+n], l, &lo.memo
+			w.prevVals = append(w.prevVals[:0], lo.vals...)
+			return e
+		}
+	}
+	return -1
 }
 
 // scanFront scans, into w.pf, the fixed front of a Point line in k6's
