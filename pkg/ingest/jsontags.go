@@ -115,11 +115,35 @@ type jsonRow struct {
 	ktmp    [][]byte
 	vtmp    [][]byte
 	own     [][]byte
+	// memo, set by a Drain worker after reset when the tags are an
+	// object their layout remembers, keeps what value and seriesHash
+	// work out of them for the next sample with the same object.
+	memo *tagsMemo
+}
+
+// tagsMemo is what a tag view worked out of a tags object's values: the
+// interned value per key position ("" not known yet) and the series hash
+// with its seed.
+type tagsMemo struct {
+	strs     []string
+	hash     uint64
+	hashSeed maphash.Seed
+	hashOK   bool
+}
+
+// clear forgets the memo, for an object of n keys.
+func (m *tagsMemo) clear(n int) {
+	if cap(m.strs) < n {
+		m.strs = make([]string, n)
+	}
+	m.strs = m.strs[:n]
+	clear(m.strs)
+	m.hashOK = false
 }
 
 // reset points the row at a new sample.
 func (r *jsonRow) reset(l *jsonLayout, vals [][]byte, tags, meta []byte) {
-	r.layout, r.vals, r.tags, r.meta = l, vals, tags, meta
+	r.layout, r.vals, r.tags, r.meta, r.memo = l, vals, tags, meta, nil
 	r.scanned = vals != nil || len(l.keys) == 0
 	r.metaSet, r.extraOK = false, false
 }
@@ -127,7 +151,7 @@ func (r *jsonRow) reset(l *jsonLayout, vals [][]byte, tags, meta []byte) {
 // resetSlow points the row at a sample decoded by encoding/json: its
 // values and its metadata as "k=v&k=v".
 func (r *jsonRow) resetSlow(l *jsonLayout, vals [][]byte, meta string) {
-	r.layout, r.vals, r.tags, r.meta = l, vals, nil, nil
+	r.layout, r.vals, r.tags, r.meta, r.memo = l, vals, nil, nil, nil
 	r.scanned, r.metaSet, r.metaStr, r.extraOK = true, true, meta, false
 }
 
@@ -157,6 +181,20 @@ func (r *jsonRow) value(p int) string {
 	if len(b) == 0 {
 		return ""
 	}
+	m := r.memo
+	if m != nil && p < len(m.strs) && m.strs[p] != "" {
+		return m.strs[p]
+	}
+	v := r.intern(p, b)
+	if m != nil && p < len(m.strs) {
+		m.strs[p] = v
+	}
+	return v
+}
+
+// intern returns the interned value b at key position p, most recent
+// values first.
+func (r *jsonRow) intern(p int, b []byte) string {
 	l := r.layout
 	if l.recent == nil {
 		l.recent = make([][]string, len(l.keys))
@@ -192,7 +230,7 @@ type foundKey struct {
 func (r *jsonRow) get(key string) (string, bool) {
 	l := r.layout
 	kp := unsafe.StringData(key)
-	f := &l.found[(uintptr(unsafe.Pointer(kp))>>3)&7]
+	f := &l.found[(uint64(uintptr(unsafe.Pointer(kp)))*0x9E3779B97F4A7C15)>>(64-3)]
 	if f.key != kp || f.n != len(key) || kp == nil {
 		*f = foundKey{key: kp, n: len(key), pos: slices.Index(l.keys, key)}
 	}
@@ -311,6 +349,9 @@ func (r *jsonRow) seriesHash(seed maphash.Seed) uint64 {
 	if !r.scanned {
 		r.fill()
 	}
+	if m := r.memo; m != nil && m.hashOK && m.hashSeed == seed {
+		return m.hash
+	}
 	l := r.layout
 	if l.keyHash == nil || l.hashSeed != seed {
 		l.keyHash, l.hashSeed = make([]uint64, len(l.keys)), seed
@@ -323,6 +364,9 @@ func (r *jsonRow) seriesHash(seed maphash.Seed) uint64 {
 		if v := r.vals[p]; len(v) > 0 {
 			sum += mixSeries(kh ^ maphash.Bytes(seed, v)*0x9E3779B97F4A7C15)
 		}
+	}
+	if m := r.memo; m != nil {
+		m.hash, m.hashSeed, m.hashOK = sum, seed, true
 	}
 	return sum
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -102,6 +103,10 @@ type K6JSONReader struct {
 	err error
 	// mapAt, set by Open on a plain file, is the file Drain maps.
 	mapAt *mapTarget
+	// full, set by tests, reads every line the general way (scanPoint,
+	// encoding/json), without the shortcuts for k6's exact form and for
+	// repeats of earlier lines (quickRun, scanK6, scanTags' repeats).
+	full bool
 }
 
 // jsonMaxLine is the longest line read; a longer one is skipped.
@@ -513,9 +518,10 @@ type jsonWorker struct {
 	prevTags  []byte
 	prevVals  [][]byte
 	prevTagsL *wLayout
+	prevMemo  *tagsMemo // of the object the layout remembers as prevTags, or nil
 	// prevTail is the end of the last line when scanK6 read it and its
 	// tags were prevTags, with no metadata: `,"tags":{…}}}`, in the chunk
-	// being parsed (quickK6).
+	// being parsed (quickRun).
 	prevTail []byte
 	empty    *wLayout // no tags
 	lkey     []byte
@@ -523,6 +529,12 @@ type jsonWorker struct {
 	lastTS     []byte
 	lastNS     int64
 	lastDigits int
+	// tsGen counts the changes of lastTS; qmid, made at qmidGen, is what
+	// a Point line of k6's exact form holds between its metric name and
+	// its value at time lastTS (`","type":…"time":"T","value":`).
+	tsGen   int64
+	qmid    []byte
+	qmidGen int64
 	// minute is the first 17 bytes ("YYYY-MM-DDTHH:MM:") of the last time
 	// parsed, minuteBase their rfc3339Minute: the times of a run share
 	// them for a minute at a time.
@@ -534,6 +546,8 @@ type jsonWorker struct {
 	tk, tv, mk, mv [][]byte
 	tvBuf          [][]byte // w.tv's own buffer (w.tv may be prevVals)
 	sortKeys       []string
+
+	full bool // K6JSONReader.full
 
 	// Drain mode: the sink, the worker's own sample and tag view.
 	sink  func(*Sample)
@@ -550,19 +564,33 @@ type wLayout struct {
 	last  [][]byte
 	stamp int64
 	bidx  int32
-	// obj is a copy of the last tags object of this layout that scanTags
-	// took apart (up to maxObj bytes), objVals its values (slices of obj):
-	// an object byte-identical to it has these values, in any chunk.
-	obj     []byte
-	objVals [][]byte
+	// objs are copies of the last tags objects of this layout that
+	// scanTags took apart: an object byte-identical to one of them has
+	// its values, in any chunk. tick counts their uses.
+	objs [layoutObjs]layoutObj
+	tick uint64
 }
 
+// layoutObj is a tags object a layout remembers.
+type layoutObj struct {
+	obj  []byte   // the object (up to maxObj bytes), or empty
+	vals [][]byte // its values, slices of obj
+	used uint64   // the layout's tick when last matched or remembered
+	// memo is what the worker's tag view (Drain) worked out of the
+	// object's values, for the next sample with this object.
+	memo tagsMemo
+}
+
+// layoutObjs is how many tags objects a layout remembers: the endpoints
+// of a script, whose requests come in turn, and a few more.
+const layoutObjs = 8
+
 // maxObj is the longest tags object that scanTags remembers whole
-// (jsonWorker.prevTags, wLayout.obj).
+// (jsonWorker.prevTags, wLayout.objs).
 const maxObj = 4096
 
 func newJSONWorker(j *K6JSONReader) *jsonWorker {
-	w := &jsonWorker{j: j, names: newInterner(), mIDs: map[string]int32{}, layouts: map[string]*wLayout{}, lastID: -1}
+	w := &jsonWorker{j: j, names: newInterner(), mIDs: map[string]int32{}, layouts: map[string]*wLayout{}, lastID: -1, full: j.full}
 	w.empty = &wLayout{l: &jsonLayout{}}
 	w.layouts[""] = w.empty
 	w.s.Source = j.name
@@ -584,6 +612,7 @@ type pointFields struct {
 	tags, tagsEnd     int // span of the tags value; tags < 0: none
 	meta, metaEnd     int // span of the metadata object; meta < 0: none
 	wl                *wLayout
+	memo              *tagsMemo // of the tags, when the layout remembers them
 	// sameTS: the time string is the last one checked (w.lastTS), whose
 	// ns and digits w.lastNS and w.lastDigits hold.
 	sameTS bool
@@ -637,7 +666,7 @@ func atMeta(b []byte, i int) bool {
 // literal comparisons; false sends the line to scanPoint, which takes any
 // key order and spacing.
 func (w *jsonWorker) scanK6(b []byte) bool {
-	i, ok := w.scanFront(b, false)
+	i, ok := w.scanFront(b)
 	if !ok {
 		return false
 	}
@@ -668,36 +697,175 @@ func (w *jsonWorker) scanK6(b []byte) bool {
 	return true
 }
 
-// quickK6 scans a Point line at the start of b (the rest of the chunk)
-// that is in k6's exact form, has the last line's time and ends with the
-// last line's tail (prevTail: the same tags, no metadata) followed by a
-// newline or the chunk's end, as the points of one request do; it returns
-// the line's length without its newline, or 0 (w unchanged but for pf)
-// when the line is not such a line and goes the usual way.
-func (w *jsonWorker) quickK6(b []byte) int {
-	tail := w.prevTail
-	if len(tail) == 0 || len(w.lastTS) == 0 {
-		return 0
+// k6QuickHead is how a Point line of k6's exact form starts, up to its
+// metric name; k6QuickMid1 and k6QuickMid2 go around the time in
+// jsonWorker.qmid.
+const (
+	k6QuickHead = `{"metric":"`
+	k6QuickMid1 = `","type":"Point","data":{"time":"`
+	k6QuickMid2 = `","value":`
+)
+
+// quickRun reads, from data[pos:], the Point lines that follow one
+// another in a k6 run most often: in k6's exact form, of the metric that
+// followed the last line's last time, with a time that is the last line's
+// or that parseTime reads, a number scanNumber reads that is not
+// negative, and ending with a known tail and a newline or the chunk's
+// end. A known tail is the last line's (prevTail: the points of one
+// request share their time and tags) or, `,"tags":` and `}}` around it,
+// a tags object remembered of the metric's layout (wLayout.objs: a
+// metric's points repeat their tags iteration after iteration). Matching
+// the tail in place finds the line's end, so such a line is read once,
+// with no newline search and no second look at its tags. It returns the
+// position after the lines it read and line advanced by their number; it
+// stops, having done nothing with it, at the first line of another kind
+// (the usual way decides).
+//
+// It does what line, point and check do with such a line: a new time is
+// checked and seen as check does, the value needs no check, and the tags'
+// values are those of the tail's line (prevVals) or object.
+func (w *jsonWorker) quickRun(b *jsonBatch, data []byte, pos int, line int64) (int, int64) {
+	id := w.lastID
+	if id < 0 {
+		return pos, line
 	}
-	lastID := w.lastID // scanMetric's guess moves it
-	i, ok := w.scanFront(b, true)
-	end := i + len(tail)
-	if !ok || end > len(b) || string(b[i:end]) != string(tail) || end < len(b) && b[end] != '\n' {
-		w.lastID = lastID
-		return 0
+	n0 := line
+	for pos < len(data) {
+		g := w.mNext[id]
+		if g < 0 {
+			break
+		}
+		name, rest := w.mNames[g], data[pos:]
+		i := len(k6QuickHead) + len(name)
+		if i+len(k6QuickMid1)+len(k6QuickMid2) > len(rest) || string(rest[:len(k6QuickHead)]) != k6QuickHead || string(rest[len(k6QuickHead):i]) != name {
+			break
+		}
+		// The time: the last one, or a new one (newTime).
+		k := -1
+		if len(w.lastTS) > 0 {
+			if w.qmidGen != w.tsGen {
+				w.makeQmid()
+			}
+			if j := i + len(w.qmid); j <= len(rest) && string(rest[i:j]) == string(w.qmid) {
+				k = j
+			}
+		}
+		var ts []byte
+		var ns int64
+		var digits int
+		if k < 0 {
+			if ts, ns, digits, k = w.newTime(rest, i); k < 0 {
+				break
+			}
+		}
+		v, k, ok := scanNumber(rest, k)
+		if !ok || v < 0 {
+			break
+		}
+		// The tail: the last line's, or an object of the metric's
+		// layout (objTail).
+		end := k + len(w.prevTail)
+		if t := w.prevTail; len(t) == 0 || end > len(rest) || string(rest[k:end]) != string(t) || end < len(rest) && rest[end] != '\n' {
+			if end = w.objTail(rest, k, g); end < 0 {
+				break
+			}
+		}
+		line++
+		if ts != nil {
+			w.lastTS = append(w.lastTS[:0], ts...)
+			w.lastNS, w.lastDigits = ns, digits
+			w.tsGen++
+			b.times.see(ns, line)
+		}
+		id = g
+		wl := w.prevTagsL
+		if w.mLayout[g] != wl {
+			w.mLayout[g] = wl
+		}
+		if w.mStamp[g] != w.stamp {
+			w.first(b, g, name, line)
+		}
+		if w.lastDigits > b.maxDigits {
+			b.maxDigits = w.lastDigits
+		}
+		if w.sink != nil {
+			w.s.Metric, w.s.TimeNS, w.s.Value = name, w.lastNS, v
+			w.row.reset(wl.l, w.prevVals, nil, nil)
+			w.row.memo = w.prevMemo
+			w.sink(&w.s)
+			b.n++
+		} else {
+			b.recs = append(b.recs, jsonRec{metric: name, ts: w.lastNS, val: v, layout: w.batchLayout(b, wl), slow: -1,
+				tags: int32(pos + k + len(k6PointTags)), tagsEnd: int32(pos + end - 2), meta: -1, metaEnd: -1})
+		}
+		pos += end + 1
 	}
-	pf := &w.pf
-	pf.tags, pf.tagsEnd = i+len(k6PointTags), end-2
-	w.tv, pf.wl = w.prevVals, w.prevTagsL
-	w.pointDone()
-	return end
+	if line > n0 {
+		w.lastID = id
+		w.prev = w.prevTagsL
+	}
+	return min(pos, len(data)), line
+}
+
+// makeQmid makes w.qmid of the last time.
+func (w *jsonWorker) makeQmid() {
+	w.qmid = append(append(append(w.qmid[:0], k6QuickMid1...), w.lastTS...), k6QuickMid2...)
+	w.qmidGen = w.tsGen
+}
+
+// newTime reads, for quickRun, the time of a line in k6's exact form
+// whose metric name ends at rest[i:]: the time string, its nanoseconds
+// and fraction digits (parseTime), and the offset of the value; k < 0
+// when the line is not of that form or parseTime refuses the time.
+func (w *jsonWorker) newTime(rest []byte, i int) (ts []byte, ns int64, digits, k int) {
+	if string(rest[i:i+len(k6QuickMid1)]) != k6QuickMid1 {
+		return nil, 0, 0, -1
+	}
+	t := i + len(k6QuickMid1)
+	q := bytes.IndexByte(rest[t:min(len(rest), t+40)], '"')
+	if q < 0 {
+		return nil, 0, 0, -1
+	}
+	ts, q = rest[t:t+q], t+q
+	if q+len(k6QuickMid2) > len(rest) || string(rest[q:q+len(k6QuickMid2)]) != k6QuickMid2 {
+		return nil, 0, 0, -1
+	}
+	ns, digits, err := w.parseTime(ts)
+	if err != nil {
+		return nil, 0, 0, -1
+	}
+	return ts, ns, digits, q + len(k6QuickMid2)
+}
+
+// objTail finds, for quickRun, the tail of a line of metric g at rest[k:]
+// among the tags objects of the metric's layout: `,"tags":`, the object
+// and "}}", then a newline or the end of the chunk. It makes the tail the
+// last line's (prevTail and the rest) and returns where it ends, or -1.
+func (w *jsonWorker) objTail(rest []byte, k int, g int32) int {
+	l := w.mLayout[g]
+	o := k + len(k6PointTags)
+	if l == nil || o > len(rest) || string(rest[k:o]) != k6PointTags {
+		return -1
+	}
+	for s := range l.objs {
+		// An object ends in '}', then the line in "}}".
+		lo := &l.objs[s]
+		n := len(lo.obj)
+		if e := o + n + 2; n > 0 && e <= len(rest) && rest[e-1] == '}' && rest[e-2] == '}' && rest[e-3] == '}' && (e == len(rest) || rest[e] == '\n') && string(rest[o:o+n]) == string(lo.obj) {
+			l.tick++
+			lo.used = l.tick
+			w.prevTail, w.prevTags, w.prevTagsL, w.prevMemo = rest[k:e], rest[o:o+n], l, &lo.memo
+			w.prevVals = append(w.prevVals[:0], lo.vals...)
+			return e
+		}
+	}
+	return -1
 }
 
 // scanFront scans, into w.pf, the fixed front of a Point line in k6's
 // exact form: its metric, time and value, up to the end of the value,
-// whose offset it returns. With sameTime only the last line's time is
-// taken (quickK6); otherwise any (scanTime).
-func (w *jsonWorker) scanFront(b []byte, sameTime bool) (int, bool) {
+// whose offset it returns.
+func (w *jsonWorker) scanFront(b []byte) (int, bool) {
 	pf := &w.pf
 	*pf = pointFields{mid: -1, tags: -1, meta: -1}
 	if !atHead(b) {
@@ -710,15 +878,7 @@ func (w *jsonWorker) scanFront(b []byte, sameTime bool) (int, bool) {
 	}
 	i += len(k6PointType)
 	pf.timeCol = i
-	if t := w.lastTS; sameTime {
-		if e := i + 1 + len(t); e >= len(b) || b[i] != '"' || b[e] != '"' || string(b[i+1:e]) != string(t) {
-			return i, false
-		}
-		pf.time, pf.sameTS, i = b[i+1:i+1+len(t)], true, i+len(t)+2
-	} else if i, ok = w.scanTime(b, i); !ok {
-		return i, false
-	}
-	if !atValue(b, i) {
+	if i, ok = w.scanTime(b, i); !ok || !atValue(b, i) {
 		return i, false
 	}
 	i += len(k6PointValue)
@@ -777,15 +937,12 @@ func (w *jsonWorker) parse(b *jsonBatch) {
 	var line int64
 	w.prevTail = nil
 	for pos := 0; pos < len(data); {
-		rest := data[pos:]
-		if n := w.quickK6(rest); n > 0 {
-			// The line ends where the last one's tail does: no search
-			// for its newline, no second look at its tags.
-			line++
-			w.point(b, rest[:n], pos, line)
-			pos += n + 1
-			continue
+		if !w.full {
+			if pos, line = w.quickRun(b, data, pos, line); pos >= len(data) {
+				break
+			}
 		}
+		rest := data[pos:]
 		var ln []byte
 		if nl := bytes.IndexByte(rest, '\n'); nl < 0 {
 			ln, pos = rest, len(data)
@@ -811,7 +968,7 @@ func (w *jsonWorker) parse(b *jsonBatch) {
 // line handles one non-blank line at byte off of the chunk.
 func (w *jsonWorker) line(b *jsonBatch, ln []byte, off int, lineNo int64) {
 	w.prevTail = nil // scanK6 sets it again
-	if w.scanK6(ln) || w.scanPoint(ln) {
+	if !w.full && w.scanK6(ln) || w.scanPoint(ln) {
 		w.point(b, ln, off, lineNo)
 		return
 	}
@@ -838,6 +995,9 @@ func (w *jsonWorker) point(b *jsonBatch, ln []byte, off int, lineNo int64) {
 	if w.sink != nil {
 		w.s.Metric, w.s.TimeNS, w.s.Value = name, w.lastNS, pf.value
 		w.row.reset(pf.wl.l, w.tv, nil, meta)
+		if !w.full {
+			w.row.memo = pf.memo
+		}
 		w.sink(&w.s)
 		b.n++
 		return
@@ -863,6 +1023,7 @@ func (w *jsonWorker) check(o *timeOrder, ln []byte, lineNo int64, metric string,
 		}
 		w.lastTS = append(w.lastTS[:0], ts...)
 		w.lastNS, w.lastDigits = ns, digits
+		w.tsGen++
 		o.see(ns, lineNo)
 	}
 	if v < 0 {
@@ -1132,24 +1293,26 @@ func (w *jsonWorker) scanTags(b []byte, i int) (int, bool) {
 		return i + 1, true
 	}
 	start := i - 1
-	if t := w.prevTags; len(t) > 0 && start+len(t) <= len(b) && string(b[start:start+len(t)]) == string(t) {
+	if t := w.prevTags; len(t) > 0 && !w.full && start+len(t) <= len(b) && string(b[start:start+len(t)]) == string(t) {
 		// The same object as the last one scanned (the points of one
 		// request share their tags): same layout, same values.
 		w.tv = w.prevVals
-		pf.wl = w.prevTagsL
+		pf.wl, pf.memo = w.prevTagsL, w.prevMemo
 		return start + len(t), true
 	}
 	guess := w.prev
 	if pf.mid >= 0 && w.mLayout[pf.mid] != nil {
 		guess = w.mLayout[pf.mid]
 	}
+	if w.full {
+		guess = nil
+	}
 	if guess != nil {
-		if t := guess.obj; len(t) > 0 && start+len(t) <= len(b) && string(b[start:start+len(t)]) == string(t) {
-			// The same object as the last one of the metric's layout
-			// (a metric's points repeat their tags request after
-			// request).
-			end := start + len(t)
-			w.tv, pf.wl = guess.objVals, guess
+		if lo := guess.find(b, start); lo != nil {
+			// An object the metric's layout remembers (a metric's
+			// points repeat their tags request after request).
+			end := start + len(lo.obj)
+			w.tv, pf.wl, pf.memo = lo.vals, guess, &lo.memo
 			w.keepTags(b[start:end])
 			return end, true
 		}
@@ -1224,7 +1387,8 @@ func (w *jsonWorker) scanTags(b []byte, i int) (int, bool) {
 	}
 	if i-start <= maxObj {
 		w.keepTags(b[start:i])
-		pf.wl.remember(b[start:i], w.tv)
+		pf.memo = pf.wl.remember(b[start:i], w.tv)
+		w.prevMemo = pf.memo
 	} else {
 		w.prevTags = nil
 	}
@@ -1237,29 +1401,63 @@ func (w *jsonWorker) scanTags(b []byte, i int) (int, bool) {
 func (w *jsonWorker) keepTags(obj []byte) {
 	w.prevTags = obj
 	w.prevVals = append(w.prevVals[:0], w.tv...)
-	w.prevTagsL = w.pf.wl
+	w.prevTagsL, w.prevMemo = w.pf.wl, w.pf.memo
+}
+
+// find returns the object of wl.objs that b holds from i on, or nil.
+func (wl *wLayout) find(b []byte, i int) *layoutObj {
+	for s := range wl.objs {
+		lo := &wl.objs[s]
+		if n := len(lo.obj); n > 0 && i+n <= len(b) && b[i+n-1] == '}' && string(b[i:i+n]) == string(lo.obj) {
+			wl.tick++
+			lo.used = wl.tick
+			return lo
+		}
+	}
+	return nil
 }
 
 // remember copies obj, a tags object of the layout whose values vals are,
-// into wl.obj, with its values as slices of the copy; when a value is not
-// a slice of obj (a string with escapes, decoded), the layout remembers no
-// object.
-func (wl *wLayout) remember(obj []byte, vals [][]byte) {
-	wl.obj = append(wl.obj[:0], obj...)
-	wl.objVals = wl.objVals[:0]
+// into wl.objs (in place of the least recently used, unless it is there
+// already), with its values as slices of the copy, and returns the
+// object's memo; when a value is not a slice of obj (a string with
+// escapes, decoded), the slot stays empty and the memo is nil.
+//
+// The slot's old bytes may be those of prevVals, and its memo prevMemo:
+// remember is called after keepTags has replaced them, and its caller
+// sets prevMemo again.
+func (wl *wLayout) remember(obj []byte, vals [][]byte) *tagsMemo {
+	k := 0
+	for s := range wl.objs {
+		if string(wl.objs[s].obj) == string(obj) {
+			k = s
+			break
+		}
+		if wl.objs[s].used < wl.objs[k].used {
+			k = s
+		}
+	}
+	lo := &wl.objs[k]
+	wl.tick++
+	if string(lo.obj) != string(obj) {
+		lo.memo.clear(len(vals))
+	}
+	lo.obj, lo.vals, lo.used = append(lo.obj[:0], obj...), lo.vals[:0], wl.tick
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(obj)))
 	for _, v := range vals {
 		if len(v) == 0 {
-			wl.objVals = append(wl.objVals, nil)
+			lo.vals = append(lo.vals, nil)
 			continue
 		}
 		off := uintptr(unsafe.Pointer(unsafe.SliceData(v))) - base
 		if off >= uintptr(len(obj)) || off+uintptr(len(v)) > uintptr(len(obj)) {
-			wl.obj = wl.obj[:0]
-			return
+			lo.obj, lo.used = lo.obj[:0], 0
+			lo.memo.clear(0)
+			return nil
 		}
-		wl.objVals = append(wl.objVals, wl.obj[off:off+uintptr(len(v)):off+uintptr(len(v))])
+		lo.vals = append(lo.vals, lo.obj[off:off+uintptr(len(v)):off+uintptr(len(v))])
 	}
+	return &lo.memo
 }
 
 // layoutOf returns the worker's layout of keys, making it on first use;
@@ -1389,6 +1587,31 @@ func specialBytes(x uint64) uint64 {
 // below 2^53 divided by an exact power of ten is correctly rounded, as
 // strconv rounds it); others go to strconv.
 func scanNumber(b []byte, i int) (float64, int, bool) {
+	if i+16 <= len(b) {
+		// k6's usual shape, 1–7 integer digits and 0 or 1–7 decimals,
+		// a word at a time (the loop below computes the same); first
+		// a digit alone before the line goes on (counts: 0 and 1).
+		if d := b[i] - '0'; d <= 9 && (b[i+1] == ',' || b[i+1] == '}') {
+			return float64(d), i + 1, true
+		}
+		x := binary.LittleEndian.Uint64(b[i:])
+		if n := digitRun(x); n > 0 && n < 8 && (n == 1 || b[i] != '0') {
+			mant := leadDigits(x, n)
+			j := i + n
+			switch b[j] {
+			case 'e', 'E':
+			case '.':
+				y := binary.LittleEndian.Uint64(b[j+1:])
+				if m := digitRun(y); m > 0 && m < 8 {
+					if e := j + 1 + m; b[e] != 'e' && b[e] != 'E' {
+						return float64(mant*pow10u[m]+leadDigits(y, m)) / pow10[m], e, true
+					}
+				}
+			default:
+				return float64(mant), j, true
+			}
+		}
+	}
 	start := i
 	neg := false
 	if i < len(b) && b[i] == '-' {
@@ -1457,6 +1680,28 @@ func scanNumber(b []byte, i int) (float64, int, bool) {
 		return 0, i, false
 	}
 	return v, i, true
+}
+
+// pow10u holds the powers of ten that leadDigits' numbers take, and
+// those that scale a time's fraction to nanoseconds.
+var pow10u = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
+
+// digitRun returns how many of the eight bytes of x (little-endian: its
+// first byte the lowest) are ASCII digits before the first that is not,
+// 0–8. A byte of 0xFA or more carries into the next one in the second
+// term, but it is itself not a digit, and only the bytes from the first
+// flagged one up are changed.
+func digitRun(x uint64) int {
+	const f0, zeros = 0xF0F0F0F0F0F0F0F0, 0x3030303030303030
+	t := (x&f0 ^ zeros) | ((x+0x0606060606060606)&f0 ^ zeros)
+	return bits.TrailingZeros64(t) >> 3
+}
+
+// leadDigits returns the number that the first n (0–8) bytes of x, ASCII
+// digits, spell: they are moved to the top of the word, below them zeros.
+func leadDigits(x uint64, n int) uint64 {
+	const zeros = 0x3030303030303030
+	return eightDigits(x<<(64-8*uint(n)) | zeros>>(8*uint(n)))
 }
 
 // ---- the encoding/json path ----
@@ -1809,6 +2054,12 @@ func rfc3339Rest(b []byte, base int64) (ns int64, digits int, ok bool) {
 	if b[i] == '.' {
 		i++
 		s := i
+		if i+8 <= len(b) {
+			// Eight digits at a time (the loop computes the same).
+			x := binary.LittleEndian.Uint64(b[i:])
+			n := digitRun(x)
+			frac, i = int64(leadDigits(x, n)), i+n
+		}
 		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
 			frac = frac*10 + int64(b[i]-'0')
 			i++
@@ -1817,9 +2068,7 @@ func rfc3339Rest(b []byte, base int64) (ns int64, digits int, ok bool) {
 		if digits == 0 || digits > 9 {
 			return 0, 0, false
 		}
-		for d := digits; d < 9; d++ {
-			frac *= 10
-		}
+		frac *= int64(pow10u[9-digits])
 	}
 	if i >= len(b) {
 		return 0, 0, false

@@ -778,7 +778,9 @@ func TestSpecialBytes(t *testing.T) {
 // TestScanNumber checks scanNumber against strconv.ParseFloat (which
 // encoding/json uses) on numbers of every length up to 24 digits, with
 // and without a fraction, sign and exponent, each followed by a '}' that
-// ends the scan.
+// ends the scan: alone, and followed by enough bytes (a k6 line's tags)
+// for the word-at-a-time path, whose byte after the number is any of the
+// ones around the digits.
 func TestScanNumber(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	digits := func(n int, lead bool) string {
@@ -810,6 +812,10 @@ func TestScanNumber(t *testing.T) {
 		cases = append(cases, s)
 	}
 	cases = append(cases, "12345678", "123456789012345678901234", "0.12345678", "0.1234567812345678", "99999999.99999999")
+	cases = append(cases, "0", "1", "0.5", "1234567", "1234567.1234567", "12345678.5", "1.12345678", "9999999.9999999", "0.0000001")
+	// After the number: what ends it in a line, or a byte next to the
+	// digits' (one of them ends a digit run, '/' and ':'), or a high one.
+	afters := []string{"}", ",", "/", ":", " ", "\xff", "\xfa0"}
 	for _, s := range cases {
 		want, err := strconv.ParseFloat(s, 64)
 		if err != nil {
@@ -819,10 +825,21 @@ func TestScanNumber(t *testing.T) {
 		if !ok || end != len(s) || got != want {
 			t.Fatalf("scanNumber(%q) = %v, %d, %v; want %v, %d, true", s, got, end, ok, want, len(s))
 		}
+		for _, a := range afters {
+			a, _ = strconv.Unquote(`"` + a + `"`)
+			in := []byte(`"value":` + s + a + `,"tags":{"name":"x"}}}`)
+			got, end, ok := scanNumber(in, 8)
+			if !ok || end != 8+len(s) || got != want {
+				t.Fatalf("scanNumber(%q, 8) = %v, %d, %v; want %v, %d, true", in, got, end, ok, want, 8+len(s))
+			}
+		}
 	}
-	for _, bad := range []string{"", "-", "01", ".5", "1.", "1e", "1e+", "+1", "-.5"} {
+	for _, bad := range []string{"", "-", "01", "00", "00.5", "0123.4", ".5", "1.", "1.e5", "1e", "1e+", "+1", "-.5", "1234567.", "1.x"} {
 		if _, end, ok := scanNumber([]byte(bad+"}"), 0); ok && end == len(bad) {
 			t.Errorf("scanNumber(%q) accepted", bad)
+		}
+		if _, end, ok := scanNumber([]byte(bad+`},"tags":{"name":"x"}}}`), 0); ok && end == len(bad) {
+			t.Errorf("scanNumber(%q…) accepted", bad)
 		}
 	}
 }
@@ -900,7 +917,7 @@ func TestK6JSONRepeatedTails(t *testing.T) {
 }
 
 // TestK6JSONQuickLines: the lines of one request (the last line's time
-// and tail, quickK6's one-pass read) read as any other line, in Next and
+// and tail, quickRun's one-pass read) read as any other line, in Next and
 // Drain: and not taken as such when the time, the tail or what follows it
 // differs (CRLF, trailing spaces, more bytes, no newline at the end);
 // their errors name their own line and column.
