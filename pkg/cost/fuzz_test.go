@@ -43,7 +43,9 @@ func FuzzParseUsage(f *testing.F) {
 			}
 			return
 		}
-		lines := bytes.Count(data, []byte("\n")) + 1
+		// YAML breaks lines at \n, \r\n and a lone \r.
+		nl := bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+		lines := bytes.Count(nl, []byte("\n")) + bytes.Count(nl, []byte("\r")) + 1
 		seen := map[string]bool{}
 		for _, it := range u.Items {
 			for _, v := range []float64{it.GBPerHour, it.NLCU, it.LCU, it.VCPU, it.MemoryGiB, it.Hours, it.USDPerHour, it.Exponent, it.CrossZoneFraction} {

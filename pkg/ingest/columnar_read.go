@@ -1510,7 +1510,8 @@ func int96NS(v parquet.Int96) (int64, bool) {
 	if nanos < 0 || nanos >= nsPerDay {
 		nanos = 0 // a corrupt time of day: the day tells
 	}
-	if days < 0 || days*nsPerDay+nanos > MaxTimeNS {
+	// days up to 2³² would overflow days·nsPerDay: compare the days first.
+	if days < 0 || days > MaxTimeNS/nsPerDay || days*nsPerDay+nanos > MaxTimeNS {
 		return days*86400 + nanos/1e9, true
 	}
 	return days*nsPerDay + nanos, false

@@ -89,6 +89,11 @@ func walkResponses(r io.Reader, file string, each func(section, name string, s *
 		}
 		out = append(out, rs...)
 	}
+	// The closing '}': a file cut after its last response is not whole.
+	if _, err := dec.Token(); err != nil {
+		ar := &APIReader{dec: dec, lc: lc, file: file}
+		return nil, ar.tokenErr(err, "'}' closing the object of responses")
+	}
 	if len(out) == 0 {
 		return nil, &SyntaxError{File: file, Line: 1, Column: 1, Msg: "no Prometheus API response in the file: want {\"status\":...} or an object of such responses"}
 	}

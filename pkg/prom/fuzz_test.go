@@ -380,3 +380,13 @@ func FuzzParsePairs(f *testing.F) {
 		}
 	})
 }
+
+// TestReadResponsesCutBundle: an object of responses cut before its
+// closing '}' is an error naming the file and where it ends, not the
+// responses read so far (FuzzReadResponses found it accepted).
+func TestReadResponsesCutBundle(t *testing.T) {
+	_, err := ReadResponses(strings.NewReader(`{"a":{"status":"success","data":{"resultType":"vector","result":[]}}`), "cut.json")
+	if err == nil || !strings.Contains(err.Error(), "cut.json:1:") || !strings.Contains(err.Error(), "'}' closing the object of responses") {
+		t.Errorf("got %v, want an error at cut.json:1 naming the missing '}'", err)
+	}
+}

@@ -59,7 +59,8 @@ func same(t *testing.T, what string, got, want *second) {
 	for _, g := range [][2]*vugauge.Sources{{&got.vus, &want.vus}, {&got.vusMax, &want.vusMax}} {
 		a, oka := g[0].Total()
 		b, okb := g[1].Total()
-		if a != b || oka != okb || fmt.Sprint(*g[0]) != fmt.Sprint(*g[1]) {
+		// Fuzzed bytes can hold a NaN gauge, which equals nothing.
+		if (a != b && !(math.IsNaN(a) && math.IsNaN(b))) || oka != okb || fmt.Sprint(*g[0]) != fmt.Sprint(*g[1]) {
 			t.Fatalf("%s: gauge %v, want %v", what, *g[0], *g[1])
 		}
 	}
