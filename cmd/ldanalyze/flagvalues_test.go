@@ -32,7 +32,7 @@ func TestBadFlagValues(t *testing.T) {
 		{[]string{"knee", "--users-per-vu", "0"}, "knee: --users-per-vu 0: want a number of users per VU above 0 and at most 1e+06 (see ldanalyze knee --help)"},
 		{[]string{"knee", "--percentiles", ""}, `knee: --percentiles "": want one or more percentiles in (0, 100], comma-separated, e.g. 50,90,95,99 (see ldanalyze knee --help)`},
 		{[]string{"knee", "--percentiles", "50,95,95"}, "knee: --percentiles 50,95,95: 95 is given twice (see ldanalyze knee --help)"},
-		{[]string{"knee", "--slo", "p95<-5"}, `knee: --slo "p95<-5": the limit -5 is not a latency; ` + cliapp.SLOGrammar + " (see ldanalyze knee --help)"},
+		{[]string{"knee", "--slo", "p95<-5"}, `knee: --slo: SLO "p95<-5": the limit -5 is not a latency (a finite number of ms ≥ 0): no level can meet it; ` + cliapp.SLOGrammar + " (see ldanalyze knee --help)"},
 		{[]string{"knee", "--generator-pod", "k6("}, `knee: --generator-pod "k6(": not a regular expression (missing closing ) in "k6("): want a Go (RE2) regexp that matches the whole name of the load generator's pods, e.g. 'k6-.*' (see ldanalyze knee --help)`},
 		{[]string{"knee", "--slo", "p95<NaN"}, `knee: --slo: SLO "p95<NaN": column 5: want a number (decimal, e.g. 500 or 0.01); ` + cliapp.SLOGrammar + " (see ldanalyze knee --help)"},
 	} {

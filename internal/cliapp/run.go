@@ -124,16 +124,13 @@ const MaxUsersPerVU = 1e6
 // SLOGrammar is what an --slo value looks like, for its errors.
 const SLOGrammar = "want STAT OP LIMIT in k6 threshold syntax: STAT avg, min, max, med, pNN or p(NN); OP < or <= (an upper bound); LIMIT a latency ≥ 0, in ms unless a unit follows, e.g. 'p95<500ms', 'p(99)<800' or 'avg<200'"
 
-// SLO reads an --slo value (knee.ParseSLO) and refuses a negative limit,
-// which no latency meets. A syntax error keeps the column of the
-// threshold parser and adds the grammar expected, with examples.
+// SLO reads an --slo value (knee.ParseSLO, which refuses a limit that is
+// no latency). An error keeps the column of the threshold parser and adds
+// the grammar expected, with examples.
 func SLO(s string) (*knee.SLO, error) {
 	slo, err := knee.ParseSLO(s)
 	if err != nil {
 		return nil, fmt.Errorf("--slo: %v; %s", err, SLOGrammar)
-	}
-	if l := slo.Expr.Limit; !(l >= 0) || math.IsInf(l, 0) {
-		return nil, fmt.Errorf("--slo %q: the limit %v is not a latency; %s", s, l, SLOGrammar)
 	}
 	return slo, nil
 }

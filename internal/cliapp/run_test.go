@@ -69,7 +69,7 @@ func TestRunOptions(t *testing.T) {
 		{[]string{"--percentiles", "95,p95"}, "knee: --percentiles 95,p95: 95 is given twice (see ldanalyze knee --help)"},
 		{[]string{"--percentiles", "0,50"}, `knee: --percentiles: "0" is not a percentile in (0, 100] (see ldanalyze knee --help)`},
 		{[]string{"--percentiles", "101"}, `knee: --percentiles: "101" is not a percentile in (0, 100] (see ldanalyze knee --help)`},
-		{[]string{"--slo", "p95<-5"}, `knee: --slo "p95<-5": the limit -5 is not a latency; ` + SLOGrammar + " (see ldanalyze knee --help)"},
+		{[]string{"--slo", "p95<-5"}, `knee: --slo: SLO "p95<-5": the limit -5 is not a latency (a finite number of ms ≥ 0): no level can meet it; ` + SLOGrammar + " (see ldanalyze knee --help)"},
 		{[]string{"--slo", "p95 under 5"}, `knee: --slo: SLO "p95 under 5": column 5: want an operator: <, <=, >, >=, == or !=; ` + SLOGrammar + " (see ldanalyze knee --help)"},
 		{[]string{"--link-mbps", "0"}, "knee: --link-mbps 0: want the link's speed in megabits per second, a finite number above 0 (see ldanalyze knee --help)"},
 		{[]string{"--link-mbps", "-10"}, "knee: --link-mbps -10: want the link's speed in megabits per second, a finite number above 0 (see ldanalyze knee --help)"},

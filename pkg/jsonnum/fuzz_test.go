@@ -32,7 +32,7 @@ func FuzzFloat(f *testing.F) {
 		var want float64
 		gerr := json.Unmarshal([]byte(doc), &got)
 		werr := json.Unmarshal([]byte(doc), &want)
-		if bytes.Equal(bytes.TrimSpace([]byte(doc)), []byte("null")) {
+		if bytes.Equal(bytes.Trim([]byte(doc), " \t\r\n"), []byte("null")) { // JSON's whitespace only
 			if gerr != nil || !math.IsNaN(float64(got)) {
 				t.Fatalf("null → %v, %v", got, gerr)
 			}

@@ -217,7 +217,12 @@ func sig4(a float64) string {
 	if a == 0 {
 		return "0"
 	}
-	dec := 3 - int(math.Floor(math.Log10(a)))
+	// The decimal exponent as strconv rounds to four digits (math.Log10
+	// is off by four decades on subnormals: 1e-312 gave -307.95, and
+	// "0"); 9.9995 rounds up to 1.000e+01, one decimal fewer.
+	e := strconv.FormatFloat(a, 'e', 3, 64)
+	exp, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])
+	dec := 3 - exp
 	if dec < 0 {
 		dec = 0
 	}

@@ -243,6 +243,9 @@ func ParseLatency(s string) (Expr, error) {
 	if e.Op == ">" || e.Op == ">=" {
 		return Expr{}, &SyntaxError{What: "SLO", Input: s, Msg: e.Op + " asks latency to stay high: an SLO bounds it from above; use < or <=, e.g. 'p(95)<500'"}
 	}
+	if !(e.Limit >= 0) || math.IsInf(e.Limit, 0) {
+		return Expr{}, &SyntaxError{What: "SLO", Input: s, Msg: fmt.Sprintf("the limit %g is not a latency (a finite number of ms ≥ 0): no level can meet it", e.Limit)}
+	}
 	return e, nil
 }
 
