@@ -156,18 +156,19 @@ func Scrub(err error, secrets []string) error {
 
 // ParseTime reads the value s of the time flag --flag (named in the
 // error): RFC 3339 (2026-11-30T02:07:09Z, fractions allowed) or Unix
-// seconds (fractions allowed, within ±10^11 s), as UTC.
+// seconds (fractions allowed, from 0 to 10^11 s), as UTC.
 func ParseTime(flag, s string) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t.UTC(), nil
 	}
-	// Within ±10^11 s (year 5138) so the seconds fit; NaN and Inf are not
-	// times.
-	if f, err := strconv.ParseFloat(s, 64); err == nil && math.Abs(f) <= 1e11 {
+	// From the epoch to 10^11 s (year 5138): no k6 run is older, and an
+	// earlier year (before year 1) has no RFC 3339 form; NaN and Inf are
+	// not times.
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f >= 0 && f <= 1e11 {
 		sec, frac := math.Modf(f)
 		return time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC(), nil
 	}
-	return time.Time{}, fmt.Errorf("--%s %q: want RFC 3339 (2026-11-30T02:07:09Z) or Unix seconds", flag, s)
+	return time.Time{}, fmt.Errorf("--%s %q: want RFC 3339 (2026-11-30T02:07:09Z) or Unix seconds from 0 to 1e11", flag, s)
 }
 
 // K6Options reads the flags that choose a k6 run in Prometheus: --match
