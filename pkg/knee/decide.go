@@ -964,10 +964,11 @@ func (a *analysis) ceiling(levels []Level) *Ceiling {
 	// (randomEffects) widens the interval when it is the wider.
 	if pooled {
 		var means, ses []float64
+		gm, sm := float64(mid.CompletedRPS), a.goodputSE(&mid)
 		for i := range plateau {
-			if len(a.withinNoise(plateau[i:i+1], &mid)) == 1 {
+			if se, ok := a.nearMid(&plateau[i], gm, sm); ok {
 				means = append(means, vals[i])
-				ses = append(ses, a.goodputSE(&plateau[i])*factors[i])
+				ses = append(ses, se*factors[i])
 			}
 		}
 		if len(means) >= 3 {
@@ -1037,16 +1038,22 @@ const plateauZ = 1.96
 func (a *analysis) withinNoise(rest []Level, mid *Level) []Level {
 	gm, sm := float64(mid.CompletedRPS), a.goodputSE(mid)
 	var out []Level
-	for _, l := range rest {
-		if a.sheds(&l) {
-			continue // its goodput is of a mix tilted to cheap requests
-		}
-		g, se := float64(l.CompletedRPS), a.goodputSE(&l)
-		if math.Abs(gm-g) <= plateauZ*math.Sqrt(sm*sm+se*se) {
-			out = append(out, l)
+	for i := range rest {
+		if _, ok := a.nearMid(&rest[i], gm, sm); ok {
+			out = append(out, rest[i])
 		}
 	}
 	return out
+}
+
+// nearMid is withinNoise's test of one level l against the middle level's
+// goodput gm and standard error sm; it returns l's standard error too.
+func (a *analysis) nearMid(l *Level, gm, sm float64) (se float64, ok bool) {
+	if a.sheds(l) {
+		return 0, false // its goodput is of a mix tilted to cheap requests
+	}
+	se = a.goodputSE(l)
+	return se, math.Abs(gm-float64(l.CompletedRPS)) <= plateauZ*math.Sqrt(sm*sm+se*se)
 }
 
 // randomEffects is the DerSimonian–Laird random-effects mean of the level
