@@ -91,8 +91,7 @@ func walkResponses(r io.Reader, file string, each func(section, name string, s *
 	}
 	// The closing '}': a file cut after its last response is not whole.
 	if _, err := dec.Token(); err != nil {
-		ar := &APIReader{dec: dec, lc: lc, file: file}
-		return nil, ar.tokenErr(err, "'}' closing the object of responses")
+		return nil, w.tokenErr(err, "'}' closing the object of responses")
 	}
 	if len(out) == 0 {
 		return nil, &SyntaxError{File: file, Line: 1, Column: 1, Msg: "no Prometheus API response in the file: want {\"status\":...} or an object of such responses"}
@@ -120,9 +119,13 @@ func eachOf(each func(section, name string, s *Series), section, name string) fu
 	return func(s *Series) { each(section, name, s) }
 }
 
-func (w *bundleWalker) err(err error) error {
+func (w *bundleWalker) err(err error) error { return w.tokenErr(err, "a JSON value") }
+
+// tokenErr is APIReader.tokenErr at w's place in the file: err read where
+// want was expected.
+func (w *bundleWalker) tokenErr(err error, want string) error {
 	ar := &APIReader{dec: w.dec, lc: w.lc, file: w.file}
-	return ar.tokenErr(err, "a JSON value")
+	return ar.tokenErr(err, want)
 }
 
 // value reads the value under key k: a response, an object of responses
